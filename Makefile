@@ -1,0 +1,100 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# netstacklat build. Intermediates go to .output/, the tool to ./netstacklat.
+# `make V=1` shows full commands.
+
+OUTPUT   := .output
+ARCH     ?= $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
+CLANG    ?= clang
+BPFTOOL  ?= bpftool
+CC       ?= gcc
+PKG_CONFIG ?= pkg-config
+PREFIX   ?= /usr/local
+
+ifeq ($(V),1)
+Q =
+msg =
+else
+Q = @
+msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
+endif
+
+INCLUDES := -Iinclude -Isrc -I$(OUTPUT)
+CFLAGS   ?= -O2 -g
+CFLAGS   += -std=gnu11 -Wall -Wextra -Werror -MMD -MP $(INCLUDES)
+BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Werror \
+	      -Ivmlinux/$(ARCH) -Iinclude -Ibpf -MMD -MP
+LIBBPF_LIBS = $(shell $(PKG_CONFIG) --libs libbpf 2>/dev/null || echo -lbpf) -lelf -lz
+
+# Pure userspace code: no libbpf, unit-tested on the host.
+CORE_SRCS := src/hooks.c src/options.c src/stats.c src/format.c
+# Code that talks to the kernel.
+APP_SRCS  := src/main.c src/loader.c src/reader.c src/sysinfo.c
+CORE_OBJS := $(CORE_SRCS:src/%.c=$(OUTPUT)/%.o)
+APP_OBJS  := $(APP_SRCS:src/%.c=$(OUTPUT)/%.o)
+
+UNIT_TESTS := $(patsubst tests/unit/%.c,$(OUTPUT)/tests/%,$(wildcard tests/unit/test_*.c))
+TEST_TOOLS := $(OUTPUT)/tests/trafficgen
+
+.PHONY: all clean run test test-unit test-integration deps deps-test install
+
+all: netstacklat
+
+$(OUTPUT) $(OUTPUT)/tests:
+	$(Q)mkdir -p $@
+
+$(OUTPUT)/netstacklat.bpf.o: bpf/netstacklat.bpf.c | $(OUTPUT)
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+$(OUTPUT)/netstacklat.skel.h: $(OUTPUT)/netstacklat.bpf.o
+	$(call msg,GEN-SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< > $@.tmp && mv $@.tmp $@
+
+# Objects that include the skeleton must wait for it.
+$(OUTPUT)/loader.o $(OUTPUT)/reader.o $(OUTPUT)/main.o: $(OUTPUT)/netstacklat.skel.h
+
+$(OUTPUT)/%.o: src/%.c | $(OUTPUT)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) -c $< -o $@
+
+netstacklat: $(CORE_OBJS) $(APP_OBJS)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) $^ $(LIBBPF_LIBS) -o $@
+
+$(OUTPUT)/tests/test_%: tests/unit/test_%.c $(CORE_OBJS) | $(OUTPUT)/tests
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) $< $(CORE_OBJS) -lcmocka -o $@
+
+$(OUTPUT)/tests/trafficgen: tests/trafficgen.c | $(OUTPUT)/tests
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) $< -o $@
+
+deps:
+	$(Q)scripts/install-deps build
+
+deps-test:
+	$(Q)scripts/install-deps test
+
+# The two commands of the README: install what is missing, build, go.
+run: deps
+	$(Q)$(MAKE) --no-print-directory all
+	./netstacklat $(ARGS)
+
+test: deps-test
+	$(Q)$(MAKE) --no-print-directory all $(UNIT_TESTS) $(TEST_TOOLS)
+	$(Q)tests/run $(TESTS)
+
+test-unit: $(UNIT_TESTS)
+	$(Q)tests/run unit
+
+test-integration: all $(TEST_TOOLS)
+	$(Q)tests/run integration
+
+install: netstacklat
+	install -D -m 0755 netstacklat $(DESTDIR)$(PREFIX)/sbin/netstacklat
+
+clean:
+	$(call msg,CLEAN,)
+	$(Q)rm -rf $(OUTPUT) netstacklat
+
+-include $(wildcard $(OUTPUT)/*.d $(OUTPUT)/tests/*.d)

@@ -1,0 +1,492 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * netstacklat BPF side: thin hook programs, one shared record path.
+ *
+ * Data flow: hook program -> record_*() (timestamp check, filters, HOL
+ * filter) -> record_latency() -> histogram map. Userspace reads the maps.
+ *
+ * Every hook has an ordered list of attach methods (src/hooks.c); the
+ * loader enables only the programs of the method it picked for each hook,
+ * so the fentry and the tracepoint programs of one hook never both run.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+
+#include "compat.bpf.h"
+#include "netstacklat.h"
+#include "hist.h"
+#include "hol.h"
+
+#define AF_INET 2
+#define AF_INET6 10
+#define IPPROTO_TCP 6
+#define IPPROTO_UDP 17
+
+char LICENSE[] SEC("license") = "GPL";
+
+const volatile struct nsl_config cfg = {};
+
+/* Ungrouped histograms: one per hook, per CPU, so one lookup and no atomics. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, NSL_NR_HOOKS);
+	__type(key, __u32);
+	__type(value, struct nsl_hist);
+} hist SEC(".maps");
+
+/* Grouped histograms (-I/-C); userspace sets max_entries to 1 when unused. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(max_entries, NSL_MAX_GROUPS);
+	__type(key, struct nsl_group_key);
+	__type(value, struct nsl_hist);
+} group_hist SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, NSL_NR_HOOKS);
+	__type(key, __u32);
+	__type(value, struct nsl_counters);
+} counters SEC(".maps");
+
+/* Filter sets; only looked up when the matching cfg.filter_* is set. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, NSL_MAX_FILTER_ENTRIES);
+	__type(key, __u32);
+	__type(value, __u8);
+} filter_ifindex SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, NSL_MAX_FILTER_ENTRIES);
+	__type(key, __u32);
+	__type(value, __u8);
+} filter_pid SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, NSL_MAX_FILTER_ENTRIES);
+	__type(key, __u64);
+	__type(value, __u8);
+} filter_cgroup SEC(".maps");
+
+/* HOL filter state, created only for TCP sockets that saw OOO segments. */
+struct {
+	__uint(type, BPF_MAP_TYPE_SK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct nsl_hol_state);
+} hol_state SEC(".maps");
+
+/*
+ * tcp-socket-read in tracepoint mode: the timestamp of the last skb a
+ * recvmsg() copied, kept per task until the recvmsg() returns. Per task and
+ * not per CPU: tcp_recvmsg() may sleep between copies and wake elsewhere.
+ */
+struct nsl_read_state {
+	__u64 tstamp;
+	__u64 sk;	/* address of the socket, only compared */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct nsl_read_state);
+} read_state SEC(".maps");
+
+static const struct nsl_hist zero_hist;
+
+static __always_inline void count_event(__u32 hook, enum nsl_counter c)
+{
+	struct nsl_counters *v = bpf_map_lookup_elem(&counters, &hook);
+
+	if (v && c < NSL_NR_COUNTERS)
+		v->cnt[c]++;
+}
+
+static __always_inline struct nsl_hist *group_hist_get(__u32 hook,
+						       __u32 ifindex)
+{
+	struct nsl_group_key key = { .hook = hook };
+	struct nsl_hist *h;
+	long err;
+
+	if (cfg.group_by_ifindex)
+		key.ifindex = ifindex;
+	/* only the read hooks run in the context of the reading process */
+	if (cfg.group_by_cgroup && (hook == NSL_HOOK_TCP_SOCK_READ ||
+				    hook == NSL_HOOK_UDP_SOCK_READ))
+		key.cgroup = bpf_get_current_cgroup_id();
+
+	h = bpf_map_lookup_elem(&group_hist, &key);
+	if (h)
+		return h;
+	/* first sample of this group; -EEXIST means another CPU was first */
+	err = bpf_map_update_elem(&group_hist, &key, &zero_hist, BPF_NOEXIST);
+	if (err && err != -17 /* EEXIST */) {
+		count_event(hook, NSL_CNT_MAP_FULL);
+		return NULL;
+	}
+	return bpf_map_lookup_elem(&group_hist, &key);
+}
+
+/*
+ * tstamp is skb->tstamp as the kernel set it at RX: CLOCK_REALTIME in ns
+ * (net_timestamp_check()/__net_timestamp()). bpf_ktime_get_tai_ns() minus
+ * the TAI offset is the same clock without a syscall.
+ */
+static __always_inline void record_latency(__u32 hook, __u64 tstamp,
+					   __u32 ifindex)
+{
+	__s64 lat = (__s64)(bpf_ktime_get_tai_ns() - cfg.tai_offset_ns - tstamp);
+	struct nsl_hist *h;
+	__u32 slot;
+
+	if (lat < 0) {
+		count_event(hook, NSL_CNT_NEGATIVE);
+		return;
+	}
+	if (cfg.group_by_ifindex || cfg.group_by_cgroup)
+		h = group_hist_get(hook, ifindex);
+	else
+		h = bpf_map_lookup_elem(&hist, &hook);
+	if (!h)
+		return;
+	slot = nsl_bucket(lat);
+	if (slot < NSL_NR_BUCKETS)
+		h->buckets[slot]++;
+	h->sum_ns += lat;
+}
+
+static __always_inline int ifindex_selected(__u32 ifindex)
+{
+	return !cfg.filter_ifindex ||
+	       bpf_map_lookup_elem(&filter_ifindex, &ifindex);
+}
+
+static __always_inline int netns_selected(struct net *net)
+{
+	return !cfg.netns_ino || BPF_CORE_READ(net, ns.inum) == cfg.netns_ino;
+}
+
+/* The filters that only make sense in the reading process's context. */
+static __always_inline int reader_selected(struct sock *sk)
+{
+	if (cfg.min_queue_len &&
+	    BPF_CORE_READ(sk, sk_receive_queue.qlen) < cfg.min_queue_len)
+		return 0;
+	if (cfg.filter_pid) {
+		__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+
+		if (!bpf_map_lookup_elem(&filter_pid, &tgid))
+			return 0;
+	}
+	if (cfg.filter_cgroup) {
+		__u64 cg = bpf_get_current_cgroup_id();
+
+		if (!bpf_map_lookup_elem(&filter_cgroup, &cg))
+			return 0;
+	}
+	return 1;
+}
+
+/*
+ * Hooks that see the skb before it reaches a socket. A zero tstamp means
+ * RX timestamping was off when the skb arrived: nothing to measure.
+ */
+static __always_inline void record_skb(struct sk_buff *skb, __u32 hook)
+{
+	__u64 ts = BPF_CORE_READ(skb, tstamp);
+	__u32 ifindex;
+
+	if ((__s64)ts <= 0)
+		return;
+	if (!nsl_skb_tstamp_is_rx(skb)) {
+		count_event(hook, NSL_CNT_NOT_RX_TSTAMP);
+		return;
+	}
+	ifindex = BPF_CORE_READ(skb, skb_iif);
+	if (!ifindex_selected(ifindex))
+		return;
+	if (!netns_selected(BPF_CORE_READ(skb, dev, nd_net.net)))
+		return;
+	record_latency(hook, ts, ifindex);
+}
+
+/* Enqueue hooks: the skb has just been put on sk's receive queue. */
+static __always_inline void record_enqueued(struct sock *sk,
+					    struct sk_buff *skb, __u32 hook)
+{
+	__u64 ts = BPF_CORE_READ(skb, tstamp);
+	__u32 ifindex;
+
+	if ((__s64)ts <= 0)
+		return;
+	if (!nsl_skb_tstamp_is_rx(skb)) {
+		count_event(hook, NSL_CNT_NOT_RX_TSTAMP);
+		return;
+	}
+	ifindex = BPF_CORE_READ(skb, skb_iif);
+	if (!ifindex_selected(ifindex))
+		return;
+	if (!netns_selected(BPF_CORE_READ(sk, __sk_common.skc_net.net)))
+		return;
+	record_latency(hook, ts, ifindex);
+}
+
+/*
+ * Returns 1 when the read may have waited for a retransmission (or the
+ * socket could not be read, which we must treat the same way).
+ */
+static __always_inline int tcp_read_hol_blocked(struct sock *sk)
+{
+	struct nsl_hol_input in = {};
+	struct nsl_hol_state *st;
+	struct tcp_sock *tp;
+	struct sk_buff *last;
+
+	tp = bpf_skc_to_tcp_sock(sk);
+	if (!tp)
+		goto err;
+	in.rcv_ooopack = tp->rcv_ooopack;
+	if (!in.rcv_ooopack)
+		return 0; /* never saw OOO data: the common, cheap case */
+
+	st = bpf_sk_storage_get(&hol_state, sk, NULL,
+				BPF_SK_STORAGE_GET_F_CREATE);
+	if (!st)
+		goto err;
+	in.rcv_nxt = tp->rcv_nxt;
+	in.copied_seq = tp->copied_seq;
+	in.rcv_wup = tp->rcv_wup;
+	in.rcv_wnd = tp->rcv_wnd;
+	last = tp->ooo_last_skb;
+	in.ooo_empty = !tp->out_of_order_queue.rb_node;
+	/*
+	 * Only needed when a new OOO range starts. The socket lock is not held
+	 * here, so last may be freed under us: read it with a fault-tolerant
+	 * copy and let the sanity check in nsl_hol_range_end() judge it.
+	 * TCP_SKB_CB(skb)->end_seq is the second __u32 of skb->cb.
+	 */
+	if (in.rcv_ooopack != st->last_ooopack && !in.ooo_empty &&
+	    bpf_probe_read_kernel(&in.ooo_end_seq, sizeof(in.ooo_end_seq),
+				  (void *)last->cb + 4))
+		goto err;
+	if (nsl_hol_exclude(st, &in)) {
+		count_event(NSL_HOOK_TCP_SOCK_READ, NSL_CNT_HOL_EXCLUDED);
+		return 1;
+	}
+	return 0;
+err:
+	count_event(NSL_HOOK_TCP_SOCK_READ, NSL_CNT_HOL_READ_ERROR);
+	return 1;
+}
+
+static __always_inline void record_tcp_read(struct sock *sk, __u64 ts)
+{
+	__u32 ifindex;
+
+	if ((__s64)ts <= 0)
+		return;
+	if (!reader_selected(sk))
+		return;
+	ifindex = nsl_sk_rx_ifindex(sk);
+	if (!ifindex_selected(ifindex))
+		return;
+	if (!netns_selected(BPF_CORE_READ(sk, __sk_common.skc_net.net)))
+		return;
+	if (!cfg.include_hol && tcp_read_hol_blocked(sk))
+		return;
+	record_latency(NSL_HOOK_TCP_SOCK_READ, ts, ifindex);
+}
+
+static __always_inline int sk_is_inet(struct sock *sk, __u16 protocol)
+{
+	__u16 family = BPF_CORE_READ(sk, __sk_common.skc_family);
+
+	return (family == AF_INET || family == AF_INET6) &&
+	       BPF_CORE_READ(sk, sk_protocol) == protocol;
+}
+
+/* ---- primary attach: fentry/fexit ------------------------------------ */
+
+SEC("fentry/ip_rcv_core")
+int BPF_PROG(fentry_ip_rcv_core, struct sk_buff *skb)
+{
+	record_skb(skb, NSL_HOOK_IP_START);
+	return 0;
+}
+
+SEC("fentry/ip6_rcv_core")
+int BPF_PROG(fentry_ip6_rcv_core, struct sk_buff *skb)
+{
+	record_skb(skb, NSL_HOOK_IP_START);
+	return 0;
+}
+
+SEC("fentry/tcp_v4_rcv")
+int BPF_PROG(fentry_tcp_v4_rcv, struct sk_buff *skb)
+{
+	record_skb(skb, NSL_HOOK_TCP_START);
+	return 0;
+}
+
+SEC("fentry/tcp_v6_rcv")
+int BPF_PROG(fentry_tcp_v6_rcv, struct sk_buff *skb)
+{
+	record_skb(skb, NSL_HOOK_TCP_START);
+	return 0;
+}
+
+SEC("fentry/udp_rcv")
+int BPF_PROG(fentry_udp_rcv, struct sk_buff *skb)
+{
+	record_skb(skb, NSL_HOOK_UDP_START);
+	return 0;
+}
+
+SEC("fentry/udpv6_rcv")
+int BPF_PROG(fentry_udpv6_rcv, struct sk_buff *skb)
+{
+	record_skb(skb, NSL_HOOK_UDP_START);
+	return 0;
+}
+
+/* tcp_queue_rcv() either queued skb or coalesced it into the tail. */
+SEC("fexit/tcp_queue_rcv")
+int BPF_PROG(fexit_tcp_queue_rcv, struct sock *sk, struct sk_buff *skb)
+{
+	record_enqueued(sk, skb, NSL_HOOK_TCP_SOCK_ENQUEUED);
+	return 0;
+}
+
+/* Non-zero return: dropped (rcvbuf full, no memory), never queued. */
+SEC("fexit/__udp_enqueue_schedule_skb")
+int BPF_PROG(fexit_udp_enqueue_schedule_skb, struct sock *sk,
+	     struct sk_buff *skb, int ret)
+{
+	if (ret == 0)
+		record_enqueued(sk, skb, NSL_HOOK_UDP_SOCK_ENQUEUED);
+	return 0;
+}
+
+/*
+ * tcp_recvmsg() calls tcp_recv_timestamp() after releasing the socket,
+ * once per read that returned data with an RX timestamp; tss->ts[0] is
+ * the timestamp of the last skb the read copied from.
+ */
+SEC("fentry/tcp_recv_timestamp")
+int BPF_PROG(fentry_tcp_recv_timestamp, struct msghdr *msg, struct sock *sk,
+	     struct scm_timestamping_internal *tss)
+{
+	struct timespec64 ts = tss->ts[0];
+
+	record_tcp_read(sk, (__u64)ts.tv_sec * 1000000000ULL + ts.tv_nsec);
+	return 0;
+}
+
+/* udp_recvmsg() consumes the datagram it returned; len < 0 when peeking. */
+SEC("fentry/skb_consume_udp")
+int BPF_PROG(fentry_skb_consume_udp, struct sock *sk, struct sk_buff *skb,
+	     int len)
+{
+	__u64 ts = skb->tstamp;
+	__u32 ifindex;
+
+	if (len < 0 || (__s64)ts <= 0 || !reader_selected(sk))
+		return 0;
+	ifindex = skb->skb_iif;
+	if (!ifindex_selected(ifindex))
+		return 0;
+	if (!netns_selected(BPF_CORE_READ(sk, __sk_common.skc_net.net)))
+		return 0;
+	record_latency(NSL_HOOK_UDP_SOCK_READ, ts, ifindex);
+	return 0;
+}
+
+/* ---- fallback attach: BTF tracepoints --------------------------------- */
+
+/*
+ * sk_data_ready fires from sock_def_readable() and friends right after
+ * tcp_queue_rcv()/__udp_enqueue_schedule_skb() queued an skb, for every
+ * socket family, so filter on inet TCP/UDP. The skb just queued is the
+ * tail of sk_receive_queue (for TCP a coalesced skb carries the newest
+ * timestamp, as tcp_try_coalesce() moves it over).
+ */
+static __always_inline void record_data_ready(struct sock *sk, __u16 proto,
+					      __u32 hook)
+{
+	struct sk_buff *tail;
+
+	if (!sk_is_inet(sk, proto) || !sk->sk_receive_queue.qlen)
+		return;
+	tail = sk->sk_receive_queue.prev;
+	if (tail)
+		record_enqueued(sk, tail, hook);
+}
+
+SEC("tp_btf/sk_data_ready")
+int BPF_PROG(tp_tcp_data_ready, struct sock *sk)
+{
+	record_data_ready(sk, IPPROTO_TCP, NSL_HOOK_TCP_SOCK_ENQUEUED);
+	return 0;
+}
+
+SEC("tp_btf/sk_data_ready")
+int BPF_PROG(tp_udp_data_ready, struct sock *sk)
+{
+	record_data_ready(sk, IPPROTO_UDP, NSL_HOOK_UDP_SOCK_ENQUEUED);
+	return 0;
+}
+
+/*
+ * skb_copy_datagram_iter() fires this for every skb tcp_recvmsg_locked()
+ * copies (and for other sockets' copies, which sock_recv_length below
+ * ignores by comparing the socket). TCP receive-queue skbs are owned by
+ * their socket (skb_set_owner_r() in tcp_queue_rcv()), so skb->sk says
+ * whose read this is. Keep the last timestamp, as tcp_recvmsg does in tss.
+ */
+SEC("tp_btf/skb_copy_datagram_iovec")
+int BPF_PROG(tp_tcp_copy_datagram, const struct sk_buff *skb, int len)
+{
+	struct nsl_read_state *rs;
+	struct sock *sk = skb->sk;
+	__u64 ts = skb->tstamp;
+
+	if ((__s64)ts <= 0 || !sk || !sk_is_inet(sk, IPPROTO_TCP))
+		return 0;
+	rs = bpf_task_storage_get(&read_state, bpf_get_current_task_btf(), 0,
+				  BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!rs)
+		return 0;
+	rs->tstamp = ts;
+	rs->sk = (__u64)sk;
+	return 0;
+}
+
+/*
+ * sock_recvmsg_nosec() fires sock_recv_length once per recvmsg, after the
+ * protocol's recvmsg returned (socket lock released, as for fentry on
+ * tcp_recv_timestamp): one read, one sample.
+ */
+SEC("tp_btf/sock_recv_length")
+int BPF_PROG(tp_tcp_recv_length, struct sock *sk, int ret, int flags)
+{
+	struct nsl_read_state *rs;
+	__u64 ts;
+
+	rs = bpf_task_storage_get(&read_state, bpf_get_current_task_btf(), 0,
+				  0);
+	if (!rs || !rs->tstamp)
+		return 0;
+	ts = rs->tstamp;
+	rs->tstamp = 0;
+	if (ret <= 0 || rs->sk != (__u64)sk)
+		return 0;
+	record_tcp_read(sk, ts);
+	return 0;
+}

@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Types shared by the BPF programs and the userspace loader: hook ids, the
+ * histogram map layout, the counters and the read-only configuration.
+ *
+ * Included from BPF (after vmlinux.h, so the __u64 family comes from there)
+ * and from userspace (where <linux/types.h> provides it).
+ */
+#ifndef NETSTACKLAT_H
+#define NETSTACKLAT_H
+
+#ifndef __VMLINUX_H__
+#include <linux/types.h>
+#ifndef __always_inline
+#define __always_inline inline __attribute__((always_inline))
+#endif
+#endif
+
+/*
+ * The hooks, in the order a packet passes them. Userspace keeps one table
+ * (src/hooks.c) indexed by this enum with names, descriptions and attach
+ * candidates; the BPF side only ever uses the number.
+ */
+enum nsl_hook {
+	NSL_HOOK_IP_START,
+	NSL_HOOK_TCP_START,
+	NSL_HOOK_UDP_START,
+	NSL_HOOK_TCP_SOCK_ENQUEUED,
+	NSL_HOOK_UDP_SOCK_ENQUEUED,
+	NSL_HOOK_TCP_SOCK_READ,
+	NSL_HOOK_UDP_SOCK_READ,
+	NSL_NR_HOOKS,
+};
+
+/*
+ * Buckets are right-closed powers of two in nanoseconds: bucket 0 is [0, 1],
+ * bucket i is (2^(i-1), 2^i], and the last one (i = NSL_MAX_SLOT, upper
+ * bound 2^34 ns ~ 17 s) also takes everything above.
+ */
+#define NSL_MAX_SLOT 34
+#define NSL_NR_BUCKETS (NSL_MAX_SLOT + 1)
+
+/*
+ * One histogram. The sample count is not stored: it is the sum of the
+ * buckets, which saves a store per sample and cannot disagree with them.
+ */
+struct nsl_hist {
+	__u64 buckets[NSL_NR_BUCKETS];
+	__u64 sum_ns;
+};
+
+/*
+ * Key of the per-group histogram map, used only with -I/-C. A field that is
+ * not grouped on stays 0, so the same layout serves both groupings.
+ */
+struct nsl_group_key {
+	__u32 hook;
+	__u32 ifindex;
+	__u64 cgroup;
+};
+
+/*
+ * Samples dropped for reasons the user did not ask for, and samples left out
+ * by design but worth knowing about. Per hook, so that a user can see why an
+ * early hook stays empty on veth.
+ */
+enum nsl_counter {
+	NSL_CNT_HOL_EXCLUDED,	/* tcp-socket-read: may have been HOL-blocked */
+	NSL_CNT_HOL_READ_ERROR, /* tcp-socket-read: a socket field read failed */
+	NSL_CNT_NOT_RX_TSTAMP,	/* skb carried a departure (mono) timestamp */
+	NSL_CNT_NEGATIVE,	/* timestamp in the future: clock step/skew */
+	NSL_CNT_MAP_FULL,	/* no room for a new group in the hist map */
+	NSL_NR_COUNTERS,
+};
+
+struct nsl_counters {
+	__u64 cnt[NSL_NR_COUNTERS];
+};
+
+/* Upper bound of groups (-I/-C): entries of the grouped histogram map. */
+#define NSL_MAX_GROUPS 4096
+/* Upper bound of entries in each of the -i, -p and -c filter lists. */
+#define NSL_MAX_FILTER_ENTRIES 1024
+
+/*
+ * Read-only configuration, placed in .rodata of the BPF object and set by
+ * the loader before load. Options that are off let the verifier drop the
+ * code behind them entirely.
+ */
+struct nsl_config {
+	__s64 tai_offset_ns;	/* CLOCK_TAI - CLOCK_REALTIME, from adjtimex() */
+	__u64 netns_ino;	/* 0: every namespace */
+	__u32 min_queue_len;	/* 0: no queue-length filter */
+	__u8 filter_ifindex;	/* -i given: look up ifindex in filter map */
+	__u8 filter_pid;	/* -p given */
+	__u8 filter_cgroup;	/* -c given */
+	__u8 group_by_ifindex;	/* -I */
+	__u8 group_by_cgroup;	/* -C */
+	__u8 include_hol;	/* -y: do not apply the HOL filter */
+};
+
+#endif /* NETSTACKLAT_H */

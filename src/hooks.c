@@ -1,0 +1,83 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include <string.h>
+#include "hooks.h"
+
+#define FENTRY(...) { NSL_METHOD_FENTRY, { __VA_ARGS__ } }
+#define TP(...) { NSL_METHOD_TRACEPOINT, { __VA_ARGS__ } }
+
+const struct nsl_hook_desc nsl_hooks[NSL_NR_HOOKS] = {
+	[NSL_HOOK_IP_START] = {
+		.name = "ip-start",
+		.desc = "packet reaches the IP layer (past tc ingress)",
+		.cands = { FENTRY("fentry_ip_rcv_core", "fentry_ip6_rcv_core") },
+		.no_fallback = "netfilter fallback not implemented yet",
+	},
+	[NSL_HOOK_TCP_START] = {
+		.name = "tcp-start",
+		.desc = "packet reaches TCP (past IP and routing)",
+		.cands = { FENTRY("fentry_tcp_v4_rcv", "fentry_tcp_v6_rcv") },
+		.no_fallback = "netfilter fallback not implemented yet",
+	},
+	[NSL_HOOK_UDP_START] = {
+		.name = "udp-start",
+		.desc = "packet reaches UDP",
+		.cands = { FENTRY("fentry_udp_rcv", "fentry_udpv6_rcv") },
+		.no_fallback = "netfilter fallback not implemented yet",
+	},
+	[NSL_HOOK_TCP_SOCK_ENQUEUED] = {
+		.name = "tcp-socket-enqueued",
+		.desc = "packet is queued on a TCP socket",
+		.cands = { FENTRY("fexit_tcp_queue_rcv"),
+			   TP("tp_tcp_data_ready") },
+	},
+	[NSL_HOOK_UDP_SOCK_ENQUEUED] = {
+		.name = "udp-socket-enqueued",
+		.desc = "packet is queued on a UDP socket",
+		.cands = { FENTRY("fexit_udp_enqueue_schedule_skb"),
+			   TP("tp_udp_data_ready") },
+	},
+	[NSL_HOOK_TCP_SOCK_READ] = {
+		.name = "tcp-socket-read",
+		.desc = "packet is read by the application (TCP)",
+		.reader_ctx = true,
+		.cands = { FENTRY("fentry_tcp_recv_timestamp"),
+			   TP("tp_tcp_copy_datagram", "tp_tcp_recv_length") },
+	},
+	[NSL_HOOK_UDP_SOCK_READ] = {
+		.name = "udp-socket-read",
+		.desc = "packet is read by the application (UDP)",
+		.reader_ctx = true,
+		.cands = { FENTRY("fentry_skb_consume_udp") },
+		/* measured: 256 UDP reads, 0 skb_copy_datagram_iovec events */
+		.no_fallback = "no tracepoint sees every UDP read (linear skbs "
+			       "are copied without skb_copy_datagram_iovec)",
+	},
+};
+
+const char *const nsl_counter_names[NSL_NR_COUNTERS] = {
+	[NSL_CNT_HOL_EXCLUDED] = "hol_excluded",
+	[NSL_CNT_HOL_READ_ERROR] = "hol_read_errors",
+	[NSL_CNT_NOT_RX_TSTAMP] = "not_rx_tstamp",
+	[NSL_CNT_NEGATIVE] = "negative_latency",
+	[NSL_CNT_MAP_FULL] = "map_full",
+};
+
+int nsl_hook_by_name(const char *name)
+{
+	for (int i = 0; i < NSL_NR_HOOKS; i++)
+		if (!strcmp(nsl_hooks[i].name, name))
+			return i;
+	return -1;
+}
+
+const char *nsl_method_name(enum nsl_method m)
+{
+	switch (m) {
+	case NSL_METHOD_FENTRY:
+		return "fentry";
+	case NSL_METHOD_TRACEPOINT:
+		return "tracepoint";
+	default:
+		return "none";
+	}
+}

@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The one table of hooks: name, meaning and the ordered attach candidates
+ * of every hook. Options, loader, reader and formatters all read it.
+ */
+#ifndef NSL_HOOKS_H
+#define NSL_HOOKS_H
+
+#include <stdbool.h>
+#include "netstacklat.h"
+
+enum nsl_method {
+	NSL_METHOD_NONE,
+	NSL_METHOD_FENTRY,	/* fentry/fexit: needs BPF trampolines */
+	NSL_METHOD_TRACEPOINT,	/* tp_btf: BTF-typed tracepoints */
+};
+
+#define NSL_MAX_CANDIDATES 3
+#define NSL_MAX_PROGS 2
+
+struct nsl_candidate {
+	enum nsl_method method;
+	/* BPF program names (bpf/netstacklat.bpf.c) that together make the hook */
+	const char *progs[NSL_MAX_PROGS];
+};
+
+struct nsl_hook_desc {
+	const char *name;	/* as upstream: users' dashboards depend on it */
+	const char *desc;
+	bool reader_ctx;	/* runs in the reading process: -p/-c/-q/-C apply */
+	struct nsl_candidate cands[NSL_MAX_CANDIDATES];
+	/* why there is nothing after the last candidate, shown when all fail */
+	const char *no_fallback;
+};
+
+extern const struct nsl_hook_desc nsl_hooks[NSL_NR_HOOKS];
+extern const char *const nsl_counter_names[NSL_NR_COUNTERS];
+
+/* Returns the hook id for name, or -1. */
+int nsl_hook_by_name(const char *name);
+const char *nsl_method_name(enum nsl_method m);
+
+#endif /* NSL_HOOKS_H */

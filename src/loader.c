@@ -1,0 +1,404 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include <errno.h>
+#include <net/if.h>
+#include <sys/socket.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+#include <linux/bpf.h>
+#include "loader.h"
+#include "log.h"
+#include "sysinfo.h"
+#include "netstacklat.skel.h"
+
+/*
+ * Probing: a two-instruction TRACING program aimed at the same target as
+ * the real one, loaded and attached, then closed. This catches what makes a
+ * method unusable before the real load, which is all-or-nothing: blocked
+ * trampolines (EPERM at load on our CI machines), a target the compiler
+ * inlined (missing from BTF), or a tracepoint this kernel lacks.
+ */
+static int probe_section(const struct btf *vmlinux, const char *sec,
+			 char *why, size_t len)
+{
+	static const struct bpf_insn ret0[] = {
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0 },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	LIBBPF_OPTS(bpf_prog_load_opts, opts);
+	const char *target = strchr(sec, '/');
+	char tpname[128];
+	int id, fd, link;
+
+	if (!target) {
+		snprintf(why, len, "bad section %s", sec);
+		return -EINVAL;
+	}
+	target++;
+	if (!strncmp(sec, "tp_btf/", 7)) {
+		opts.expected_attach_type = BPF_TRACE_RAW_TP;
+		snprintf(tpname, sizeof(tpname), "btf_trace_%s", target);
+		id = btf__find_by_name_kind(vmlinux, tpname, BTF_KIND_TYPEDEF);
+	} else {
+		opts.expected_attach_type = strncmp(sec, "fexit/", 6) ?
+			BPF_TRACE_FENTRY : BPF_TRACE_FEXIT;
+		id = btf__find_by_name_kind(vmlinux, target, BTF_KIND_FUNC);
+	}
+	if (id < 0) {
+		snprintf(why, len, "%s: not in kernel BTF (missing or inlined)", sec);
+		return -ENOENT;
+	}
+	opts.attach_btf_id = id;
+	fd = bpf_prog_load(BPF_PROG_TYPE_TRACING, "nsl_probe", "GPL", ret0, 2, &opts);
+	if (fd < 0) {
+		snprintf(why, len, "%s: load: %s", sec, strerror(errno));
+		return -errno;
+	}
+	link = bpf_raw_tracepoint_open(NULL, fd);
+	if (link < 0) {
+		snprintf(why, len, "%s: attach: %s", sec, strerror(errno));
+		close(fd);
+		return -errno;
+	}
+	close(link);
+	close(fd);
+	return 0;
+}
+
+static bool method_allowed(enum nsl_method m, enum nsl_attach_mode mode)
+{
+	if (mode == NSL_ATTACH_FENTRY)
+		return m == NSL_METHOD_FENTRY;
+	if (mode == NSL_ATTACH_FALLBACK)
+		return m != NSL_METHOD_FENTRY;
+	return true;
+}
+
+static bool candidate_works(struct nsl_loader *l, const struct btf *vmlinux,
+			    const struct nsl_candidate *c, char *why,
+			    size_t len)
+{
+	for (int i = 0; i < NSL_MAX_PROGS && c->progs[i]; i++) {
+		struct bpf_program *p =
+			bpf_object__find_program_by_name(l->skel->obj, c->progs[i]);
+
+		if (!p) {
+			snprintf(why, len, "program %s missing", c->progs[i]);
+			return false;
+		}
+		if (probe_section(vmlinux, bpf_program__section_name(p), why, len))
+			return false;
+	}
+	return true;
+}
+
+static void choose_method(struct nsl_loader *l, const struct btf *vmlinux,
+			  int hook, enum nsl_attach_mode mode)
+{
+	const struct nsl_hook_desc *d = &nsl_hooks[hook];
+	struct nsl_hook_state *hs = &l->hooks[hook];
+	char why[sizeof(hs->why)] = "";
+
+	for (int i = 0; i < NSL_MAX_CANDIDATES && d->cands[i].method; i++) {
+		const struct nsl_candidate *c = &d->cands[i];
+
+		if (!method_allowed(c->method, mode)) {
+			snprintf(why, sizeof(why), "%s excluded by --attach",
+				 nsl_method_name(c->method));
+			continue;
+		}
+		if (candidate_works(l, vmlinux, c, why, sizeof(why))) {
+			hs->method = c->method;
+			pr_debug("%s: %s works\n", d->name, nsl_method_name(c->method));
+			return;
+		}
+		pr_debug("%s: %s unusable: %s\n", d->name,
+			 nsl_method_name(c->method), why);
+	}
+	hs->method = NSL_METHOD_NONE;
+	if (d->no_fallback)
+		snprintf(hs->why, sizeof(hs->why), "%s; %s", why, d->no_fallback);
+	else
+		snprintf(hs->why, sizeof(hs->why), "%s", why);
+}
+
+int nsl_loader_probe(struct nsl_loader *l, const struct nsl_options *o)
+{
+	struct btf *vmlinux;
+	int err;
+
+	memset(l, 0, sizeof(*l));
+	l->rx_tstamp_fd = l->ifname_fd = -1;
+	l->skel = netstacklat_bpf__open();
+	if (!l->skel) {
+		err = -errno;
+		pr_warn("cannot open the BPF object: %s\n", strerror(-err));
+		return err;
+	}
+	vmlinux = btf__load_vmlinux_btf();
+	if (!vmlinux) {
+		err = -errno;
+		pr_warn("cannot read kernel BTF (/sys/kernel/btf/vmlinux): %s\n",
+			strerror(-err));
+		return err;
+	}
+	for (int h = 0; h < NSL_NR_HOOKS; h++) {
+		if (o->hook_enabled[h])
+			choose_method(l, vmlinux, h, o->attach);
+		else
+			snprintf(l->hooks[h].why, sizeof(l->hooks[h].why), "disabled");
+	}
+	btf__free(vmlinux);
+	return 0;
+}
+
+int nsl_loader_nr_attached(const struct nsl_loader *l)
+{
+	int n = 0;
+
+	for (int h = 0; h < NSL_NR_HOOKS; h++)
+		n += l->hooks[h].method != NSL_METHOD_NONE;
+	return n;
+}
+
+/* The candidate the hook got, or NULL when it got none. */
+static const struct nsl_candidate *chosen(const struct nsl_loader *l, int h)
+{
+	for (int i = 0; i < NSL_MAX_CANDIDATES; i++)
+		if (l->hooks[h].method != NSL_METHOD_NONE &&
+		    nsl_hooks[h].cands[i].method == l->hooks[h].method)
+			return &nsl_hooks[h].cands[i];
+	return NULL;
+}
+
+/* Only the chosen programs are loaded: the others may not even load here. */
+static void set_autoload(struct nsl_loader *l)
+{
+	struct bpf_program *p;
+
+	bpf_object__for_each_program(p, l->skel->obj)
+		bpf_program__set_autoload(p, false);
+	for (int h = 0; h < NSL_NR_HOOKS; h++) {
+		const struct nsl_candidate *c = chosen(l, h);
+
+		for (int i = 0; c && i < NSL_MAX_PROGS && c->progs[i]; i++)
+			bpf_program__set_autoload(
+				bpf_object__find_program_by_name(l->skel->obj, c->progs[i]),
+				true);
+	}
+}
+
+/*
+ * Interface names are looked up in the namespace -n selects when it is a
+ * path (ifindex is per namespace). The socket made there stays open so the
+ * reader can name the interfaces of -I later (SIOCGIFNAME answers in the
+ * socket's namespace); with -n -1 an index has no single name.
+ */
+static int resolve_ifaces(struct nsl_loader *l, const struct nsl_options *o,
+			  uint32_t *idx)
+{
+	int saved = -1, err = 0;
+
+	if (o->netns == NSL_NETNS_PATH) {
+		err = nsl_netns_enter(o->netns_path, &saved);
+		if (err) {
+			pr_warn("-n: cannot enter %s: %s\n", o->netns_path, strerror(-err));
+			return err;
+		}
+	}
+	if (o->netns == NSL_NETNS_PATH || o->netns == NSL_NETNS_OWN)
+		l->ifname_fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	for (unsigned int i = 0; i < o->nr_ifaces && !err; i++) {
+		idx[i] = o->ifaces[i].index;
+		if (o->ifaces[i].name[0]) {
+			idx[i] = if_nametoindex(o->ifaces[i].name);
+			if (!idx[i]) {
+				pr_warn("-i: no interface '%s'%s%s\n", o->ifaces[i].name,
+					saved >= 0 ? " in " : "",
+					saved >= 0 ? o->netns_path : "");
+				err = -ENODEV;
+			}
+		}
+	}
+	if (saved >= 0 && nsl_netns_leave(saved) && !err) {
+		pr_warn("cannot return to our own network namespace\n");
+		err = -EIO;
+	}
+	return err;
+}
+
+static int resolve_netns(const struct nsl_options *o, uint64_t *ino)
+{
+	int err = 0;
+
+	switch (o->netns) {
+	case NSL_NETNS_ALL:
+		*ino = 0;
+		break;
+	case NSL_NETNS_INODE:
+		*ino = o->netns_ino;
+		break;
+	case NSL_NETNS_PATH:
+		err = nsl_netns_inode(o->netns_path, ino);
+		if (err)
+			pr_warn("-n: %s is not a network namespace: %s\n",
+				o->netns_path, strerror(-err));
+		break;
+	case NSL_NETNS_OWN:
+		err = nsl_netns_inode("/proc/self/ns/net", ino);
+		if (err)
+			pr_warn("cannot read our own network namespace: %s\n",
+				strerror(-err));
+		break;
+	}
+	return err;
+}
+
+static int fill_set(int fd, const void *key)
+{
+	__u8 one = 1;
+
+	return bpf_map_update_elem(fd, key, &one, BPF_ANY) ? -errno : 0;
+}
+
+/* Filter maps: after load (the maps exist), before attach (no samples yet). */
+static int fill_filters(struct nsl_loader *l, const struct nsl_options *o,
+			const uint32_t *ifidx, const uint64_t *cgids)
+{
+	struct netstacklat_bpf *s = l->skel;
+	int err = 0;
+
+	for (unsigned int i = 0; i < o->nr_ifaces && !err; i++)
+		err = fill_set(bpf_map__fd(s->maps.filter_ifindex), &ifidx[i]);
+	for (unsigned int i = 0; i < o->nr_pids && !err; i++)
+		err = fill_set(bpf_map__fd(s->maps.filter_pid), &o->pids[i]);
+	for (unsigned int i = 0; i < o->nr_cgroups && !err; i++)
+		err = fill_set(bpf_map__fd(s->maps.filter_cgroup), &cgids[i]);
+	if (err)
+		pr_warn("cannot fill filter maps: %s\n", strerror(-err));
+	return err;
+}
+
+static int resolve_cgroups(const struct nsl_options *o, uint64_t *ids)
+{
+	for (unsigned int i = 0; i < o->nr_cgroups; i++) {
+		int err;
+
+		ids[i] = o->cgroups[i].id;
+		if (!o->cgroups[i].path)
+			continue;
+		err = nsl_cgroup_id(o->cgroups[i].path, &ids[i]);
+		if (err) {
+			pr_warn("-c: %s is not a cgroup v2 directory: %s\n",
+				o->cgroups[i].path, strerror(-err));
+			return err;
+		}
+	}
+	return 0;
+}
+
+static int configure(struct nsl_loader *l, const struct nsl_options *o)
+{
+	/* rodata is writable between open and load */
+	struct nsl_config *cfg = (struct nsl_config *)&l->skel->rodata->cfg;
+	uint64_t ino;
+	int64_t tai;
+	int err;
+
+	err = resolve_netns(o, &ino);
+	if (err)
+		return err;
+	cfg->netns_ino = ino;
+	err = nsl_tai_offset_ns(&tai);
+	if (err) {
+		pr_warn("adjtimex: %s\n", strerror(-err));
+		return err;
+	}
+	cfg->tai_offset_ns = tai;
+	cfg->min_queue_len = o->min_queue_len;
+	cfg->filter_ifindex = o->nr_ifaces > 0;
+	cfg->filter_pid = o->nr_pids > 0;
+	cfg->filter_cgroup = o->nr_cgroups > 0;
+	cfg->group_by_ifindex = o->group_ifindex;
+	cfg->group_by_cgroup = o->group_cgroup;
+	cfg->include_hol = o->include_hol;
+	/* the per-group map costs memory per CPU and entry: only when grouping */
+	if (!o->group_ifindex && !o->group_cgroup)
+		bpf_map__set_max_entries(l->skel->maps.group_hist, 1);
+	return 0;
+}
+
+static int attach_hooks(struct nsl_loader *l)
+{
+	for (int h = 0; h < NSL_NR_HOOKS; h++) {
+		struct nsl_hook_state *hs = &l->hooks[h];
+		const struct nsl_candidate *c = chosen(l, h);
+
+		for (int i = 0; c && i < NSL_MAX_PROGS && c->progs[i]; i++) {
+			struct bpf_program *p = bpf_object__find_program_by_name(
+				l->skel->obj, c->progs[i]);
+
+			hs->links[i] = bpf_program__attach(p);
+			if (!hs->links[i]) {
+				int err = -errno;
+
+				pr_warn("cannot attach %s (%s): %s\n", nsl_hooks[h].name,
+					c->progs[i], strerror(-err));
+				return err;
+			}
+		}
+	}
+	return 0;
+}
+
+int nsl_loader_attach(struct nsl_loader *l, const struct nsl_options *o)
+{
+	uint32_t ifidx[NSL_MAX_FILTER_ENTRIES];
+	uint64_t cgids[NSL_MAX_FILTER_ENTRIES];
+	int err;
+
+	if (!nsl_loader_nr_attached(l)) {
+		pr_warn("no enabled hook can attach on this kernel (see -l)\n");
+		return -ENOENT;
+	}
+	err = resolve_ifaces(l, o, ifidx);
+	if (!err)
+		err = resolve_cgroups(o, cgids);
+	if (!err)
+		err = configure(l, o);
+	if (err)
+		return err;
+	set_autoload(l);
+	err = netstacklat_bpf__load(l->skel);
+	if (err) {
+		pr_warn("cannot load the BPF programs: %s\n", strerror(-err));
+		return err;
+	}
+	err = fill_filters(l, o, ifidx, cgids);
+	if (err)
+		return err;
+	l->rx_tstamp_fd = nsl_enable_rx_timestamps();
+	if (l->rx_tstamp_fd < 0) {
+		pr_warn("cannot enable RX timestamping: %s\n",
+			strerror(-l->rx_tstamp_fd));
+		return l->rx_tstamp_fd;
+	}
+	return attach_hooks(l);
+}
+
+void nsl_loader_close(struct nsl_loader *l)
+{
+	for (int h = 0; h < NSL_NR_HOOKS; h++)
+		for (int i = 0; i < NSL_MAX_PROGS; i++)
+			bpf_link__destroy(l->hooks[h].links[i]);
+	netstacklat_bpf__destroy(l->skel);
+	if (l->rx_tstamp_fd >= 0)
+		close(l->rx_tstamp_fd);
+	if (l->ifname_fd >= 0)
+		close(l->ifname_fd);
+	memset(l, 0, sizeof(*l));
+	l->rx_tstamp_fd = l->ifname_fd = -1;
+}

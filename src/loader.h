@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Loader: picks an attach method per hook (probing the running kernel),
+ * loads the BPF object with only the chosen programs, fills the filter maps
+ * and attaches. Everything it creates goes away with nsl_loader_close().
+ */
+#ifndef NSL_LOADER_H
+#define NSL_LOADER_H
+
+#include <stdbool.h>
+#include "hooks.h"
+#include "options.h"
+
+struct netstacklat_bpf;
+struct bpf_link;
+
+struct nsl_hook_state {
+	enum nsl_method method;		/* NSL_METHOD_NONE: not attached */
+	char why[160];			/* why no method works here */
+	struct bpf_link *links[NSL_MAX_PROGS];
+};
+
+struct nsl_loader {
+	struct netstacklat_bpf *skel;
+	struct nsl_hook_state hooks[NSL_NR_HOOKS];
+	int rx_tstamp_fd;
+	int ifname_fd;		/* socket in the netns of -n, for names; or -1 */
+};
+
+/* Opens the BPF object and decides the method per enabled hook (no load). */
+int nsl_loader_probe(struct nsl_loader *l, const struct nsl_options *o);
+
+/*
+ * Resolves the filters of o (interfaces, netns, cgroups), loads, fills the
+ * maps and attaches. Call after nsl_loader_probe(). On error the message has
+ * been printed and nsl_loader_close() cleans up.
+ */
+int nsl_loader_attach(struct nsl_loader *l, const struct nsl_options *o);
+
+void nsl_loader_close(struct nsl_loader *l);
+
+/* Number of enabled hooks that got a method. */
+int nsl_loader_nr_attached(const struct nsl_loader *l);
+
+#endif /* NSL_LOADER_H */

@@ -1,0 +1,184 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * netstacklat: latency inside the Linux network receive stack.
+ *
+ * Lifecycle: parse options -> probe attach methods -> load and attach ->
+ * every interval read the maps and format a report -> on COUNT reached or
+ * SIGINT/SIGTERM/SIGHUP a final report, then everything is detached.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <bpf/libbpf.h>
+#include "loader.h"
+#include "log.h"
+#include "options.h"
+#include "reader.h"
+#include "report.h"
+#include "netstacklat.skel.h"
+
+bool nsl_verbose;
+static volatile sig_atomic_t stop_signal;
+
+static void on_signal(int sig)
+{
+	stop_signal = sig;
+}
+
+static int libbpf_print(enum libbpf_print_level level, const char *fmt,
+			va_list args)
+{
+	if (level == LIBBPF_DEBUG && !nsl_verbose)
+		return 0;
+	if (level == LIBBPF_INFO && !nsl_verbose)
+		return 0;
+	return vfprintf(stderr, fmt, args);
+}
+
+static void print_hooks(const struct nsl_loader *l, FILE *f, bool all)
+{
+	for (int h = 0; h < NSL_NR_HOOKS; h++) {
+		const struct nsl_hook_state *hs = &l->hooks[h];
+
+		if (!all && !strcmp(hs->why, "disabled"))
+			continue;
+		if (hs->method != NSL_METHOD_NONE)
+			fprintf(f, "  %-20s %-11s %s\n", nsl_hooks[h].name,
+				nsl_method_name(hs->method), nsl_hooks[h].desc);
+		else
+			fprintf(f, "  %-20s %-11s %s\n", nsl_hooks[h].name,
+				"unavailable", hs->why);
+	}
+}
+
+static int install_signals(void)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+	int sigs[] = { SIGINT, SIGTERM, SIGHUP };
+
+	/* no SA_RESTART: the sleep between reports must wake up */
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		if (sigaction(sigs[i], &sa, NULL))
+			return -errno;
+	/* a closed pipe shows up as EPIPE from the write instead */
+	signal(SIGPIPE, SIG_IGN);
+	return 0;
+}
+
+static void add_seconds(struct timespec *t, double s)
+{
+	long long ns = t->tv_nsec + (long long)(s * 1e9);
+
+	t->tv_sec += ns / 1000000000LL;
+	t->tv_nsec = ns % 1000000000LL;
+}
+
+/* Returns 0 to go on, 1 when the output is gone (quiet exit), <0 on error. */
+static int report_once(struct nsl_reader *rd, FILE *out,
+		       const struct nsl_format_opts *fo)
+{
+	struct nsl_report rep;
+	int err = nsl_reader_read(rd, &rep);
+
+	if (err) {
+		pr_warn("cannot read the histogram maps: %s\n", strerror(-err));
+		return err;
+	}
+	err = nsl_format_report(out, &rep, fo);
+	if (err == -EPIPE)
+		return 1;
+	if (err)
+		pr_warn("cannot write the report: %s\n", strerror(-err));
+	return err;
+}
+
+static int run(struct nsl_loader *l, const struct nsl_options *o, FILE *out)
+{
+	const struct nsl_format_opts fo = { .format = o->format,
+					    .timestamp = o->timestamp };
+	struct netstacklat_bpf *s = l->skel;
+	bool attached[NSL_NR_HOOKS];
+	struct nsl_reader rd;
+	struct timespec next;
+	unsigned long n = 0;
+	int err;
+
+	/* reports cover the hooks that run, not those asked for */
+	for (int h = 0; h < NSL_NR_HOOKS; h++)
+		attached[h] = l->hooks[h].method != NSL_METHOD_NONE;
+	err = nsl_reader_init(&rd, bpf_map__fd(s->maps.hist),
+			      bpf_map__fd(s->maps.group_hist),
+			      bpf_map__fd(s->maps.counters), attached,
+			      o->group_ifindex, o->group_cgroup, o->cumulative,
+			      l->ifname_fd);
+	if (err) {
+		pr_warn("cannot set up the map reader: %s\n", strerror(-err));
+		goto out;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &next);
+	while (!stop_signal) {
+		add_seconds(&next, o->interval_s);
+		while (!stop_signal &&
+		       clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL) == EINTR)
+			;
+		/* on a signal, the partial interval still gets its report */
+		err = report_once(&rd, out, &fo);
+		if (err)
+			break;
+		if (o->count && ++n >= o->count)
+			break;
+	}
+out:
+	nsl_reader_free(&rd);
+	return err == 1 ? 0 : err;
+}
+
+int main(int argc, char **argv)
+{
+	struct nsl_options opts;
+	struct nsl_loader l = { .rx_tstamp_fd = -1, .ifname_fd = -1 };
+	FILE *out = stdout;
+	int err;
+
+	if (nsl_parse_options(argc, argv, &opts, 0))
+		return 2;
+	nsl_verbose = opts.verbose;
+	libbpf_set_print(libbpf_print);
+
+	if (opts.output) {
+		out = fopen(opts.output, "w");
+		if (!out) {
+			err = -errno;
+			pr_warn("-o: cannot open %s: %s\n", opts.output, strerror(errno));
+			goto cleanup;
+		}
+	}
+	err = nsl_loader_probe(&l, &opts);
+	if (err)
+		goto cleanup;
+	if (opts.list_probes) {
+		printf("hooks and how they attach on this kernel:\n");
+		print_hooks(&l, stdout, true);
+		goto cleanup;
+	}
+	err = install_signals();
+	if (!err)
+		err = nsl_loader_attach(&l, &opts);
+	if (err)
+		goto cleanup;
+	fprintf(stderr, "netstacklat: attached (%s HOL filter):\n",
+		opts.include_hol ? "without" : "with");
+	print_hooks(&l, stderr, false);
+	err = run(&l, &opts, out);
+cleanup:
+	nsl_loader_close(&l);
+	if (out && out != stdout && fclose(out) && !err)
+		err = -errno;
+	nsl_free_options(&opts);
+	return err < 0 ? 1 : 0;
+}

@@ -1,0 +1,414 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include <argp.h>
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "hooks.h"
+#include "options.h"
+
+const char *argp_program_version = "netstacklat 0.1";
+const char *argp_program_bug_address = "<https://github.com/netstacklat/netstacklat/issues>";
+
+static const char doc[] =
+"Measure latency inside the Linux network receive stack.\n"
+"\n"
+"At each hook the time since the packet's RX timestamp is added to a log2\n"
+"histogram; a report is printed every INTERVAL seconds (default 5).\n"
+"-i, -n and -I apply to every hook. -p, -c, -q and -C apply to the\n"
+"socket-read hooks only: the others do not run in the reading process.\n"
+"\n"
+"USAGE: netstacklat [OPTION...] [INTERVAL [COUNT]]\n"
+"\n"
+"EXAMPLES:\n"
+"    netstacklat                     # all hooks, a table every 5 s\n"
+"    netstacklat -l                  # hooks and how each attaches here\n"
+"    netstacklat -i eth0 1 10        # eth0 only, 10 reports 1 s apart\n"
+"    netstacklat -n -1 -F json -o lat.jsonl   # all netns, JSON lines\n"
+"    netstacklat -e tcp-socket-read -C        # TCP reads per cgroup\n"
+"\n"
+"HOOKS: ip-start tcp-start udp-start tcp-socket-enqueued\n"
+"       udp-socket-enqueued tcp-socket-read udp-socket-read\n"
+"\v"
+"The TCP head-of-line filter (on unless -y) leaves out TCP reads that may\n"
+"have waited for a retransmission of lost data: that wait comes from the\n"
+"network, not from this host.";
+
+enum {
+	OPT_COUNT = 0x100,
+	OPT_CUMULATIVE,
+	OPT_ATTACH,
+};
+
+static const struct argp_option options[] = {
+	{ "report-interval", 'r', "SECONDS", 0,
+	  "Seconds between reports (default 5); same as INTERVAL", 0 },
+	{ "count", OPT_COUNT, "N", 0,
+	  "Stop after N reports; same as COUNT (default: until SIGINT)", 0 },
+	{ "timestamp", 'T', NULL, 0, "Print the wall-clock time with each table report", 0 },
+	{ "format", 'F', "FORMAT", 0, "Output format: table (default) or json", 0 },
+	{ "output", 'o', "FILE", 0, "Write reports to FILE instead of stdout", 0 },
+	{ "cumulative", OPT_CUMULATIVE, NULL, 0,
+	  "Totals since start instead of per-interval deltas", 0 },
+	{ "list-probes", 'l', NULL, 0,
+	  "List hooks and the attach method each gets here, then exit", 0 },
+	{ "enable-probes", 'e', "HOOK[,..]", 0, "Only these hooks (not with -d)", 1 },
+	{ "disable-probes", 'd', "HOOK[,..]", 0, "All hooks but these (not with -e)", 1 },
+	{ "attach", OPT_ATTACH, "MODE", 0,
+	  "auto (default: per hook the first method that works), fentry "
+	  "(fentry/fexit only) or fallback (never fentry/fexit)", 1 },
+	{ "pids", 'p', "PID[,..]", 0, "Only reads by these processes", 2 },
+	{ "interfaces", 'i', "IFACE[,..]", 0,
+	  "Only these interfaces, by name or index", 2 },
+	{ "network-namespace", 'n', "NS", 0,
+	  "0 = own netns (default), -1 = all, an inode number, or a path such "
+	  "as /run/netns/NAME or /proc/PID/ns/net", 2 },
+	{ "cgroups", 'c', "CGROUP[,..]", 0, "Only these cgroups, by path or id", 2 },
+	{ "min-queuelength", 'q', "N", 0,
+	  "Only socket reads while the receive queue holds >= N skbs", 2 },
+	{ "groupby-interface", 'I', NULL, 0, "One histogram per interface", 3 },
+	{ "groupby-cgroup", 'C', NULL, 0, "One histogram per cgroup", 3 },
+	{ "include-tcp-hol-delay", 'y', NULL, 0,
+	  "Record TCP reads that may be HOL-blocked", 3 },
+	{ "verbose", 'v', NULL, 0, "libbpf and attach details on stderr", 4 },
+	{},
+};
+
+struct parse_state {
+	struct nsl_options *o;
+	bool enable_given, disable_given;
+	bool interval_given, count_given;
+	unsigned int nr_positional;
+};
+
+/* Records the message for callers and, unless they asked not to, lets argp print it. */
+static int __attribute__((format(printf, 2, 3)))
+fail(struct argp_state *state, const char *fmt, ...)
+{
+	struct parse_state *ps = state->input;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(ps->o->errmsg, sizeof(ps->o->errmsg), fmt, ap);
+	va_end(ap);
+	if (!(state->flags & ARGP_NO_ERRS))
+		argp_error(state, "%s", ps->o->errmsg);
+	return EINVAL;
+}
+
+/* Whole-string unsigned integer in [min, max]; no sign, no junk, no overflow. */
+static int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
+{
+	unsigned long long v;
+	char *end;
+
+	if (!*s || *s == '-' || *s == '+' || *s == ' ')
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || *end)
+		return -EINVAL;
+	if (v < min || v > max)
+		return -ERANGE;
+	*out = v;
+	return 0;
+}
+
+static int parse_interval(struct argp_state *state, const char *what,
+			  const char *s)
+{
+	struct parse_state *ps = state->input;
+	char *end;
+	double v;
+
+	errno = 0;
+	v = *s ? strtod(s, &end) : 0;
+	if (!*s || errno || *end || !isfinite(v) || v <= 0 || v > 86400 * 365)
+		return fail(state, "%s: '%s' is not a positive number of seconds", what, s);
+	if (v < 0.01)
+		return fail(state, "%s: '%s' is below the 0.01 s minimum", what, s);
+	ps->o->interval_s = v;
+	return 0;
+}
+
+static int parse_count(struct argp_state *state, const char *what,
+		       const char *s)
+{
+	struct parse_state *ps = state->input;
+	uint64_t v;
+
+	if (parse_u64(s, 1, ULONG_MAX, &v))
+		return fail(state, "%s: '%s' is not a positive integer", what, s);
+	ps->o->count = v;
+	return 0;
+}
+
+/*
+ * Splits a comma-separated list and calls item() for every entry; empty
+ * entries and lists longer than max are errors naming the option.
+ */
+typedef int (*item_fn)(struct argp_state *state, const char *opt,
+		       const char *item);
+
+static int parse_list(struct argp_state *state, const char *opt,
+		      const char *arg, unsigned int max, item_fn item)
+{
+	char *copy = strdup(arg), *p = copy, *tok;
+	unsigned int n = 0;
+	int err = 0;
+
+	if (!copy)
+		return ENOMEM;
+	if (!*arg)
+		err = fail(state, "%s: empty list", opt);
+	while (!err && (tok = strsep(&p, ",")) != NULL) {
+		if (!*tok)
+			err = fail(state, "%s: empty entry in '%s'", opt, arg);
+		else if (++n > max)
+			err = fail(state, "%s: more than %u entries", opt, max);
+		else
+			err = item(state, opt, tok);
+	}
+	free(copy);
+	return err;
+}
+
+static int hook_item(struct argp_state *state, const char *opt, const char *s)
+{
+	struct parse_state *ps = state->input;
+	/* -e starts from no hooks, -d from all: the flags mark what was listed */
+	bool *seen = ps->o->hook_enabled;
+	bool listed_value = ps->enable_given;
+	int h = nsl_hook_by_name(s);
+
+	if (h < 0)
+		return fail(state, "%s: unknown hook '%s' (see --help)", opt, s);
+	if (seen[h] == listed_value)
+		return fail(state, "%s: hook '%s' listed twice", opt, s);
+	seen[h] = listed_value;
+	return 0;
+}
+
+static int pid_item(struct argp_state *state, const char *opt, const char *s)
+{
+	struct parse_state *ps = state->input;
+	uint64_t v;
+
+	/* PID_MAX_LIMIT is 4194304 (include/linux/threads.h) */
+	if (parse_u64(s, 1, 4194304, &v))
+		return fail(state, "%s: '%s' is not a valid PID", opt, s);
+	for (unsigned int i = 0; i < ps->o->nr_pids; i++)
+		if (ps->o->pids[i] == v)
+			return fail(state, "%s: PID %s listed twice", opt, s);
+	ps->o->pids[ps->o->nr_pids++] = v;
+	return 0;
+}
+
+static int iface_item(struct argp_state *state, const char *opt, const char *s)
+{
+	struct parse_state *ps = state->input;
+	struct nsl_iface *ifc = &ps->o->ifaces[ps->o->nr_ifaces];
+	uint64_t v;
+
+	memset(ifc, 0, sizeof(*ifc));
+	if (*s >= '0' && *s <= '9') {
+		if (parse_u64(s, 1, INT32_MAX, &v))
+			return fail(state, "%s: '%s' is not a valid interface index", opt, s);
+		ifc->index = v;
+	} else {
+		if (strlen(s) >= IF_NAMESIZE || strchr(s, '/') || strchr(s, ' '))
+			return fail(state, "%s: '%s' is not a valid interface name", opt, s);
+		strcpy(ifc->name, s);
+	}
+	ps->o->nr_ifaces++;
+	return 0;
+}
+
+static int cgroup_item(struct argp_state *state, const char *opt, const char *s)
+{
+	struct parse_state *ps = state->input;
+	struct nsl_cgroup *cg = &ps->o->cgroups[ps->o->nr_cgroups];
+	uint64_t v;
+
+	memset(cg, 0, sizeof(*cg));
+	if (*s == '/' || *s == '.') {
+		cg->path = strdup(s); /* s lives in a copy parse_list frees */
+		if (!cg->path)
+			return ENOMEM;
+	} else if (parse_u64(s, 1, UINT64_MAX, &v)) {
+		return fail(state, "%s: '%s' is neither a cgroup path nor an id", opt, s);
+	} else {
+		cg->id = v;
+	}
+	ps->o->nr_cgroups++;
+	return 0;
+}
+
+static int parse_netns(struct argp_state *state, const char *s)
+{
+	struct nsl_options *o = ((struct parse_state *)state->input)->o;
+	uint64_t v;
+
+	if (!strcmp(s, "0")) {
+		o->netns = NSL_NETNS_OWN;
+	} else if (!strcmp(s, "-1")) {
+		o->netns = NSL_NETNS_ALL;
+	} else if (*s == '/') {
+		o->netns = NSL_NETNS_PATH;
+		o->netns_path = s;
+	} else if (!parse_u64(s, 1, UINT32_MAX, &v)) {
+		/* ns inode numbers are 32-bit (ns_common.inum is unsigned int) */
+		o->netns = NSL_NETNS_INODE;
+		o->netns_ino = v;
+	} else {
+		return fail(state, "-n: '%s' is not 0, -1, an inode number or a path", s);
+	}
+	return 0;
+}
+
+static int parse_opt(int key, char *arg, struct argp_state *state)
+{
+	struct parse_state *ps = state->input;
+	struct nsl_options *o = ps->o;
+	uint64_t v;
+
+	switch (key) {
+	case 'r':
+		ps->interval_given = true;
+		return parse_interval(state, "-r", arg);
+	case OPT_COUNT:
+		ps->count_given = true;
+		return parse_count(state, "--count", arg);
+	case 'T':
+		o->timestamp = true;
+		break;
+	case 'F':
+		if (!strcmp(arg, "table"))
+			o->format = NSL_FMT_TABLE;
+		else if (!strcmp(arg, "json"))
+			o->format = NSL_FMT_JSON;
+		else
+			return fail(state, "-F: unknown format '%s' (table or json)", arg);
+		break;
+	case 'o':
+		if (!*arg)
+			return fail(state, "-o: empty file name");
+		o->output = arg;
+		break;
+	case OPT_CUMULATIVE:
+		o->cumulative = true;
+		break;
+	case 'l':
+		o->list_probes = true;
+		break;
+	case 'e':
+	case 'd':
+		if (ps->enable_given || ps->disable_given)
+			return fail(state, "%s", (ps->enable_given ^ (key == 'e')) ?
+				    "-e and -d cannot be combined" :
+				    "-e/-d: give the list once, comma-separated");
+		ps->enable_given = key == 'e';
+		ps->disable_given = key == 'd';
+		/* -e lists the hooks to keep: start from none */
+		for (int i = 0; i < NSL_NR_HOOKS; i++)
+			o->hook_enabled[i] = key == 'd';
+		return parse_list(state, key == 'e' ? "-e" : "-d", arg,
+				  NSL_NR_HOOKS, hook_item);
+	case OPT_ATTACH:
+		if (!strcmp(arg, "auto"))
+			o->attach = NSL_ATTACH_AUTO;
+		else if (!strcmp(arg, "fentry"))
+			o->attach = NSL_ATTACH_FENTRY;
+		else if (!strcmp(arg, "fallback"))
+			o->attach = NSL_ATTACH_FALLBACK;
+		else
+			return fail(state, "--attach: unknown mode '%s' (auto, fentry or fallback)", arg);
+		break;
+	case 'p':
+		o->nr_pids = 0;
+		return parse_list(state, "-p", arg, NSL_MAX_FILTER_ENTRIES, pid_item);
+	case 'i':
+		o->nr_ifaces = 0;
+		return parse_list(state, "-i", arg, NSL_MAX_FILTER_ENTRIES, iface_item);
+	case 'n':
+		return parse_netns(state, arg);
+	case 'c':
+		nsl_free_options(o);
+		return parse_list(state, "-c", arg, NSL_MAX_FILTER_ENTRIES, cgroup_item);
+	case 'q':
+		if (parse_u64(arg, 1, UINT32_MAX, &v))
+			return fail(state, "-q: '%s' is not a positive integer", arg);
+		o->min_queue_len = v;
+		break;
+	case 'I':
+		o->group_ifindex = true;
+		break;
+	case 'C':
+		o->group_cgroup = true;
+		break;
+	case 'y':
+		o->include_hol = true;
+		break;
+	case 'v':
+		o->verbose = true;
+		break;
+	case ARGP_KEY_ARG:
+		if (ps->nr_positional == 0) {
+			if (ps->interval_given)
+				return fail(state, "INTERVAL: given twice (-r and positional)");
+			ps->nr_positional++;
+			return parse_interval(state, "INTERVAL", arg);
+		}
+		if (ps->nr_positional == 1) {
+			if (ps->count_given)
+				return fail(state, "COUNT: given twice (--count and positional)");
+			ps->nr_positional++;
+			return parse_count(state, "COUNT", arg);
+		}
+		return fail(state, "unexpected argument '%s'", arg);
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+void nsl_free_options(struct nsl_options *o)
+{
+	for (unsigned int i = 0; i < o->nr_cgroups; i++)
+		free((char *)o->cgroups[i].path);
+	o->nr_cgroups = 0;
+}
+
+static void set_defaults(struct nsl_options *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->interval_s = 5.0;
+	o->format = NSL_FMT_TABLE;
+	o->netns = NSL_NETNS_OWN;
+	for (int i = 0; i < NSL_NR_HOOKS; i++)
+		o->hook_enabled[i] = true;
+}
+
+int nsl_parse_options(int argc, char **argv, struct nsl_options *o,
+		      unsigned int argp_flags)
+{
+	static const struct argp argp = {
+		.options = options,
+		.parser = parse_opt,
+		.args_doc = "[INTERVAL [COUNT]]",
+		.doc = doc,
+	};
+	struct parse_state ps = { .o = o };
+	int err;
+
+	set_defaults(o);
+	/* bad usage exits 2, as every other bad-input error of the tool */
+	argp_err_exit_status = 2;
+	err = argp_parse(&argp, argc, argv, argp_flags, NULL, &ps);
+	if (err && !o->errmsg[0])
+		snprintf(o->errmsg, sizeof(o->errmsg), "invalid option (see --help)");
+	return err;
+}

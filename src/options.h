@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* Command-line options: parsed and checked here, before anything is loaded. */
+#ifndef NSL_OPTIONS_H
+#define NSL_OPTIONS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <net/if.h>
+#include "netstacklat.h"
+#include "report.h"
+
+enum nsl_attach_mode {
+	NSL_ATTACH_AUTO,	/* per hook, the first candidate that works */
+	NSL_ATTACH_FENTRY,	/* only fentry/fexit */
+	NSL_ATTACH_FALLBACK,	/* skip fentry/fexit, use the fallbacks */
+};
+
+enum nsl_netns_sel {
+	NSL_NETNS_OWN,		/* -n 0, the default */
+	NSL_NETNS_ALL,		/* -n -1 */
+	NSL_NETNS_INODE,	/* -n 4026531840 */
+	NSL_NETNS_PATH,		/* -n /run/netns/x, /proc/PID/ns/net */
+};
+
+struct nsl_options {
+	double interval_s;
+	unsigned long count;		/* 0: until SIGINT/SIGTERM */
+	bool timestamp;
+	enum nsl_format format;
+	const char *output;		/* NULL: stdout */
+	bool cumulative;
+	bool list_probes;
+	bool verbose;
+	enum nsl_attach_mode attach;
+	bool hook_enabled[NSL_NR_HOOKS];
+
+	uint32_t pids[NSL_MAX_FILTER_ENTRIES];
+	unsigned int nr_pids;
+	/* -i entries as given: a name, or an index when name is "" */
+	struct nsl_iface {
+		char name[IF_NAMESIZE];
+		uint32_t index;
+	} ifaces[NSL_MAX_FILTER_ENTRIES];
+	unsigned int nr_ifaces;
+	enum nsl_netns_sel netns;
+	uint64_t netns_ino;		/* NSL_NETNS_INODE */
+	const char *netns_path;		/* NSL_NETNS_PATH */
+	/* -c entries as given: a path, or an id when path is NULL */
+	struct nsl_cgroup {
+		const char *path;
+		uint64_t id;
+	} cgroups[NSL_MAX_FILTER_ENTRIES];
+	unsigned int nr_cgroups;
+	uint32_t min_queue_len;
+	bool group_ifindex;
+	bool group_cgroup;
+	bool include_hol;
+
+	char errmsg[256];		/* set when parsing fails */
+};
+
+/*
+ * Parses argv into *o (defaults first). argp_flags is passed to argp_parse:
+ * 0 in the tool (argp prints errors and exits), ARGP_NO_EXIT | ARGP_NO_ERRS
+ * in the unit tests, which then read o->errmsg. Returns 0 or an errno.
+ */
+int nsl_parse_options(int argc, char **argv, struct nsl_options *o,
+		      unsigned int argp_flags);
+
+/* Frees what parsing allocated (cgroup paths). */
+void nsl_free_options(struct nsl_options *o);
+
+#endif /* NSL_OPTIONS_H */

@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * A report: what the reader hands to the formatters. Plain data, no BPF,
+ * so that formatters and statistics are unit-tested on the host.
+ */
+#ifndef NSL_REPORT_H
+#define NSL_REPORT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <time.h>
+#include <net/if.h>
+#include "netstacklat.h"
+
+struct nsl_report_hist {
+	struct nsl_group_key key;	/* hook, and ifindex/cgroup if grouped */
+	uint64_t buckets[NSL_NR_BUCKETS];
+	uint64_t count;			/* sum of buckets */
+	uint64_t sum_ns;
+	char ifname[IF_NAMESIZE];	/* "" if unknown or not grouped */
+	const char *cgroup_path;	/* NULL if unknown or not grouped */
+};
+
+struct nsl_report {
+	struct timespec time;		/* CLOCK_REALTIME when the maps were read */
+	double interval_s;		/* time covered by the report */
+	bool cumulative;
+	bool group_ifindex;		/* -I */
+	bool group_cgroup;		/* -C */
+	bool hook_enabled[NSL_NR_HOOKS];
+	/* sorted by (hook, ifindex, cgroup); ungrouped: one per enabled hook */
+	size_t nr_hists;
+	struct nsl_report_hist *hists;
+	uint64_t counters[NSL_NR_HOOKS][NSL_NR_COUNTERS];
+};
+
+enum nsl_format { NSL_FMT_TABLE, NSL_FMT_JSON };
+
+struct nsl_format_opts {
+	enum nsl_format format;
+	bool timestamp;			/* -T: wall-clock time line in tables */
+};
+
+/* Statistics (src/stats.c). */
+#define NSL_NR_PERCENTILES 4
+extern const double nsl_percentiles[NSL_NR_PERCENTILES]; /* .5 .9 .99 .999 */
+
+/*
+ * Upper bound in ns of the bucket holding the sample of rank ceil(p*count),
+ * i.e. at least a fraction p of the samples are <= the returned value.
+ * Returns 0 for an empty histogram and UINT64_MAX when the rank falls in
+ * the open-ended last bucket.
+ */
+uint64_t nsl_percentile(const struct nsl_report_hist *h, double p);
+/* Average in ns (0 for an empty histogram). */
+double nsl_average(const struct nsl_report_hist *h);
+
+/* Formatters (src/format.c). Return 0 or a negative errno on write error. */
+int nsl_format_report(FILE *out, const struct nsl_report *r,
+		      const struct nsl_format_opts *o);
+
+#endif /* NSL_REPORT_H */

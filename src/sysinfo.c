@@ -1,0 +1,211 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <linux/net_tstamp.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/timex.h>
+#include "sysinfo.h"
+
+#include <mntent.h>
+#include <stdio.h>
+
+int nsl_tai_offset_ns(int64_t *offset)
+{
+	struct timex tx = { 0 };
+
+	if (adjtimex(&tx) < 0)
+		return -errno;
+	*offset = (int64_t)tx.tai * 1000000000LL;
+	return 0;
+}
+
+/*
+ * The kernel only stamps received skbs while someone wants RX timestamps:
+ * net_enable_timestamp() flips the global netstamp_needed_key static key
+ * (net/core/dev.c) when a socket turns on SOF_TIMESTAMPING_RX_SOFTWARE,
+ * and net_disable_timestamp() flips it back when the last such socket
+ * closes. So one idle socket of ours keeps skb->tstamp filled in for every
+ * namespace, and closing it (also by dying) releases it.
+ */
+int nsl_enable_rx_timestamps(void)
+{
+	int flags = SOF_TIMESTAMPING_RX_SOFTWARE | SOF_TIMESTAMPING_SOFTWARE;
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+
+	if (fd < 0)
+		return -errno;
+	if (setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPING, &flags, sizeof(flags))) {
+		int err = -errno;
+
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
+int nsl_netns_inode(const char *path, uint64_t *ino)
+{
+	struct stat st, self;
+
+	if (stat(path, &st))
+		return -errno;
+	/* every nsfs file lives on the same internal device as our own */
+	if (stat("/proc/self/ns/net", &self))
+		return -errno;
+	if (st.st_dev != self.st_dev)
+		return -EINVAL;
+	*ino = st.st_ino;
+	return 0;
+}
+
+int nsl_netns_enter(const char *path, int *saved)
+{
+	int fd, self, err = 0;
+
+	self = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+	if (self < 0)
+		return -errno;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || setns(fd, CLONE_NEWNET))
+		err = -errno;
+	if (fd >= 0)
+		close(fd);
+	if (err) {
+		close(self);
+		return err;
+	}
+	*saved = self;
+	return 0;
+}
+
+int nsl_netns_leave(int saved)
+{
+	int err = setns(saved, CLONE_NEWNET) ? -errno : 0;
+
+	close(saved);
+	return err;
+}
+
+/*
+ * The cgroup id of bpf_get_current_cgroup_id() is the kernfs node id, which
+ * is what name_to_handle_at() returns as the file handle of a cgroup2
+ * directory (kernfs_encode_fh()).
+ */
+int nsl_cgroup_id(const char *path, uint64_t *id)
+{
+	struct {
+		struct file_handle fh;
+		uint64_t id;
+	} h = { .fh.handle_bytes = sizeof(uint64_t) };
+	int mount_id;
+
+	if (name_to_handle_at(AT_FDCWD, path, &h.fh, &mount_id, 0))
+		return -errno;
+	if (h.fh.handle_bytes != sizeof(uint64_t))
+		return -EINVAL;
+	memcpy(id, h.fh.f_handle, sizeof(*id));
+	return 0;
+}
+
+struct cg_entry {
+	uint64_t id;
+	char *path;
+};
+
+/*
+ * Where cgroup v2 is mounted: /sys/fs/cgroup on unified systems,
+ * /sys/fs/cgroup/unified on hybrid ones (the machines we test on).
+ */
+const char *nsl_cgroup2_root(void)
+{
+	static char root[256];
+	struct mntent *m;
+	FILE *f;
+
+	if (root[0])
+		return root;
+	f = setmntent("/proc/self/mounts", "r");
+	if (!f)
+		return NULL;
+	while ((m = getmntent(f)) != NULL) {
+		if (!strcmp(m->mnt_type, "cgroup2")) {
+			snprintf(root, sizeof(root), "%s", m->mnt_dir);
+			break;
+		}
+	}
+	endmntent(f);
+	return root[0] ? root : NULL;
+}
+
+static struct cg_entry *cg_cache;
+static size_t cg_nr, cg_cap;
+
+static int cg_add(const char *path, const struct stat *st, int type,
+		  struct FTW *ftw)
+{
+	struct cg_entry *e;
+	uint64_t id;
+
+	(void)st;
+	(void)ftw;
+	if (type != FTW_D || nsl_cgroup_id(path, &id))
+		return 0;
+	if (cg_nr == cg_cap) {
+		size_t cap = cg_cap ? cg_cap * 2 : 64;
+
+		e = realloc(cg_cache, cap * sizeof(*e));
+		if (!e)
+			return 1;
+		cg_cache = e;
+		cg_cap = cap;
+	}
+	e = &cg_cache[cg_nr];
+	/* shown relative to the cgroup2 mount, as /proc/PID/cgroup does */
+	path += strlen(nsl_cgroup2_root());
+	e->path = strdup(*path ? path : "/");
+	if (!e->path)
+		return 1;
+	e->id = id;
+	cg_nr++;
+	return 0;
+}
+
+static const char *cg_find(uint64_t id)
+{
+	for (size_t i = 0; i < cg_nr; i++)
+		if (cg_cache[i].id == id)
+			return cg_cache[i].path;
+	return NULL;
+}
+
+/* An unknown id re-walks the hierarchy (new cgroups appear); once per id. */
+const char *nsl_cgroup_path(uint64_t id)
+{
+	static uint64_t last_miss;
+	const char *p = cg_find(id);
+
+	if (p || id == last_miss || !nsl_cgroup2_root())
+		return p;
+	nsl_cgroup_cache_free();
+	nftw(nsl_cgroup2_root(), cg_add, 16, FTW_PHYS | FTW_MOUNT);
+	p = cg_find(id);
+	if (!p)
+		last_miss = id;
+	return p;
+}
+
+void nsl_cgroup_cache_free(void)
+{
+	for (size_t i = 0; i < cg_nr; i++)
+		free(cg_cache[i].path);
+	free(cg_cache);
+	cg_cache = NULL;
+	cg_nr = cg_cap = 0;
+}

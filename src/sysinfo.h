@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* What the tool needs to know about, or set up in, the running system. */
+#ifndef NSL_SYSINFO_H
+#define NSL_SYSINFO_H
+
+#include <stdint.h>
+
+/* CLOCK_TAI - CLOCK_REALTIME in ns, as the kernel keeps it (adjtimex). */
+int nsl_tai_offset_ns(int64_t *offset);
+
+/*
+ * Turns on software RX timestamping for the whole kernel for as long as the
+ * returned socket stays open (see nsl_enable_rx_timestamps() for why).
+ * Returns the fd or a negative errno.
+ */
+int nsl_enable_rx_timestamps(void);
+
+/* Inode number of the network namespace at path (nsfs file). */
+int nsl_netns_inode(const char *path, uint64_t *ino);
+/* Enters the netns at path; *saved gets an fd to return with nsl_netns_leave(). */
+int nsl_netns_enter(const char *path, int *saved);
+int nsl_netns_leave(int saved);
+
+/* Mount point of cgroup v2, or NULL if there is none. */
+const char *nsl_cgroup2_root(void);
+/* cgroup v2 id (what bpf_get_current_cgroup_id() returns) of a cgroup dir. */
+int nsl_cgroup_id(const char *path, uint64_t *id);
+/* Path of cgroup id relative to the cgroup2 mount, or NULL; cached, do not free. */
+const char *nsl_cgroup_path(uint64_t id);
+void nsl_cgroup_cache_free(void);
+
+#endif /* NSL_SYSINFO_H */

@@ -1,0 +1,63 @@
+#!/usr/bin/env python3
+# Reads netstacklat JSON lines and answers one question about them, so the
+# shell tests stay readable. Fails (exit 1) if any line does not parse.
+#
+#   jsonq.py FILE lines                          number of reports
+#   jsonq.py FILE count HOOK [KEY=VALUE..]       samples summed over reports
+#   jsonq.py FILE sum HOOK                       sum_ns summed over reports
+#   jsonq.py FILE min_le HOOK                    smallest non-empty bucket bound
+#   jsonq.py FILE max_le HOOK                    largest non-empty bucket bound
+#   jsonq.py FILE counter HOOK NAME              counter summed over reports
+#   jsonq.py FILE hooks                          hooks present, space-separated
+#   jsonq.py FILE groups HOOK FIELD              distinct values of FIELD
+#   jsonq.py FILE last_count HOOK                count in the last report
+import json
+import sys
+
+
+def load(path):
+    reports = []
+    with open(path) as f:
+        for n, line in enumerate(f, 1):
+            try:
+                reports.append(json.loads(line))
+            except ValueError as e:
+                sys.exit(f"{path}:{n}: not JSON ({e}): {line[:200]!r}")
+    return reports
+
+
+def hists(reports, hook, where=()):
+    for r in reports:
+        for h in r["histograms"]:
+            if h["hook"] == hook and all(str(h.get(k)) == v for k, v in where):
+                yield h
+
+
+def main():
+    path, q = sys.argv[1], sys.argv[2]
+    args = sys.argv[3:]
+    reports = load(path)
+    if q == "lines":
+        print(len(reports))
+    elif q == "count":
+        where = [a.split("=", 1) for a in args[1:]]
+        print(sum(h["count"] for h in hists(reports, args[0], where)))
+    elif q == "sum":
+        print(sum(h["sum_ns"] for h in hists(reports, args[0])))
+    elif q in ("min_le", "max_le"):
+        les = [b["le_ns"] if b["le_ns"] is not None else 2**62
+               for h in hists(reports, args[0]) for b in h["buckets"] if b["count"]]
+        print((min if q == "min_le" else max)(les) if les else 0)
+    elif q == "counter":
+        print(sum(r["counters"].get(args[0], {}).get(args[1], 0) for r in reports))
+    elif q == "hooks":
+        print(" ".join(sorted({h["hook"] for r in reports for h in r["histograms"]})))
+    elif q == "groups":
+        print(" ".join(sorted({str(h.get(args[1])) for h in hists(reports, args[0])})))
+    elif q == "last_count":
+        print(sum(h["count"] for h in hists(reports[-1:], args[0])))
+    else:
+        sys.exit(f"jsonq: unknown query {q}")
+
+
+main()

@@ -1,0 +1,169 @@
+# Shared helpers for the integration tests (sourced, bash). Each test is a
+# function; run_test prints "RESULT PASS|FAIL|SKIP name [why]" for tests/run.
+# Everything made here (namespaces, cgroups, processes, files) is removed by
+# the EXIT trap, also when a test fails or the script is interrupted.
+set -uo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+NSL=$ROOT/netstacklat
+TG=$ROOT/.output/tests/trafficgen
+JQ="python3 $ROOT/tests/integration/jsonq.py"
+TMP=$(mktemp -d /tmp/nsl-test.XXXXXX)
+ID=$$
+NS_A=nsl$ID-a		# sender
+NS_B=nsl$ID-b		# receiver, where the tool looks by default
+NS_C=nsl$ID-c		# idle: no traffic at all
+IF_A=nsl$ID-a0
+IF_B=nsl$ID-b0
+ADDR_A=198.18.0.1 ADDR_B=198.18.0.2
+ADDR6_A=fd00:198:18::1 ADDR6_B=fd00:198:18::2
+# cgroup v2: /sys/fs/cgroup, or /sys/fs/cgroup/unified on hybrid systems
+CG_ROOT=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/self/mounts)
+BG_PIDS=()
+CGROUPS=()
+FAILS=()
+
+cleanup() {
+	local p cg
+	for p in "${BG_PIDS[@]}"; do kill -KILL "$p" 2>/dev/null; done
+	wait 2>/dev/null
+	for cg in "${CGROUPS[@]}"; do
+		# move stragglers out, then the directory can go
+		if [ -f "$cg/cgroup.procs" ]; then
+			while read -r p; do echo "$p" > "$CG_ROOT/cgroup.procs" 2>/dev/null; done < "$cg/cgroup.procs"
+		fi
+		rmdir "$cg" 2>/dev/null
+	done
+	for ns in "$NS_A" "$NS_B" "$NS_C"; do ip netns del "$ns" 2>/dev/null; done
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# Missing prerequisites make every test of the script a SKIP, with the reason.
+skip_all() {
+	local t
+	for t in "$@"; do echo "RESULT SKIP $t ($SKIP_WHY)"; done
+	exit 0
+}
+
+prereqs() {
+	SKIP_WHY=
+	[ "$(id -u)" -eq 0 ] || SKIP_WHY="needs root"
+	[ -x "$NSL" ] || SKIP_WHY="./netstacklat not built"
+	[ -x "$TG" ] || SKIP_WHY="traffic generator not built"
+	[ -r /sys/kernel/btf/vmlinux ] || SKIP_WHY="kernel without BTF"
+	command -v ip >/dev/null || SKIP_WHY="iproute2 missing"
+	[ -z "$SKIP_WHY" ]
+}
+
+setup_netns() {
+	ip netns add "$NS_A" && ip netns add "$NS_B" && ip netns add "$NS_C" || return 1
+	ip link add "$IF_A" netns "$NS_A" type veth peer name "$IF_B" netns "$NS_B" || return 1
+	ip -n "$NS_A" addr add $ADDR_A/24 dev "$IF_A"
+	ip -n "$NS_B" addr add $ADDR_B/24 dev "$IF_B"
+	ip -n "$NS_A" addr add $ADDR6_A/64 dev "$IF_A" nodad
+	ip -n "$NS_B" addr add $ADDR6_B/64 dev "$IF_B" nodad
+	for ns in "$NS_A" "$NS_B" "$NS_C"; do ip -n "$ns" link set lo up; done
+	ip -n "$NS_A" link set "$IF_A" up && ip -n "$NS_B" link set "$IF_B" up
+}
+
+fail() {
+	FAILS+=("$*")
+}
+
+# expect DESCRIPTION ACTUAL OP EXPECTED  (OP: -eq -ne -gt -ge -lt -le, or = !=)
+expect() {
+	local what=$1 a=$2 op=$3 b=$4
+	if [ "$op" = "=" ] || [ "$op" = "!=" ]; then
+		[ "$a" "$op" "$b" ] && return 0
+	elif [[ "$a" =~ ^[0-9]+$ ]] && [ "$a" "$op" "$b" ]; then
+		return 0
+	fi
+	fail "$what: got '$a', expected $op '$b'"
+	return 1
+}
+
+# skip WHY: the running test needs something this machine lacks.
+skip() {
+	SKIP_REASON=$*
+}
+
+run_test() {
+	local name=$1
+	FAILS=() SKIP_REASON=
+	"$name"
+	if [ -n "$SKIP_REASON" ] && [ ${#FAILS[@]} -eq 0 ]; then
+		echo "RESULT SKIP $name ($SKIP_REASON)"
+	elif [ ${#FAILS[@]} -eq 0 ]; then
+		echo "RESULT PASS $name"
+	else
+		printf '  %s\n' "${FAILS[@]}"
+		[ -s "$TMP/tool.err" ] && sed 's/^/  tool: /' "$TMP/tool.err" | tail -5
+		echo "RESULT FAIL $name"
+	fi
+}
+
+wait_for() {	# wait_for SECONDS COMMAND...: poll until COMMAND succeeds
+	local deadline=$((SECONDS + $1)); shift
+	until "$@"; do
+		[ $SECONDS -ge $deadline ] && return 1
+		sleep 0.05
+	done
+}
+
+# start_tool OUT ARGS...: runs netstacklat with JSON to OUT, returns once attached.
+start_tool() {
+	local out=$1; shift
+	: > "$TMP/tool.err"
+	"$NSL" -F json -r 1 -o "$out" "$@" 2> "$TMP/tool.err" &
+	TOOL_PID=$!
+	BG_PIDS+=("$TOOL_PID")
+	if ! wait_for 20 grep -q "attached" "$TMP/tool.err"; then
+		fail "tool did not attach: $(tail -3 "$TMP/tool.err")"
+		return 1
+	fi
+}
+
+# stop_tool: SIGINT, which must give a final report and exit 0.
+stop_tool() {
+	local rc
+	kill -INT "$TOOL_PID" 2>/dev/null
+	wait "$TOOL_PID"; rc=$?
+	expect "tool exit status after SIGINT" "$rc" -eq 0
+}
+
+# serve PROTO PORT ARGS...: trafficgen server in NS_B; SERVER_PID once ready.
+serve() {
+	local proto=$1 port=$2 addr=$ADDR_B; shift 2
+	[ "${V6:-0}" = 1 ] && addr=$ADDR6_B
+	rm -f "$TMP/ready"
+	ip netns exec "$NS_B" "$TG" server --proto "$proto" --bind "$addr" --port "$port" \
+		--ready-file "$TMP/ready" --report "$TMP/server.json" "$@" > /dev/null &
+	BG_PIDS+=($!)
+	SERVER_JOB=$!
+	wait_for 10 test -s "$TMP/ready" || { fail "server did not start"; return 1; }
+	SERVER_PID=$(cat "$TMP/ready")
+}
+
+# client PROTO PORT ARGS...: trafficgen client in NS_A, to completion.
+client() {
+	local proto=$1 port=$2 addr=$ADDR_B; shift 2
+	[ "${V6:-0}" = 1 ] && addr=$ADDR6_B
+	ip netns exec "$NS_A" "$TG" client --proto "$proto" --connect "$addr" --port "$port" "$@" \
+		> "$TMP/client.json" || fail "client failed: $(cat "$TMP/client.json")"
+}
+
+wait_server() {
+	wait "$SERVER_JOB" || fail "server exited with $?"
+}
+
+# json_field FILE FIELD: a number from a trafficgen report
+json_field() {
+	python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$1" "$2"
+}
+
+# Hooks that attach on this kernel (from -l), space-separated.
+attached_hooks() {
+	"$NSL" -l "$@" | awk '$2 != "unavailable" && /^  / { print $1 }' | tr '\n' ' ' | sed 's/ $//'
+}

@@ -1,0 +1,187 @@
+#!/usr/bin/env bash
+# Core tracer on the running kernel: real TCP/UDP traffic between two
+# namespaces over veth, the tool run with JSON output, assertions on it.
+source "$(dirname "$0")/lib.sh"
+
+TESTS=(test_list_probes test_traffic_samples test_one_sample_per_read
+       test_known_answer test_cumulative test_netns_filter test_iface_filter
+       test_pid_filter test_cgroup_filter test_group_by_interface
+       test_group_by_cgroup test_enable_disable)
+
+# traffic OUT TOOL_ARGS...: TCP server up (TCP_PID), tool attached, 200 TCP
+# messages then 200 UDP datagrams, tool stopped with SIGINT.
+# "@PID@" in the tool's arguments becomes the TCP server's PID, and
+# $BEFORE_TOOL (if set) runs once the server is up.
+traffic() {
+	local out=$1 args=(); shift
+	serve tcp 5001 || return 1
+	TCP_PID=$SERVER_PID
+	for a in "$@"; do args+=("${a//@PID@/$TCP_PID}"); done
+	[ -n "${BEFORE_TOOL:-}" ] && $BEFORE_TOOL
+	start_tool "$out" "${args[@]}" || return 1
+	client tcp 5001 --count 200 --interval-us 500
+	wait_server
+	TCP_READS=$(json_field "$TMP/server.json" reads)
+	serve udp 5002 --count 200 --duration-s 10 || return 1
+	client udp 5002 --count 200 --interval-us 500
+	wait_server
+	UDP_READS=$(json_field "$TMP/server.json" reads)
+	stop_tool
+}
+
+test_list_probes() {
+	local out n
+	out=$("$NSL" -l 2>&1) || fail "-l exited non-zero"
+	for h in ip-start tcp-start udp-start tcp-socket-enqueued udp-socket-enqueued \
+		 tcp-socket-read udp-socket-read; do
+		grep -Eq "^  $h +(fentry|tracepoint|netfilter|unavailable) " <<< "$out" ||
+			fail "-l does not list $h with a method"
+	done
+	n=$(attached_hooks | wc -w)
+	expect "hooks that attach here" "$n" -ge 3
+}
+
+test_traffic_samples() {
+	local out=$TMP/samples.json
+	traffic "$out" -n "/run/netns/$NS_B" || return
+	expect "JSON lines" "$($JQ "$out" lines)" -ge 1 || return
+	expect "server UDP datagrams" "$UDP_READS" -eq 200
+	expect "tcp-socket-enqueued samples" "$($JQ "$out" count tcp-socket-enqueued)" -ge "$TCP_READS"
+	expect "udp-socket-enqueued samples" "$($JQ "$out" count udp-socket-enqueued)" -eq 200
+	expect "tcp-socket-read samples" "$($JQ "$out" count tcp-socket-read)" -gt 0
+}
+
+# One read, one sample: the server's count of reads that returned data.
+test_one_sample_per_read() {
+	local out=$TMP/reads.json
+	traffic "$out" -n "/run/netns/$NS_B" -p @PID@ || return
+	expect "server reads" "$TCP_READS" -gt 10
+	expect "tcp-socket-read samples = reads" "$($JQ "$out" count tcp-socket-read)" -eq "$TCP_READS"
+}
+
+# A reader that lets data wait 50 ms before each read: every read sample
+# is >= 50 ms (at bucket resolution: in (2^25, 2^26] ns or above, and the
+# exact average >= 50 ms), enqueue samples far below.
+test_known_answer() {
+	local out=$TMP/known.json n sum
+	serve tcp 5003 --read-delay-ms 50 --count 10 || return
+	start_tool "$out" -n "/run/netns/$NS_B" -e tcp-socket-enqueued,tcp-socket-read || return
+	client tcp 5003 --count 10 --interval-us 100000
+	wait_server
+	stop_tool
+	n=$($JQ "$out" count tcp-socket-read)
+	sum=$($JQ "$out" sum tcp-socket-read)
+	expect "tcp-socket-read samples" "$n" -eq 10 || return
+	expect "smallest read bucket bound (ns)" "$($JQ "$out" min_le tcp-socket-read)" -ge $((1 << 26))
+	expect "average read latency (ns)" "$((sum / n))" -ge 50000000
+	n=$($JQ "$out" count tcp-socket-enqueued)
+	sum=$($JQ "$out" sum tcp-socket-enqueued)
+	expect "tcp-socket-enqueued samples" "$n" -ge 10 || return
+	expect "average enqueue latency (ns)" "$((sum / n))" -lt 5000000
+	expect "largest enqueue bucket bound (ns)" "$($JQ "$out" max_le tcp-socket-enqueued)" -le $((1 << 24))
+}
+
+# --cumulative: the last report holds everything since start.
+test_cumulative() {
+	local out=$TMP/cumul.json
+	traffic "$out" -n "/run/netns/$NS_B" -p @PID@ --cumulative || return
+	expect "cumulative tcp-socket-read in last report" \
+		"$($JQ "$out" last_count tcp-socket-read)" -eq "$TCP_READS"
+}
+
+socket_hooks_total() {
+	local out=$1 total=0 h
+	for h in tcp-socket-enqueued udp-socket-enqueued tcp-socket-read udp-socket-read \
+		 ip-start tcp-start udp-start; do
+		total=$((total + $($JQ "$out" count $h)))
+	done
+	echo $total
+}
+
+test_netns_filter() {
+	traffic "$TMP/ns-c.json" -n "/run/netns/$NS_C" || return
+	expect "samples in the idle namespace" "$(socket_hooks_total "$TMP/ns-c.json")" -eq 0
+	traffic "$TMP/ns-b.json" -n "$(stat -L -c %i "/run/netns/$NS_B")" || return
+	expect "samples in the receiver's namespace, by inode" \
+		"$($JQ "$TMP/ns-b.json" count tcp-socket-read)" -gt 0
+}
+
+test_iface_filter() {
+	traffic "$TMP/if-lo.json" -n "/run/netns/$NS_B" -i lo || return
+	expect "samples on lo" "$(socket_hooks_total "$TMP/if-lo.json")" -eq 0
+	traffic "$TMP/if-b.json" -n "/run/netns/$NS_B" -i "$IF_B" || return
+	expect "tcp-socket-read samples on $IF_B" "$($JQ "$TMP/if-b.json" count tcp-socket-read)" -gt 0
+	expect "udp-socket-enqueued samples on $IF_B" "$($JQ "$TMP/if-b.json" count udp-socket-enqueued)" -eq 200
+}
+
+test_pid_filter() {
+	traffic "$TMP/pid-1.json" -n "/run/netns/$NS_B" -p 1 || return
+	expect "tcp-socket-read samples for PID 1" "$($JQ "$TMP/pid-1.json" count tcp-socket-read)" -eq 0
+	expect "enqueue samples (not filtered by PID)" \
+		"$($JQ "$TMP/pid-1.json" count tcp-socket-enqueued)" -gt 0
+	traffic "$TMP/pid-s.json" -n "/run/netns/$NS_B" -p @PID@ || return
+	expect "tcp-socket-read samples for the server" "$($JQ "$TMP/pid-s.json" count tcp-socket-read)" -gt 0
+}
+
+have_cgroup2() {
+	[ -n "$CG_ROOT" ] && [ -w "$CG_ROOT/cgroup.procs" ]
+}
+
+make_cgroups() {
+	CG_SERVER=$CG_ROOT/nsl$ID-server CG_OTHER=$CG_ROOT/nsl$ID-other
+	mkdir -p "$CG_SERVER" "$CG_OTHER" || return 1
+	CGROUPS+=("$CG_SERVER" "$CG_OTHER")
+}
+
+server_to_cgroup() {
+	echo "$SERVER_PID" > "$CG_SERVER/cgroup.procs" || fail "cannot move server to $CG_SERVER"
+}
+
+test_cgroup_filter() {
+	have_cgroup2 || { skip "no writable cgroup v2 at $CG_ROOT"; return; }
+	make_cgroups || { fail "cannot create cgroups"; return; }
+	BEFORE_TOOL=server_to_cgroup traffic "$TMP/cg-o.json" -n "/run/netns/$NS_B" -c "$CG_OTHER" || return
+	expect "tcp-socket-read samples in another cgroup" "$($JQ "$TMP/cg-o.json" count tcp-socket-read)" -eq 0
+	BEFORE_TOOL=server_to_cgroup traffic "$TMP/cg-s.json" -n "/run/netns/$NS_B" -c "$CG_SERVER" || return
+	expect "tcp-socket-read samples in the server's cgroup" "$($JQ "$TMP/cg-s.json" count tcp-socket-read)" -eq "$TCP_READS"
+}
+
+test_group_by_interface() {
+	local out=$TMP/by-if.json idx
+	idx=$(ip -n "$NS_B" -o link show "$IF_B" | cut -d: -f1)
+	traffic "$out" -n "/run/netns/$NS_B" -I || return
+	expect "tcp-socket-read groups (ifindex)" "$($JQ "$out" groups tcp-socket-read ifindex)" = "$idx"
+	expect "udp-socket-enqueued groups (ifname)" "$($JQ "$out" groups udp-socket-enqueued ifname)" = "$IF_B"
+	expect "udp-socket-enqueued samples on $IF_B" "$($JQ "$out" count udp-socket-enqueued ifindex="$idx")" -eq 200
+}
+
+test_group_by_cgroup() {
+	local out=$TMP/by-cg.json id
+	have_cgroup2 || { skip "no writable cgroup v2 at $CG_ROOT"; return; }
+	[ -d "${CG_SERVER:-/nonexistent}" ] || make_cgroups || { fail "cannot create cgroups"; return; }
+	BEFORE_TOOL=server_to_cgroup traffic "$out" -n "/run/netns/$NS_B" -C -e tcp-socket-read,tcp-socket-enqueued || return
+	expect "tcp-socket-read groups (cgroup_path)" "$($JQ "$out" groups tcp-socket-read cgroup_path)" = "/nsl$ID-server"
+	expect "tcp-socket-read samples in the server's cgroup" \
+		"$($JQ "$out" count tcp-socket-read cgroup_path=/nsl$ID-server)" -eq "$TCP_READS"
+	# enqueue runs in softirq context: no process, no cgroup
+	expect "tcp-socket-enqueued groups (cgroup)" "$($JQ "$out" groups tcp-socket-enqueued cgroup)" = "0"
+}
+
+test_enable_disable() {
+	local out=$TMP/en.json all want err
+	traffic "$out" -n "/run/netns/$NS_B" -e tcp-socket-read || return
+	expect "hooks reported with -e tcp-socket-read" "$($JQ "$out" hooks)" = "tcp-socket-read"
+	all=$(attached_hooks)
+	want=$(tr ' ' '\n' <<< "$all" | grep -vx tcp-socket-enqueued | sort | tr '\n' ' ' | sed 's/ $//')
+	traffic "$out" -n "/run/netns/$NS_B" -d tcp-socket-enqueued || return
+	expect "hooks reported with -d tcp-socket-enqueued" "$($JQ "$out" hooks)" = "$want"
+	err=$("$NSL" -e tcp-socket-read -d ip-start 2>&1); rc=$?
+	expect "exit status of -e with -d" "$rc" -eq 2
+	grep -q -- "-e and -d" <<< "$err" || fail "-e with -d: message does not name the options: $err"
+}
+
+prereqs || skip_all "${TESTS[@]}"
+setup_netns || { SKIP_WHY="cannot create namespaces/veth"; skip_all "${TESTS[@]}"; }
+for t in "${TESTS[@]}"; do
+	run_test "$t"
+done

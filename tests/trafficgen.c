@@ -1,0 +1,1003 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * trafficgen - deterministic TCP/UDP traffic for netstacklat integration tests
+ *
+ * The integration tests run a server in one network namespace and a client
+ * in another (joined by veth) and compare what netstacklat measured against
+ * what this program did.  Everything here exists to make that comparison
+ * exact:
+ *
+ *  - the server counts only read()/recv() calls that returned > 0 bytes,
+ *    which is what the tracer sees as a "socket read that delivered data";
+ *  - the server can sleep before each read so that queued data provably sits
+ *    in the socket receive queue for at least --read-delay-ms;
+ *  - the report carries the server/client PID so tests can filter on it;
+ *  - every wait is bounded (poll timeouts plus a hard alarm), so a broken
+ *    test fails quickly instead of hanging CI.
+ *
+ * Build: gcc -O2 -Wall -Wextra -Werror -std=gnu11 tests/trafficgen.c
+ */
+#define _GNU_SOURCE
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define PROG			"trafficgen"
+
+#define EXIT_SOCK		1	/* socket or file error at run time */
+#define EXIT_USAGE		2	/* bad command line */
+#define EXIT_GUARD		3	/* hard overall time limit hit */
+
+#define NSEC_PER_USEC		1000ULL
+#define NSEC_PER_MSEC		1000000ULL
+#define NSEC_PER_SEC		1000000000ULL
+
+#define MAX_BUF_SIZE		(64U << 20)
+#define MAX_COUNT		(1ULL << 48)
+#define MAX_DURATION_S		86400.0
+
+#define DEFAULT_READ_SIZE	65536
+#define DEFAULT_MSG_SIZE	1000
+#define DEFAULT_COUNT		1000
+#define DEFAULT_INTERVAL_US	1000
+
+#define CONNECT_RETRY_NS	(5 * NSEC_PER_SEC)
+#define CONNECT_BACKOFF_NS	(50 * NSEC_PER_MSEC)
+#define CLOSE_WAIT_NS		(10 * NSEC_PER_SEC)
+#define GUARD_SLACK_S		15
+#define GUARD_COUNT_S		120
+
+/*
+ * Longest single poll().  A SIGTERM that lands between checking the stop
+ * flag and entering poll() is not noticed until poll() returns, so keeping
+ * each poll short bounds how late such a signal can be acted on.
+ */
+#define POLL_SLICE_MS		100
+
+enum role {
+	ROLE_SERVER,
+	ROLE_CLIENT,
+};
+
+struct config {
+	enum role role;
+	int socktype;			/* SOCK_STREAM or SOCK_DGRAM */
+	const char *proto;		/* "tcp" or "udp", for the report */
+	const char *addr;
+	char port[8];
+	struct sockaddr_storage sa;
+	socklen_t salen;
+	int family;
+	uint64_t count;			/* 0: no limit */
+	uint64_t duration_ns;		/* 0: no limit */
+	unsigned int guard_s;
+	/* server */
+	uint64_t read_delay_ns;
+	size_t read_size;
+	const char *ready_file;
+	/* client */
+	size_t msg_size;
+	uint64_t interval_ns;
+	/* both */
+	const char *report;
+};
+
+struct stats {
+	uint64_t ops;			/* reads (server) or writes (client) */
+	uint64_t bytes;
+};
+
+static volatile sig_atomic_t stop_requested;
+static char guard_msg[96];
+static size_t guard_msg_len;
+
+static const char usage_text[] =
+"usage:\n"
+"  " PROG " server --proto tcp|udp --bind ADDR --port N [--read-delay-ms N]\n"
+"             [--read-size B] [--duration-s S] [--count N]\n"
+"             [--ready-file PATH] [--report PATH]\n"
+"  " PROG " client --proto tcp|udp --connect ADDR --port N [--msg-size B]\n"
+"             [--count N] [--interval-us U] [--duration-s S] [--report PATH]\n"
+"\n"
+"ADDR is a numeric IPv4 or IPv6 address (IPv6 without brackets).\n"
+"server: accepts one TCP connection (or binds UDP) and counts reads that\n"
+"  returned data; with --read-delay-ms it waits until data is queued, then\n"
+"  sleeps that long before every read.  --read-size defaults to 65536.\n"
+"  Stops at TCP EOF, after --count reads, or after --duration-s; a UDP\n"
+"  server needs --count or --duration-s.  --ready-file is created\n"
+"  (containing the PID) once the socket is listening/bound.\n"
+"client: sends --count messages of --msg-size bytes (defaults 1000, 1000),\n"
+"  --interval-us apart (default 1000, 0 = back to back), or sends until\n"
+"  --duration-s elapses.  TCP: retries refused connects for 5 s, then\n"
+"  shuts down writing and waits up to 10 s for the server to close.\n"
+"--duration-s accepts fractions (e.g. 0.5).\n"
+"Prints one JSON report line on stdout (also to --report PATH, atomically).\n"
+"Exit: 0 ok, 1 socket/file error, 2 usage error, 3 hard time limit hit.\n";
+
+/* ---- small helpers ---------------------------------------------------- */
+
+static void __attribute__((noreturn, format(printf, 1, 2)))
+usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs(PROG ": ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(EXIT_USAGE);
+}
+
+/* Report a failed system call by name; always returns -1 for chaining. */
+static int sys_error(const char *call)
+{
+	fprintf(stderr, PROG ": %s: %s\n", call, strerror(errno));
+	return -1;
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * NSEC_PER_SEC + (uint64_t)ts.tv_nsec;
+}
+
+/* A deadline of 0 means "none"; otherwise it is an absolute now_ns() value. */
+static uint64_t deadline_after(uint64_t delta_ns)
+{
+	return delta_ns ? now_ns() + delta_ns : 0;
+}
+
+static bool deadline_passed(uint64_t deadline)
+{
+	return deadline && now_ns() >= deadline;
+}
+
+static uint64_t earlier_deadline(uint64_t a, uint64_t b)
+{
+	if (!a)
+		return b;
+	if (!b)
+		return a;
+	return a < b ? a : b;
+}
+
+/*
+ * Sleep for ns, resuming after unrelated interruptions.  Returns false if a
+ * stop was requested, so callers can skip the work the sleep preceded.
+ */
+static bool sleep_ns(uint64_t ns)
+{
+	struct timespec req = {
+		.tv_sec = ns / NSEC_PER_SEC,
+		.tv_nsec = ns % NSEC_PER_SEC,
+	};
+
+	while (nanosleep(&req, &req) < 0) {
+		if (errno != EINTR || stop_requested)
+			break;
+	}
+	return !stop_requested;
+}
+
+/*
+ * Wait until fd has one of events, the deadline passes or a stop is
+ * requested.  Returns 1 when ready (errors and hangups count as ready so the
+ * following read/send reports them), 0 on timeout or stop, -1 on error.
+ */
+static int wait_fd(int fd, short events, uint64_t deadline)
+{
+	struct pollfd pfd = { .fd = fd, .events = events };
+	int timeout, ret;
+
+	for (;;) {
+		if (stop_requested)
+			return 0;
+		timeout = POLL_SLICE_MS;
+		if (deadline) {
+			uint64_t now = now_ns();
+
+			if (now >= deadline)
+				return 0;
+			if (deadline - now < POLL_SLICE_MS * NSEC_PER_MSEC)
+				timeout = (deadline - now + NSEC_PER_MSEC - 1) /
+					  NSEC_PER_MSEC;
+		}
+		ret = poll(&pfd, 1, timeout);
+		if (ret > 0)
+			return 1;
+		if (ret < 0 && errno != EINTR)
+			return sys_error("poll");
+	}
+}
+
+static int write_all(int fd, const char *buf, size_t len)
+{
+	while (len) {
+		ssize_t n = write(fd, buf, len);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		buf += n;
+		len -= n;
+	}
+	return 0;
+}
+
+/*
+ * Replace path with data atomically: test scripts poll for the file and read
+ * it as soon as it exists, so it must never be visible half written.  The
+ * temporary lives next to path because rename() cannot cross filesystems.
+ */
+static int write_file_atomic(const char *path, const char *data)
+{
+	size_t tmp_len = strlen(path) + sizeof(".XXXXXX");
+	char *tmp = malloc(tmp_len);
+	int fd, ret = -1;
+
+	if (!tmp)
+		return sys_error("malloc");
+	snprintf(tmp, tmp_len, "%s.XXXXXX", path);
+	fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd < 0) {
+		fprintf(stderr, PROG ": mkostemp %s: %s\n", tmp,
+			strerror(errno));
+		goto out;
+	}
+	/* mkostemp() creates 0600; the reader may be a different user. */
+	if (fchmod(fd, 0644) < 0 || write_all(fd, data, strlen(data)) < 0) {
+		fprintf(stderr, PROG ": write %s: %s\n", tmp, strerror(errno));
+		close(fd);
+		goto out_unlink;
+	}
+	if (close(fd) < 0) {
+		fprintf(stderr, PROG ": close %s: %s\n", tmp, strerror(errno));
+		goto out_unlink;
+	}
+	if (rename(tmp, path) < 0) {
+		fprintf(stderr, PROG ": rename %s: %s\n", path,
+			strerror(errno));
+		goto out_unlink;
+	}
+	ret = 0;
+	goto out;
+out_unlink:
+	unlink(tmp);
+out:
+	free(tmp);
+	return ret;
+}
+
+/* ---- signals and the hard guard --------------------------------------- */
+
+static void on_stop(int sig)
+{
+	(void)sig;
+	stop_requested = 1;
+}
+
+/*
+ * Last resort when something blocks longer than any poll timeout allows
+ * (or a bug loops forever).  Only async-signal-safe calls: the message was
+ * formatted up front.
+ */
+static void on_guard(int sig)
+{
+	(void)sig;
+	if (write(STDERR_FILENO, guard_msg, guard_msg_len) < 0) {
+		/* nothing useful left to do */
+	}
+	_exit(EXIT_GUARD);
+}
+
+static void setup_signals(const struct config *cfg)
+{
+	struct sigaction sa = { .sa_handler = on_stop };
+
+	/*
+	 * No SA_RESTART: a SIGTERM must break blocking calls (EINTR) so the
+	 * loops can notice stop_requested and still print the report.
+	 */
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+
+	/* A vanished peer must produce EPIPE, not kill us before the report. */
+	sa.sa_handler = SIG_IGN;
+	sigaction(SIGPIPE, &sa, NULL);
+
+	sa.sa_handler = on_guard;
+	sigaction(SIGALRM, &sa, NULL);
+	guard_msg_len = snprintf(guard_msg, sizeof(guard_msg),
+				 PROG ": hard time limit of %u s exceeded, "
+				 "aborting\n", cfg->guard_s);
+	alarm(cfg->guard_s);
+}
+
+/* ---- command line ------------------------------------------------------ */
+
+enum {
+	OPT_PROTO = 256,
+	OPT_BIND,
+	OPT_CONNECT,
+	OPT_PORT,
+	OPT_READ_DELAY,
+	OPT_READ_SIZE,
+	OPT_DURATION,
+	OPT_COUNT,
+	OPT_READY_FILE,
+	OPT_REPORT,
+	OPT_MSG_SIZE,
+	OPT_INTERVAL,
+};
+
+/* Separate tables so an option of the other role is rejected by name. */
+static const struct option server_opts[] = {
+	{ "proto",		required_argument, NULL, OPT_PROTO },
+	{ "bind",		required_argument, NULL, OPT_BIND },
+	{ "port",		required_argument, NULL, OPT_PORT },
+	{ "read-delay-ms",	required_argument, NULL, OPT_READ_DELAY },
+	{ "read-size",		required_argument, NULL, OPT_READ_SIZE },
+	{ "duration-s",		required_argument, NULL, OPT_DURATION },
+	{ "count",		required_argument, NULL, OPT_COUNT },
+	{ "ready-file",		required_argument, NULL, OPT_READY_FILE },
+	{ "report",		required_argument, NULL, OPT_REPORT },
+	{ "help",		no_argument,	   NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static const struct option client_opts[] = {
+	{ "proto",		required_argument, NULL, OPT_PROTO },
+	{ "connect",		required_argument, NULL, OPT_CONNECT },
+	{ "port",		required_argument, NULL, OPT_PORT },
+	{ "msg-size",		required_argument, NULL, OPT_MSG_SIZE },
+	{ "count",		required_argument, NULL, OPT_COUNT },
+	{ "interval-us",	required_argument, NULL, OPT_INTERVAL },
+	{ "duration-s",		required_argument, NULL, OPT_DURATION },
+	{ "report",		required_argument, NULL, OPT_REPORT },
+	{ "help",		no_argument,	   NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static const char *opt_name(const struct option *opts, int val)
+{
+	for (; opts->name; opts++)
+		if (opts->val == val)
+			return opts->name;
+	return "?";
+}
+
+/*
+ * Strict unsigned parse.  strtoull() alone would accept " 5", "+5" and
+ * wrap "-1" to a huge value; none of those is a sane test parameter.
+ */
+static uint64_t parse_uint(const char *name, const char *s, uint64_t min,
+			   uint64_t max)
+{
+	unsigned long long v;
+	char *end;
+
+	if (!isdigit((unsigned char)s[0]))
+		goto bad;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || *end || v < min || v > max)
+		goto bad;
+	return v;
+bad:
+	usage_error("--%s: invalid value '%s' (expected integer %llu..%llu)",
+		    name, s, (unsigned long long)min, (unsigned long long)max);
+}
+
+/* Seconds, fractions allowed ("0.5"), converted to nanoseconds. */
+static uint64_t parse_duration(const char *name, const char *s)
+{
+	char *end;
+	double v;
+
+	if (!isdigit((unsigned char)s[0]) && s[0] != '.')
+		goto bad;
+	errno = 0;
+	v = strtod(s, &end);
+	/* The comparisons are also false for NaN. */
+	if (errno || *end || !(v >= 0.001 && v <= MAX_DURATION_S))
+		goto bad;
+	return (uint64_t)(v * NSEC_PER_SEC + 0.5);
+bad:
+	usage_error("--%s: invalid value '%s' (expected seconds 0.001..%.0f)",
+		    name, s, MAX_DURATION_S);
+}
+
+static int parse_proto(const char *s)
+{
+	if (!strcmp(s, "tcp"))
+		return SOCK_STREAM;
+	if (!strcmp(s, "udp"))
+		return SOCK_DGRAM;
+	usage_error("--proto: invalid value '%s' (expected tcp or udp)", s);
+}
+
+/* Numeric only: tests must never depend on name resolution. */
+static void resolve_addr(struct config *cfg, const char *name)
+{
+	struct addrinfo hints = {
+		.ai_family = AF_UNSPEC,
+		.ai_socktype = cfg->socktype,
+		.ai_flags = AI_NUMERICHOST | AI_NUMERICSERV,
+	};
+	struct addrinfo *res;
+	int err;
+
+	err = getaddrinfo(cfg->addr, cfg->port, &hints, &res);
+	if (err)
+		usage_error("--%s: invalid address '%s' (numeric IPv4/IPv6, "
+			    "no brackets): %s", name, cfg->addr,
+			    gai_strerror(err));
+	memcpy(&cfg->sa, res->ai_addr, res->ai_addrlen);
+	cfg->salen = res->ai_addrlen;
+	cfg->family = res->ai_family;
+	freeaddrinfo(res);
+}
+
+static void handle_opt(struct config *cfg, const struct option *opts,
+		       int val, const char *arg)
+{
+	const char *name = opt_name(opts, val);
+
+	switch (val) {
+	case OPT_PROTO:
+		cfg->socktype = parse_proto(arg);
+		cfg->proto = cfg->socktype == SOCK_STREAM ? "tcp" : "udp";
+		break;
+	case OPT_BIND:
+	case OPT_CONNECT:
+		if (!arg[0])
+			usage_error("--%s: empty address", name);
+		cfg->addr = arg;
+		break;
+	case OPT_PORT:
+		snprintf(cfg->port, sizeof(cfg->port), "%llu",
+			 (unsigned long long)parse_uint(name, arg, 1, 65535));
+		break;
+	case OPT_READ_DELAY:
+		cfg->read_delay_ns = parse_uint(name, arg, 0, 3600000) *
+				     NSEC_PER_MSEC;
+		break;
+	case OPT_READ_SIZE:
+		cfg->read_size = parse_uint(name, arg, 1, MAX_BUF_SIZE);
+		break;
+	case OPT_MSG_SIZE:
+		cfg->msg_size = parse_uint(name, arg, 1, MAX_BUF_SIZE);
+		break;
+	case OPT_COUNT:
+		cfg->count = parse_uint(name, arg, 1, MAX_COUNT);
+		break;
+	case OPT_INTERVAL:
+		cfg->interval_ns = parse_uint(name, arg, 0, 3600000000ULL) *
+				   NSEC_PER_USEC;
+		break;
+	case OPT_DURATION:
+		cfg->duration_ns = parse_duration(name, arg);
+		break;
+	case OPT_READY_FILE:
+	case OPT_REPORT:
+		if (!arg[0])
+			usage_error("--%s: empty path", name);
+		if (val == OPT_READY_FILE)
+			cfg->ready_file = arg;
+		else
+			cfg->report = arg;
+		break;
+	}
+}
+
+static void check_required(struct config *cfg)
+{
+	const char *addr_opt = cfg->role == ROLE_SERVER ? "bind" : "connect";
+
+	if (!cfg->proto)
+		usage_error("--proto: missing (required)");
+	if (!cfg->addr)
+		usage_error("--%s: missing (required)", addr_opt);
+	if (!cfg->port[0])
+		usage_error("--port: missing (required)");
+	/*
+	 * UDP has no EOF, so without a limit the server would only ever end
+	 * by signal or by the hard guard.
+	 */
+	if (cfg->role == ROLE_SERVER && cfg->socktype == SOCK_DGRAM &&
+	    !cfg->count && !cfg->duration_ns)
+		usage_error("--count/--duration-s: a udp server needs at "
+			    "least one of them");
+	if (cfg->role == ROLE_CLIENT && !cfg->count && !cfg->duration_ns)
+		cfg->count = DEFAULT_COUNT;
+	resolve_addr(cfg, addr_opt);
+}
+
+static unsigned int guard_seconds(const struct config *cfg)
+{
+	if (cfg->duration_ns)
+		return (cfg->duration_ns + NSEC_PER_SEC - 1) / NSEC_PER_SEC +
+		       GUARD_SLACK_S;
+	return GUARD_COUNT_S;
+}
+
+static void parse_args(int argc, char **argv, struct config *cfg)
+{
+	const struct option *opts;
+	int c;
+
+	if (argc < 2)
+		usage_error("missing mode 'server' or 'client' (see --help)");
+	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
+		fputs(usage_text, stdout);
+		exit(0);
+	}
+	if (!strcmp(argv[1], "server"))
+		cfg->role = ROLE_SERVER;
+	else if (!strcmp(argv[1], "client"))
+		cfg->role = ROLE_CLIENT;
+	else
+		usage_error("unknown mode '%s' (expected server or client)",
+			    argv[1]);
+	opts = cfg->role == ROLE_SERVER ? server_opts : client_opts;
+	cfg->read_size = DEFAULT_READ_SIZE;
+	cfg->msg_size = DEFAULT_MSG_SIZE;
+	cfg->interval_ns = DEFAULT_INTERVAL_US * NSEC_PER_USEC;
+
+	/* Leading ':' lets us tell a missing value from an unknown option. */
+	opterr = 0;
+	argc--;
+	argv++;
+	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'h':
+			fputs(usage_text, stdout);
+			exit(0);
+		case ':':
+			usage_error("--%s: missing value",
+				    opt_name(opts, optopt));
+		case '?':
+			usage_error("%s: unknown option '%s'", argv[0],
+				    argv[optind - 1]);
+		default:
+			handle_opt(cfg, opts, c, optarg);
+		}
+	}
+	if (optind < argc)
+		usage_error("unexpected argument '%s'", argv[optind]);
+	check_required(cfg);
+	cfg->guard_s = guard_seconds(cfg);
+}
+
+/* ---- server ------------------------------------------------------------ */
+
+static int open_server_socket(const struct config *cfg)
+{
+	int one = 1;
+	int fd;
+
+	fd = socket(cfg->family, cfg->socktype | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return sys_error("socket");
+	/* Back-to-back test runs must not fail on a TIME_WAIT leftover. */
+	if (cfg->socktype == SOCK_STREAM &&
+	    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) < 0) {
+		sys_error("setsockopt(SO_REUSEADDR)");
+		goto err;
+	}
+	if (bind(fd, (const struct sockaddr *)&cfg->sa, cfg->salen) < 0) {
+		sys_error("bind");
+		goto err;
+	}
+	if (cfg->socktype == SOCK_STREAM && listen(fd, 1) < 0) {
+		sys_error("listen");
+		goto err;
+	}
+	return fd;
+err:
+	close(fd);
+	return -1;
+}
+
+/* The file holds our PID so a test can start filtering before traffic. */
+static int signal_ready(const char *path)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "%ld\n", (long)getpid());
+	return write_file_atomic(path, buf);
+}
+
+/* Returns the connected fd, -2 if the deadline or a stop came first. */
+static int accept_one(int lfd, uint64_t deadline)
+{
+	int fd, ret;
+
+	for (;;) {
+		ret = wait_fd(lfd, POLLIN, deadline);
+		if (ret <= 0)
+			return ret < 0 ? -1 : -2;
+		fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+		if (fd >= 0)
+			return fd;
+		/* The pending connection may have been reset meanwhile. */
+		if (errno != EINTR && errno != ECONNABORTED)
+			return sys_error("accept");
+	}
+}
+
+/*
+ * One read (TCP) or recv (UDP).  Returns bytes, 0 for TCP EOF, -1 for an
+ * error and -2 for "nothing counted, carry on" (EINTR, empty datagram).
+ */
+static ssize_t read_once(const struct config *cfg, int fd, char *buf)
+{
+	ssize_t n;
+
+	if (cfg->socktype == SOCK_STREAM)
+		n = read(fd, buf, cfg->read_size);
+	else
+		n = recv(fd, buf, cfg->read_size, 0);
+	if (n > 0)
+		return n;
+	/* A zero-length datagram is data, not EOF, but carries no bytes. */
+	if (n == 0)
+		return cfg->socktype == SOCK_STREAM ? 0 : -2;
+	if (errno == EINTR)
+		return -2;
+	return sys_error(cfg->socktype == SOCK_STREAM ? "read" : "recv");
+}
+
+static int receive_loop(const struct config *cfg, int fd, uint64_t deadline,
+			struct stats *st)
+{
+	char *buf = malloc(cfg->read_size);
+	int ret = 0;
+	ssize_t n;
+
+	if (!buf)
+		return sys_error("malloc");
+	while (!cfg->count || st->ops < cfg->count) {
+		ret = wait_fd(fd, POLLIN, deadline);
+		if (ret <= 0)
+			break;
+		ret = 0;
+		/*
+		 * Sleep only once data is queued, right before the read: that
+		 * way the data being read has sat in the receive queue for at
+		 * least read-delay-ms.  Sleeping before poll() instead would
+		 * let data that arrives after the sleep be read at once.
+		 */
+		if (cfg->read_delay_ns && !sleep_ns(cfg->read_delay_ns))
+			break;
+		if (deadline_passed(deadline))
+			break;
+		n = read_once(cfg, fd, buf);
+		if (n == 0)
+			break;
+		if (n == -1) {
+			ret = -1;
+			break;
+		}
+		if (n > 0) {
+			st->ops++;
+			st->bytes += n;
+		}
+	}
+	free(buf);
+	return ret;
+}
+
+static int run_server(const struct config *cfg, uint64_t deadline,
+		      struct stats *st)
+{
+	int lfd, fd, ret;
+
+	/* Never let a waiting script see a stale file from an older run. */
+	if (cfg->ready_file)
+		unlink(cfg->ready_file);
+	lfd = open_server_socket(cfg);
+	if (lfd < 0)
+		return -1;
+	if (cfg->ready_file && signal_ready(cfg->ready_file) < 0) {
+		close(lfd);
+		return -1;
+	}
+	if (cfg->socktype == SOCK_DGRAM) {
+		fd = lfd;
+	} else {
+		fd = accept_one(lfd, deadline);
+		/* Exactly one connection per run: refuse any later ones. */
+		close(lfd);
+		if (fd == -2)
+			return 0;
+		if (fd < 0)
+			return -1;
+	}
+	ret = receive_loop(cfg, fd, deadline, st);
+	close(fd);
+	return ret;
+}
+
+/* ---- client ------------------------------------------------------------ */
+
+static int set_nonblock(int fd, bool on)
+{
+	int flags = fcntl(fd, F_GETFL);
+
+	if (flags < 0)
+		return -1;
+	flags = on ? flags | O_NONBLOCK : flags & ~O_NONBLOCK;
+	return fcntl(fd, F_SETFL, flags);
+}
+
+/*
+ * connect() bounded by deadline.  A blocking connect to a host that drops
+ * SYNs would otherwise sit in the kernel's SYN retries for minutes.
+ * Returns 0 or -1 with errno set.
+ */
+static int connect_bounded(const struct config *cfg, int fd, uint64_t deadline)
+{
+	socklen_t len = sizeof(int);
+	int err = 0, ret;
+
+	if (set_nonblock(fd, true) < 0)
+		return -1;
+	if (connect(fd, (const struct sockaddr *)&cfg->sa, cfg->salen) < 0) {
+		if (errno != EINPROGRESS)
+			return -1;
+		ret = wait_fd(fd, POLLOUT, deadline);
+		if (ret < 0)
+			return -1;
+		if (ret == 0) {
+			errno = stop_requested ? EINTR : ETIMEDOUT;
+			return -1;
+		}
+		if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) < 0)
+			return -1;
+		if (err) {
+			errno = err;
+			return -1;
+		}
+	}
+	return set_nonblock(fd, false);
+}
+
+/*
+ * Connect, retrying refusals so the client may be started right after the
+ * server without racing its listen().  Returns fd, -1 error, -2 stopped.
+ */
+static int connect_retry(const struct config *cfg, uint64_t run_deadline)
+{
+	uint64_t deadline = earlier_deadline(deadline_after(CONNECT_RETRY_NS),
+					     run_deadline);
+	int fd, err;
+
+	for (;;) {
+		fd = socket(cfg->family, cfg->socktype | SOCK_CLOEXEC, 0);
+		if (fd < 0)
+			return sys_error("socket");
+		if (connect_bounded(cfg, fd, deadline) == 0)
+			return fd;
+		err = errno;
+		/* A failed connect leaves the socket unusable: start over. */
+		close(fd);
+		/* Only "nobody listening yet" is worth another try. */
+		if (err == ECONNREFUSED && !deadline_passed(deadline) &&
+		    sleep_ns(CONNECT_BACKOFF_NS) && !deadline_passed(deadline))
+			continue;
+		if (stop_requested)
+			return -2;
+		errno = err;
+		return sys_error("connect");
+	}
+}
+
+/*
+ * Send one TCP message completely.  MSG_DONTWAIT plus poll keeps a server
+ * that reads slowly from blocking us past --duration-s.  Bytes that did go
+ * out are counted even if the message is cut short, so byte totals still
+ * match the server's.  Returns 1 sent, 0 cut short (deadline/stop), -1 error.
+ */
+static int send_stream_msg(int fd, const char *buf, size_t len,
+			   uint64_t deadline, struct stats *st)
+{
+	ssize_t n;
+	int ret;
+
+	while (len) {
+		n = send(fd, buf, len, MSG_DONTWAIT | MSG_NOSIGNAL);
+		if (n > 0) {
+			st->bytes += n;
+			buf += n;
+			len -= n;
+			continue;
+		}
+		if (n < 0 && errno != EAGAIN && errno != EINTR)
+			return sys_error("send");
+		ret = wait_fd(fd, POLLOUT, deadline);
+		if (ret <= 0)
+			return ret;
+	}
+	st->ops++;
+	return 1;
+}
+
+/*
+ * Send one datagram.  ECONNREFUSED only reports an ICMP error for an
+ * earlier datagram (server not up yet, or gone) and ENOBUFS a full device
+ * queue; the datagram was not sent, which is normal UDP loss for a test
+ * generator, so it is not counted and we carry on.
+ */
+static int send_dgram_msg(int fd, const char *buf, size_t len,
+			  uint64_t deadline, struct stats *st)
+{
+	ssize_t n;
+	int ret;
+
+	for (;;) {
+		n = send(fd, buf, len, MSG_DONTWAIT | MSG_NOSIGNAL);
+		if (n >= 0) {
+			st->ops++;
+			st->bytes += n;
+			return 1;
+		}
+		if (errno == ECONNREFUSED || errno == ENOBUFS)
+			return 1;
+		if (errno != EAGAIN && errno != EINTR)
+			return sys_error("send");
+		ret = wait_fd(fd, POLLOUT, deadline);
+		if (ret <= 0)
+			return ret;
+	}
+}
+
+static int send_loop(const struct config *cfg, int fd, uint64_t deadline,
+		     struct stats *st)
+{
+	char *msg = malloc(cfg->msg_size);
+	uint64_t i;
+	int ret = 0;
+
+	if (!msg)
+		return sys_error("malloc");
+	/* A recognisable pattern helps when eyeballing a packet capture. */
+	for (i = 0; i < cfg->msg_size; i++)
+		msg[i] = 'a' + i % 26;
+
+	for (i = 0; !cfg->count || i < cfg->count; i++) {
+		if (i && cfg->interval_ns && !sleep_ns(cfg->interval_ns))
+			break;
+		if (stop_requested || deadline_passed(deadline))
+			break;
+		if (cfg->socktype == SOCK_STREAM)
+			ret = send_stream_msg(fd, msg, cfg->msg_size, deadline,
+					      st);
+		else
+			ret = send_dgram_msg(fd, msg, cfg->msg_size, deadline,
+					     st);
+		if (ret <= 0)
+			break;
+	}
+	free(msg);
+	return ret < 0 ? -1 : 0;
+}
+
+/*
+ * Half-close and wait for the server's close, so the server has read
+ * everything (and its report is final) by the time we exit.  A reset also
+ * means the server is gone; only our own sending can fail the run.
+ */
+static void wait_peer_close(int fd)
+{
+	uint64_t deadline = deadline_after(CLOSE_WAIT_NS);
+	char buf[4096];
+	ssize_t n;
+
+	if (shutdown(fd, SHUT_WR) < 0) {
+		sys_error("shutdown");
+		return;
+	}
+	while (wait_fd(fd, POLLIN, deadline) > 0) {
+		n = read(fd, buf, sizeof(buf));
+		if (n == 0 || (n < 0 && errno != EINTR))
+			break;
+	}
+}
+
+static int run_client(const struct config *cfg, uint64_t deadline,
+		      struct stats *st)
+{
+	int one = 1;
+	int fd, ret;
+
+	fd = connect_retry(cfg, deadline);
+	if (fd == -2)
+		return 0;
+	if (fd < 0)
+		return -1;
+	/*
+	 * With an interval each message should be its own segment (one skb
+	 * per message for the tracer); Nagle would hold small writes back
+	 * waiting for the previous ACK.
+	 */
+	if (cfg->socktype == SOCK_STREAM && cfg->interval_ns &&
+	    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one)) < 0) {
+		sys_error("setsockopt(TCP_NODELAY)");
+		close(fd);
+		return -1;
+	}
+	ret = send_loop(cfg, fd, deadline, st);
+	if (cfg->socktype == SOCK_STREAM && ret == 0)
+		wait_peer_close(fd);
+	close(fd);
+	return ret;
+}
+
+/* ---- report and main --------------------------------------------------- */
+
+static int emit_report(const struct config *cfg, const struct stats *st)
+{
+	bool server = cfg->role == ROLE_SERVER;
+	char line[256];
+
+	snprintf(line, sizeof(line),
+		 "{\"role\":\"%s\",\"proto\":\"%s\",\"%s\":%llu,"
+		 "\"bytes\":%llu,\"pid\":%ld}\n",
+		 server ? "server" : "client", cfg->proto,
+		 server ? "reads" : "writes", (unsigned long long)st->ops,
+		 (unsigned long long)st->bytes, (long)getpid());
+	fputs(line, stdout);
+	fflush(stdout);
+	if (cfg->report)
+		return write_file_atomic(cfg->report, line);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct config cfg = { 0 };
+	struct stats st = { 0 };
+	uint64_t deadline;
+	int ret;
+
+	parse_args(argc, argv, &cfg);
+	setup_signals(&cfg);
+	/* --duration-s bounds the whole run, including accept/connect. */
+	deadline = deadline_after(cfg.duration_ns);
+
+	if (cfg.role == ROLE_SERVER)
+		ret = run_server(&cfg, deadline, &st);
+	else
+		ret = run_client(&cfg, deadline, &st);
+
+	/*
+	 * Report even after an error: a test then fails on a clear count
+	 * mismatch plus the error message, and the exit code still says 1.
+	 */
+	if (emit_report(&cfg, &st) < 0)
+		ret = -1;
+	return ret < 0 ? EXIT_SOCK : 0;
+}

@@ -1,0 +1,532 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Formatters against golden files in tests/golden (or $NSL_GOLDEN_DIR).
+ * NSL_UPDATE_GOLDEN=1 rewrites the golden files instead of comparing: read
+ * every changed one by hand before committing it.
+ */
+#define _GNU_SOURCE	/* asprintf */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "hooks.h"
+#include "report.h"
+
+#define MAX_HISTS 8
+
+/* 2026-11-22T11:00:05.123Z */
+static const struct timespec report_time = { 1795345205, 123456789 };
+
+static const struct nsl_format_opts table = { NSL_FMT_TABLE, false };
+static const struct nsl_format_opts table_ts = { NSL_FMT_TABLE, true };
+static const struct nsl_format_opts json = { NSL_FMT_JSON, false };
+
+struct fixture {
+	struct nsl_report r;
+	struct nsl_report_hist h[MAX_HISTS];
+};
+
+static struct nsl_report_hist *add_hist(struct fixture *f, enum nsl_hook hook,
+					uint64_t sum_ns)
+{
+	struct nsl_report_hist *h = &f->h[f->r.nr_hists++];
+
+	assert_true(f->r.nr_hists <= MAX_HISTS);
+	h->key.hook = hook;
+	h->sum_ns = sum_ns;
+	f->r.hists = f->h;
+	return h;
+}
+
+static void set_bucket(struct nsl_report_hist *h, int i, uint64_t n)
+{
+	h->buckets[i] = n;
+	h->count += n;
+}
+
+/*
+ * An ungrouped interval report as over veth: ip-start empty because TCP
+ * carries departure timestamps, reads with HOL-blocked samples excluded.
+ */
+static void build_basic(struct fixture *f)
+{
+	struct nsl_report_hist *h;
+
+	memset(f, 0, sizeof(*f));
+	f->r.time = report_time;
+	f->r.interval_s = 5.0;
+	f->r.hook_enabled[NSL_HOOK_IP_START] = true;
+	f->r.hook_enabled[NSL_HOOK_TCP_START] = true;
+	f->r.hook_enabled[NSL_HOOK_TCP_SOCK_ENQUEUED] = true;
+	f->r.hook_enabled[NSL_HOOK_TCP_SOCK_READ] = true;
+
+	add_hist(f, NSL_HOOK_IP_START, 0);
+	f->r.counters[NSL_HOOK_IP_START][NSL_CNT_NOT_RX_TSTAMP] = 812;
+
+	h = add_hist(f, NSL_HOOK_TCP_START, 10843);
+	set_bucket(h, 3, 20);
+	set_bucket(h, 4, 700);
+	set_bucket(h, 5, 80);
+	set_bucket(h, 6, 12);
+
+	h = add_hist(f, NSL_HOOK_TCP_SOCK_ENQUEUED, 83140);
+	set_bucket(h, 0, 1);
+	set_bucket(h, 5, 4);
+	set_bucket(h, 6, 150);
+	set_bucket(h, 7, 600);
+	set_bucket(h, 8, 50);
+	set_bucket(h, 9, 7);
+
+	h = add_hist(f, NSL_HOOK_TCP_SOCK_READ, 1234567);
+	set_bucket(h, 10, 100);
+	set_bucket(h, 11, 320);
+	set_bucket(h, 12, 330);
+	set_bucket(h, 13, 55);
+	set_bucket(h, 14, 5);
+	set_bucket(h, 15, 2);
+	f->r.counters[NSL_HOOK_TCP_SOCK_READ][NSL_CNT_HOL_EXCLUDED] = 12;
+	f->r.counters[NSL_HOOK_TCP_SOCK_READ][NSL_CNT_NEGATIVE] = 2;
+}
+
+/*
+ * Cumulative, grouped by interface and cgroup: a name that is known, one
+ * that is not, an empty group, an enabled hook without any group, samples
+ * in the open-ended bucket and every counter (the line must wrap).
+ */
+static void build_grouped(struct fixture *f)
+{
+	struct nsl_report_hist *h;
+	uint64_t *cnt;
+	int c;
+
+	memset(f, 0, sizeof(*f));
+	f->r.time = report_time;
+	f->r.interval_s = 3600.25;
+	f->r.cumulative = true;
+	f->r.group_ifindex = true;
+	f->r.group_cgroup = true;
+	f->r.hook_enabled[NSL_HOOK_TCP_SOCK_READ] = true;
+	f->r.hook_enabled[NSL_HOOK_UDP_SOCK_READ] = true;
+
+	h = add_hist(f, NSL_HOOK_TCP_SOCK_READ, 3270000000ULL);
+	h->key.ifindex = 2;
+	h->key.cgroup = 1234;
+	strcpy(h->ifname, "eth0");
+	h->cgroup_path = "/sys/fs/cgroup/system.slice/nginx.service";
+	set_bucket(h, 17, 400);
+	set_bucket(h, 18, 0);
+	set_bucket(h, 22, 550);
+	set_bucket(h, 23, 50);
+
+	h = add_hist(f, NSL_HOOK_TCP_SOCK_READ, 47250000000ULL);
+	h->key.ifindex = 3;
+	h->key.cgroup = 5678;
+	set_bucket(h, 33, 1);
+	set_bucket(h, 34, 4);
+
+	h = add_hist(f, NSL_HOOK_TCP_SOCK_READ, 0);
+	h->key.ifindex = 3;
+	h->key.cgroup = 9012;
+	h->cgroup_path = "/user.slice";
+
+	cnt = f->r.counters[NSL_HOOK_TCP_SOCK_READ];
+	for (c = 0; c < NSL_NR_COUNTERS; c++)
+		cnt[c] = 123456789012ULL * (c + 1);
+	f->r.counters[NSL_HOOK_UDP_SOCK_READ][NSL_CNT_MAP_FULL] = 17;
+}
+
+/* Every hook enabled, nothing measured yet. */
+static void build_empty(struct fixture *f)
+{
+	int i;
+
+	memset(f, 0, sizeof(*f));
+	f->r.time = report_time;
+	f->r.interval_s = 5.0;
+	for (i = 0; i < NSL_NR_HOOKS; i++) {
+		f->r.hook_enabled[i] = true;
+		add_hist(f, i, 0);
+	}
+}
+
+/* The formatter's output as a string; free() it. */
+static char *render(const struct nsl_report *r,
+		    const struct nsl_format_opts *o)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&buf, &len);
+
+	assert_non_null(out);
+	assert_int_equal(nsl_format_report(out, r, o), 0);
+	/* flushed by the formatter: visible before the stream is closed */
+	assert_int_equal(len, strlen(buf));
+	assert_true(len > 0);
+	assert_int_equal(fclose(out), 0);
+	return buf;
+}
+
+static char *golden_path(const char *name)
+{
+	const char *dir = getenv("NSL_GOLDEN_DIR");
+	char *path;
+
+	if (!dir || !*dir)
+		dir = "tests/golden";
+	assert_true(asprintf(&path, "%s/%s", dir, name) > 0);
+	return path;
+}
+
+static char *read_file(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *buf = NULL;
+	size_t cap = 0, len = 0, n;
+
+	if (!f)
+		fail_msg("cannot open golden file %s: %s (run with "
+			 "NSL_UPDATE_GOLDEN=1 to create it)", path,
+			 strerror(errno));
+	do {
+		if (cap - len < 4096) {
+			cap = cap * 2 + 4096;
+			buf = realloc(buf, cap);
+			assert_non_null(buf);
+		}
+		n = fread(buf + len, 1, cap - len - 1, f);
+		len += n;
+	} while (n);
+	assert_false(ferror(f));
+	fclose(f);
+	buf[len] = '\0';
+	return buf;
+}
+
+static void write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	assert_int_equal(fputs(text, f) < 0, 0);
+	assert_int_equal(fclose(f), 0);
+}
+
+static void check_golden(const char *name, const char *text)
+{
+	const char *update = getenv("NSL_UPDATE_GOLDEN");
+	char *path = golden_path(name);
+	char *want;
+
+	if (update && !strcmp(update, "1")) {
+		write_file(path, text);
+		print_message("wrote %s\n", path);
+	} else {
+		want = read_file(path);
+		if (strcmp(want, text))
+			print_error("%s differs from the output\n", path);
+		assert_string_equal(text, want);
+		free(want);
+	}
+	free(path);
+}
+
+/*
+ * JSON Lines: one line, and braces and brackets balanced outside strings.
+ * Not a parser; the golden files were checked with python3 -m json.tool.
+ */
+static void check_json_line(const char *s)
+{
+	int depth = 0;
+	bool in_str = false;
+	const char *p;
+
+	assert_int_equal(s[0], '{');
+	assert_true(strchr(s, '\n') == s + strlen(s) - 1);
+	for (p = s; *p != '\n'; p++) {
+		if (in_str) {
+			assert_true((unsigned char)*p >= 0x20);
+			if (*p == '\\')
+				p++;
+			else if (*p == '"')
+				in_str = false;
+			continue;
+		}
+		if (*p == '"')
+			in_str = true;
+		else if (*p == '{' || *p == '[')
+			depth++;
+		else if (*p == '}' || *p == ']')
+			depth--;
+		assert_true(depth >= 0);
+		/* a closed top-level object is the end of the line */
+		if (!depth)
+			assert_int_equal(p[1], '\n');
+	}
+	assert_false(in_str);
+	assert_int_equal(depth, 0);
+}
+
+static void check_table_width(const char *s)
+{
+	const char *nl;
+
+	for (; *s; s = nl + 1) {
+		nl = strchr(s, '\n');
+		assert_non_null(nl);
+		if (nl - s > 80)
+			fail_msg("line wider than 80 columns: %.*s",
+				 (int)(nl - s), s);
+	}
+}
+
+static void check_json_report(const char *name, const struct fixture *f)
+{
+	char *text = render(&f->r, &json);
+
+	check_json_line(text);
+	check_golden(name, text);
+	free(text);
+}
+
+static void check_table_report(const char *name, const struct fixture *f,
+			       const struct nsl_format_opts *o)
+{
+	char *text = render(&f->r, o);
+
+	check_table_width(text);
+	check_golden(name, text);
+	free(text);
+}
+
+static void test_report_table(void **state)
+{
+	struct fixture f;
+
+	(void)state;
+	build_basic(&f);
+	check_table_report("report.table", &f, &table);
+}
+
+static void test_report_ts_table(void **state)
+{
+	struct fixture f;
+
+	(void)state;
+	build_basic(&f);
+	check_table_report("report-ts.table", &f, &table_ts);
+}
+
+static void test_report_json(void **state)
+{
+	struct fixture f;
+
+	(void)state;
+	build_basic(&f);
+	check_json_report("report.json", &f);
+}
+
+static void test_grouped_table(void **state)
+{
+	struct fixture f;
+
+	(void)state;
+	build_grouped(&f);
+	check_table_report("grouped.table", &f, &table);
+}
+
+static void test_grouped_json(void **state)
+{
+	struct fixture f;
+
+	(void)state;
+	build_grouped(&f);
+	check_json_report("grouped.json", &f);
+}
+
+static void test_empty_table(void **state)
+{
+	struct fixture f;
+
+	(void)state;
+	build_empty(&f);
+	check_table_report("empty.table", &f, &table);
+}
+
+static void test_empty_json(void **state)
+{
+	struct fixture f;
+
+	(void)state;
+	build_empty(&f);
+	check_json_report("empty.json", &f);
+}
+
+/* Only the grouping asked for shows up in the keys. */
+static void test_json_group_keys(void **state)
+{
+	struct fixture f;
+	char *text;
+
+	(void)state;
+	build_grouped(&f);
+	f.r.group_cgroup = false;
+	text = render(&f.r, &json);
+	check_json_line(text);
+	assert_non_null(strstr(text, "{\"hook\":\"tcp-socket-read\","
+				     "\"ifindex\":3,\"ifname\":null,\"count\""));
+	assert_null(strstr(text, "cgroup"));
+	free(text);
+
+	build_basic(&f);
+	text = render(&f.r, &json);
+	assert_null(strstr(text, "ifindex"));
+	assert_null(strstr(text, "cgroup"));
+	free(text);
+}
+
+static void test_json_escape(void **state)
+{
+	struct fixture f;
+	char *text;
+
+	(void)state;
+	build_grouped(&f);
+	/* quote, backslash, control bytes, a bad byte and valid UTF-8 */
+	f.h[0].cgroup_path = "/a\"b\\c\nd\x01\xff\xc3\xa9";
+	strcpy(f.h[0].ifname, "e\"\\");
+	text = render(&f.r, &json);
+	check_json_line(text);
+	assert_non_null(strstr(text,
+		"\"cgroup_path\":\"/a\\\"b\\\\c\\nd\\u0001\\ufffd\xc3\xa9\""));
+	assert_non_null(strstr(text, "\"ifname\":\"e\\\"\\\\\""));
+	free(text);
+
+	/* the table keeps control bytes off the terminal */
+	text = render(&f.r, &table);
+	assert_non_null(strstr(text, "[cgroup /a\"b\\c?d?\xff\xc3\xa9]"));
+	free(text);
+}
+
+/* A full ifname has no terminating NUL in the report: stay inside it. */
+static void test_ifname_full(void **state)
+{
+	struct fixture f;
+	char *text;
+
+	(void)state;
+	build_grouped(&f);
+	f.r.group_cgroup = false;
+	memset(f.h[0].ifname, 'x', sizeof(f.h[0].ifname));
+	text = render(&f.r, &json);
+	assert_non_null(strstr(text, "\"ifname\":\"xxxxxxxxxxxxxxxx\","));
+	free(text);
+}
+
+/* Rounding to 3 significant digits may carry into the next unit. */
+static void check_average(uint64_t sum_ns, uint64_t count, const char *want)
+{
+	struct fixture f;
+	struct nsl_report_hist *h;
+	char *text, line[64];
+
+	memset(&f, 0, sizeof(f));
+	f.r.hook_enabled[NSL_HOOK_UDP_START] = true;
+	h = add_hist(&f, NSL_HOOK_UDP_START, sum_ns);
+	set_bucket(h, 10, count);
+	text = render(&f.r, &table);
+	snprintf(line, sizeof(line), "udp-start: count %" PRIu64
+		 ", average %s\n", count, want);
+	if (!strstr(text, line))
+		fail_msg("want \"%s\" in:\n%s", line, text);
+	free(text);
+}
+
+static void test_duration_units(void **state)
+{
+	(void)state;
+	check_average(0, 1, "0ns");
+	check_average(999, 1, "999ns");
+	check_average(9994, 10, "999ns");	/* 999.4 */
+	check_average(9996, 10, "1.00us");	/* 999.6 */
+	check_average(1024, 1, "1.02us");
+	check_average(9996, 1, "10.0us");
+	check_average(99960, 1, "100us");
+	check_average(999499, 1, "999us");
+	check_average(999600, 1, "1.00ms");
+	check_average(16777216, 1, "16.8ms");
+	check_average(2147483648ULL, 1, "2.15s");
+	check_average(1234567000000ULL, 1, "1235s");
+}
+
+static void expect_write_error(const struct nsl_format_opts *o, int mode)
+{
+	struct fixture f;
+	FILE *out = fopen("/dev/full", "w");
+
+	assert_non_null(out);
+	if (mode == _IONBF)
+		assert_int_equal(setvbuf(out, NULL, _IONBF, 0), 0);
+	build_grouped(&f);
+	assert_true(nsl_format_report(out, &f.r, o) < 0);
+	fclose(out);
+}
+
+static void test_write_error(void **state)
+{
+	(void)state;
+	/* buffered: the formatter's own flush must fail */
+	expect_write_error(&table, _IOFBF);
+	expect_write_error(&json, _IOFBF);
+	/* unbuffered: the writes themselves fail */
+	expect_write_error(&table, _IONBF);
+	expect_write_error(&json, _IONBF);
+}
+
+static void test_write_error_errno(void **state)
+{
+	struct fixture f;
+	FILE *out = fopen("/dev/full", "w");
+
+	(void)state;
+	assert_non_null(out);
+	build_basic(&f);
+	assert_int_equal(nsl_format_report(out, &f.r, &json), -ENOSPC);
+	fclose(out);
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	/* local time in table timestamps: the same on every machine */
+	setenv("TZ", "UTC", 1);
+	tzset();
+	return 0;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_report_table),
+		cmocka_unit_test(test_report_ts_table),
+		cmocka_unit_test(test_report_json),
+		cmocka_unit_test(test_grouped_table),
+		cmocka_unit_test(test_grouped_json),
+		cmocka_unit_test(test_empty_table),
+		cmocka_unit_test(test_empty_json),
+		cmocka_unit_test(test_json_group_keys),
+		cmocka_unit_test(test_json_escape),
+		cmocka_unit_test(test_ifname_full),
+		cmocka_unit_test(test_duration_units),
+		cmocka_unit_test(test_write_error),
+		cmocka_unit_test(test_write_error_errno),
+	};
+
+	return cmocka_run_group_tests(tests, setup, NULL);
+}

@@ -1,0 +1,206 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* Option parsing: every bad value is an error that names the option. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <argp.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+#include "hooks.h"
+#include "options.h"
+
+#define MAX_ARGS 8
+
+static int parse(struct nsl_options *o, const char *const *args)
+{
+	char *argv[MAX_ARGS + 2] = { "netstacklat" };
+	int argc = 1;
+
+	for (; args[argc - 1]; argc++)
+		argv[argc] = (char *)args[argc - 1];
+	return nsl_parse_options(argc, argv, o, ARGP_NO_EXIT | ARGP_NO_ERRS);
+}
+
+struct bad_case {
+	const char *args[MAX_ARGS];
+	const char *names;	/* the message must contain this */
+};
+
+static const struct bad_case bad[] = {
+	{ { "-r", "0" }, "-r" },
+	{ { "-r", "-1" }, "-r" },
+	{ { "-r", "abc" }, "-r" },
+	{ { "-r", "1x" }, "-r" },
+	{ { "-r", "" }, "-r" },
+	{ { "-r", "nan" }, "-r" },
+	{ { "-r", "inf" }, "-r" },
+	{ { "-r", "1e300" }, "-r" },
+	{ { "-r", "0.001" }, "-r" },
+	{ { "--count", "0" }, "--count" },
+	{ { "--count", "-3" }, "--count" },
+	{ { "--count", "3.5" }, "--count" },
+	{ { "--count", "99999999999999999999999" }, "--count" },
+	{ { "-F", "xml" }, "-F" },
+	{ { "-F", "" }, "-F" },
+	{ { "-o", "" }, "-o" },
+	{ { "-e", "" }, "-e" },
+	{ { "-e", "nope" }, "nope" },
+	{ { "-e", "ip-start,,tcp-start" }, "-e" },
+	{ { "-e", "ip-start," }, "-e" },
+	{ { "-e", "ip-start,ip-start" }, "twice" },
+	{ { "-d", "tcp-start,bogus" }, "bogus" },
+	{ { "-e", "ip-start", "-d", "tcp-start" }, "-d" },
+	{ { "-d", "ip-start", "-e", "tcp-start" }, "-e" },
+	{ { "-p", "" }, "-p" },
+	{ { "-p", "0" }, "-p" },
+	{ { "-p", "12a" }, "-p" },
+	{ { "-p", "-5" }, "-p" },
+	{ { "-p", "99999999" }, "-p" },
+	{ { "-p", "1,1" }, "-p" },
+	{ { "-i", "" }, "-i" },
+	{ { "-i", "averyveryverylongifname" }, "-i" },
+	{ { "-i", "0" }, "-i" },
+	{ { "-i", "3x" }, "-i" },
+	{ { "-i", "eth0,,eth1" }, "-i" },
+	{ { "-n", "-2" }, "-n" },
+	{ { "-n", "abc" }, "-n" },
+	{ { "-n", "" }, "-n" },
+	{ { "-n", "99999999999" }, "-n" },
+	{ { "-c", "" }, "-c" },
+	{ { "-c", "x1" }, "-c" },
+	{ { "-q", "0" }, "-q" },
+	{ { "-q", "-1" }, "-q" },
+	{ { "-q", "many" }, "-q" },
+	{ { "--attach", "kprobe" }, "--attach" },
+	{ { "0" }, "INTERVAL" },
+	{ { "1", "0" }, "COUNT" },
+	{ { "1", "2", "3" }, "unexpected" },
+	{ { "-r", "2", "1" }, "INTERVAL" },
+	{ { "--count", "2", "1", "5" }, "COUNT" },
+};
+
+static void test_bad_invocations(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct nsl_options o;
+		int err = parse(&o, bad[i].args);
+
+		if (!err || !strstr(o.errmsg, bad[i].names))
+			fail_msg("case %zu (%s %s ...): err %d, message '%s', want '%s'",
+				 i, bad[i].args[0], bad[i].args[1] ? bad[i].args[1] : "",
+				 err, o.errmsg, bad[i].names);
+		nsl_free_options(&o);
+	}
+}
+
+static void test_defaults(void **state)
+{
+	const char *args[] = { NULL };
+	struct nsl_options o;
+
+	(void)state;
+	assert_int_equal(parse(&o, args), 0);
+	assert_true(o.interval_s == 5.0);
+	assert_int_equal(o.count, 0);
+	assert_int_equal(o.format, NSL_FMT_TABLE);
+	assert_int_equal(o.netns, NSL_NETNS_OWN);
+	assert_int_equal(o.attach, NSL_ATTACH_AUTO);
+	for (int h = 0; h < NSL_NR_HOOKS; h++)
+		assert_true(o.hook_enabled[h]);
+	assert_false(o.include_hol);
+}
+
+static void test_positional_and_flags(void **state)
+{
+	const char *args[] = { "-T", "-F", "json", "--cumulative", "-y", "-I",
+			       "0.5", "3", NULL };
+	struct nsl_options o;
+
+	(void)state;
+	assert_int_equal(parse(&o, args), 0);
+	assert_true(o.interval_s == 0.5);
+	assert_int_equal(o.count, 3);
+	assert_true(o.timestamp && o.cumulative && o.include_hol && o.group_ifindex);
+	assert_int_equal(o.format, NSL_FMT_JSON);
+}
+
+static void test_enable_disable(void **state)
+{
+	const char *en[] = { "-e", "tcp-socket-read,ip-start", NULL };
+	const char *dis[] = { "-d", "udp-socket-read", NULL };
+	struct nsl_options o;
+
+	(void)state;
+	assert_int_equal(parse(&o, en), 0);
+	for (int h = 0; h < NSL_NR_HOOKS; h++)
+		assert_int_equal(o.hook_enabled[h],
+				 h == NSL_HOOK_TCP_SOCK_READ || h == NSL_HOOK_IP_START);
+	assert_int_equal(parse(&o, dis), 0);
+	for (int h = 0; h < NSL_NR_HOOKS; h++)
+		assert_int_equal(o.hook_enabled[h], h != NSL_HOOK_UDP_SOCK_READ);
+}
+
+static void test_filters(void **state)
+{
+	const char *args[] = { "-p", "1,42", "-i", "eth0,7", "-n", "-1",
+			       "-c", "/sys/fs/cgroup/x,99", "-q", "4", NULL };
+	const char *ns_path[] = { "-n", "/run/netns/a", NULL };
+	const char *ns_ino[] = { "-n", "4026531840", NULL };
+	struct nsl_options o;
+
+	(void)state;
+	assert_int_equal(parse(&o, args), 0);
+	assert_int_equal(o.nr_pids, 2);
+	assert_int_equal(o.pids[1], 42);
+	assert_int_equal(o.nr_ifaces, 2);
+	assert_string_equal(o.ifaces[0].name, "eth0");
+	assert_int_equal(o.ifaces[1].index, 7);
+	assert_int_equal(o.netns, NSL_NETNS_ALL);
+	assert_int_equal(o.nr_cgroups, 2);
+	assert_string_equal(o.cgroups[0].path, "/sys/fs/cgroup/x");
+	assert_int_equal(o.cgroups[1].id, 99);
+	assert_int_equal(o.min_queue_len, 4);
+	nsl_free_options(&o);
+
+	assert_int_equal(parse(&o, ns_path), 0);
+	assert_int_equal(o.netns, NSL_NETNS_PATH);
+	assert_string_equal(o.netns_path, "/run/netns/a");
+	assert_int_equal(parse(&o, ns_ino), 0);
+	assert_int_equal(o.netns, NSL_NETNS_INODE);
+	assert_true(o.netns_ino == 4026531840ULL);
+}
+
+/* NSL_MAX_FILTER_ENTRIES + 1 PIDs is one too many. */
+static void test_too_many_entries(void **state)
+{
+	static char list[(NSL_MAX_FILTER_ENTRIES + 1) * 6];
+	const char *args[] = { "-p", list, NULL };
+	struct nsl_options o;
+	size_t off = 0;
+
+	(void)state;
+	for (int i = 1; i <= NSL_MAX_FILTER_ENTRIES + 1; i++)
+		off += sprintf(list + off, "%s%d", i > 1 ? "," : "", i);
+	assert_int_not_equal(parse(&o, args), 0);
+	assert_non_null(strstr(o.errmsg, "-p"));
+	list[strlen(list) - strlen(",1025")] = '\0';
+	assert_int_equal(parse(&o, args), 0);
+	assert_int_equal(o.nr_pids, NSL_MAX_FILTER_ENTRIES);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_bad_invocations),
+		cmocka_unit_test(test_defaults),
+		cmocka_unit_test(test_positional_and_flags),
+		cmocka_unit_test(test_enable_disable),
+		cmocka_unit_test(test_filters),
+		cmocka_unit_test(test_too_many_entries),
+	};
+
+	return cmocka_run_group_tests_name("options", tests, NULL, NULL);
+}
