@@ -68,7 +68,7 @@ static int sig3_decimals(double v)
  * rounded to three significant digits, is at least 1 (512ns, 1.02us,
  * 16.8ms, 2.15s). Nanoseconds stay whole: the clock resolves no finer.
  */
-static const char *fmt_duration(char *buf, size_t len, double ns)
+static void fmt_duration(char *buf, size_t len, double ns)
 {
 	char probe[DUR_LEN];
 	size_t i;
@@ -82,10 +82,9 @@ static const char *fmt_duration(char *buf, size_t len, double ns)
 			continue;
 		snprintf(buf, len, "%.*f%s", sig3_decimals(v), v,
 			 time_units[i].sym);
-		return buf;
+		return;
 	}
 	snprintf(buf, len, "%.0fns", ns);
-	return buf;
 }
 
 /* "p99.9": the percentile's name, made from its value so no list can lag. */
@@ -94,7 +93,7 @@ static void pct_name(char *buf, size_t len, double p)
 	snprintf(buf, len, "p%g", p * 100);
 }
 
-/* Percentile of a non-empty histogram, or false if it is unbounded. */
+/* The percentile in *v; false if it lies in the open-ended last bucket. */
 static bool bounded_percentile(const struct nsl_report_hist *h, double p,
 			       uint64_t *v)
 {
