@@ -28,12 +28,12 @@ LIBBPF_LIBS = $(shell $(PKG_CONFIG) --libs libbpf 2>/dev/null || echo -lbpf) -le
 # Pure userspace code: no libbpf, unit-tested on the host.
 CORE_SRCS := src/hooks.c src/options.c src/stats.c src/format.c
 # Code that talks to the kernel.
-APP_SRCS  := src/main.c src/loader.c src/reader.c src/sysinfo.c
+APP_SRCS  := src/main.c src/loader.c src/reader.c src/sysinfo.c src/nflink.c
 CORE_OBJS := $(CORE_SRCS:src/%.c=$(OUTPUT)/%.o)
 APP_OBJS  := $(APP_SRCS:src/%.c=$(OUTPUT)/%.o)
 
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(OUTPUT)/tests/%,$(wildcard tests/unit/test_*.c))
-TEST_TOOLS := $(OUTPUT)/tests/trafficgen
+TEST_TOOLS := $(OUTPUT)/tests/trafficgen $(OUTPUT)/tests/tunwire
 
 .PHONY: all clean run test test-unit test-integration deps deps-test install
 
@@ -65,7 +65,7 @@ $(OUTPUT)/tests/test_%: tests/unit/test_%.c $(CORE_OBJS) | $(OUTPUT)/tests
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $< $(CORE_OBJS) -lcmocka -o $@
 
-$(OUTPUT)/tests/trafficgen: tests/trafficgen.c | $(OUTPUT)/tests
+$(OUTPUT)/tests/%: tests/%.c | $(OUTPUT)/tests
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $< -o $@
 

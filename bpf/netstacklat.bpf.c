@@ -490,3 +490,54 @@ int BPF_PROG(tp_tcp_recv_length, struct sock *sk, int ret, int flags)
 	record_tcp_read(sk, ts);
 	return 0;
 }
+
+/* ---- fallback attach: netfilter hooks (one network namespace each) ---- */
+
+#define NF_ACCEPT 1
+#define NFPROTO_IPV4 2
+
+/*
+ * nf_hook_slow() runs these in the order of their priority; the loader
+ * puts ip-start first on PRE_ROUTING (before conntrack and defrag) and the
+ * L4 hooks last on LOCAL_IN, right before ip_local_deliver_finish() hands
+ * the packet to TCP/UDP. They only observe: always NF_ACCEPT.
+ */
+SEC("netfilter")
+int nf_ip_start(struct bpf_nf_ctx *ctx)
+{
+	record_skb(ctx->skb, NSL_HOOK_IP_START);
+	return NF_ACCEPT;
+}
+
+/*
+ * At LOCAL_IN the network header is in place (ip_rcv_core() and
+ * ipv6_rcv() set it): the protocol byte of IPv4 is at offset 9, the next
+ * header of IPv6 at offset 6 (extension headers are not followed: such
+ * packets count as neither TCP nor UDP).
+ */
+static __always_inline __u8 nf_l4_protocol(struct bpf_nf_ctx *ctx)
+{
+	struct sk_buff *skb = ctx->skb;
+	unsigned char *nh = skb->head + skb->network_header;
+	__u8 proto = 0;
+
+	bpf_probe_read_kernel(&proto, sizeof(proto),
+			      nh + (ctx->state->pf == NFPROTO_IPV4 ? 9 : 6));
+	return proto;
+}
+
+SEC("netfilter")
+int nf_tcp_start(struct bpf_nf_ctx *ctx)
+{
+	if (nf_l4_protocol(ctx) == IPPROTO_TCP)
+		record_skb(ctx->skb, NSL_HOOK_TCP_START);
+	return NF_ACCEPT;
+}
+
+SEC("netfilter")
+int nf_udp_start(struct bpf_nf_ctx *ctx)
+{
+	if (nf_l4_protocol(ctx) == IPPROTO_UDP)
+		record_skb(ctx->skb, NSL_HOOK_UDP_START);
+	return NF_ACCEPT;
+}

@@ -4,25 +4,26 @@
 
 #define FENTRY(...) { NSL_METHOD_FENTRY, { __VA_ARGS__ } }
 #define TP(...) { NSL_METHOD_TRACEPOINT, { __VA_ARGS__ } }
+#define NF(prog, place) { NSL_METHOD_NETFILTER, { prog }, place }
 
 const struct nsl_hook_desc nsl_hooks[NSL_NR_HOOKS] = {
 	[NSL_HOOK_IP_START] = {
 		.name = "ip-start",
 		.desc = "packet reaches the IP layer (past tc ingress)",
-		.cands = { FENTRY("fentry_ip_rcv_core", "fentry_ip6_rcv_core") },
-		.no_fallback = "netfilter fallback not implemented yet",
+		.cands = { FENTRY("fentry_ip_rcv_core", "fentry_ip6_rcv_core"),
+			   NF("nf_ip_start", NSL_NF_PRE_ROUTING_FIRST) },
 	},
 	[NSL_HOOK_TCP_START] = {
 		.name = "tcp-start",
 		.desc = "packet reaches TCP (past IP and routing)",
-		.cands = { FENTRY("fentry_tcp_v4_rcv", "fentry_tcp_v6_rcv") },
-		.no_fallback = "netfilter fallback not implemented yet",
+		.cands = { FENTRY("fentry_tcp_v4_rcv", "fentry_tcp_v6_rcv"),
+			   NF("nf_tcp_start", NSL_NF_LOCAL_IN_LAST) },
 	},
 	[NSL_HOOK_UDP_START] = {
 		.name = "udp-start",
 		.desc = "packet reaches UDP",
-		.cands = { FENTRY("fentry_udp_rcv", "fentry_udpv6_rcv") },
-		.no_fallback = "netfilter fallback not implemented yet",
+		.cands = { FENTRY("fentry_udp_rcv", "fentry_udpv6_rcv"),
+			   NF("nf_udp_start", NSL_NF_LOCAL_IN_LAST) },
 	},
 	[NSL_HOOK_TCP_SOCK_ENQUEUED] = {
 		.name = "tcp-socket-enqueued",
@@ -77,6 +78,8 @@ const char *nsl_method_name(enum nsl_method m)
 		return "fentry";
 	case NSL_METHOD_TRACEPOINT:
 		return "tracepoint";
+	case NSL_METHOD_NETFILTER:
+		return "netfilter";
 	default:
 		return "none";
 	}

@@ -13,6 +13,13 @@ enum nsl_method {
 	NSL_METHOD_NONE,
 	NSL_METHOD_FENTRY,	/* fentry/fexit: needs BPF trampolines */
 	NSL_METHOD_TRACEPOINT,	/* tp_btf: BTF-typed tracepoints */
+	NSL_METHOD_NETFILTER,	/* netfilter BPF link, one netns only */
+};
+
+/* Netfilter hook of a NSL_METHOD_NETFILTER candidate (IPv4 and IPv6 both). */
+enum nsl_nf_place {
+	NSL_NF_PRE_ROUTING_FIRST,	/* earliest allowed priority */
+	NSL_NF_LOCAL_IN_LAST,		/* latest allowed priority */
 };
 
 #define NSL_MAX_CANDIDATES 3
@@ -22,6 +29,7 @@ struct nsl_candidate {
 	enum nsl_method method;
 	/* BPF program names (bpf/netstacklat.bpf.c) that together make the hook */
 	const char *progs[NSL_MAX_PROGS];
+	enum nsl_nf_place nf_place;	/* NSL_METHOD_NETFILTER only */
 };
 
 struct nsl_hook_desc {

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include <errno.h>
+#include <limits.h>
 #include <net/if.h>
 #include <sys/socket.h>
 #include <stdlib.h>
@@ -11,6 +12,7 @@
 #include <linux/bpf.h>
 #include "loader.h"
 #include "log.h"
+#include "nflink.h"
 #include "sysinfo.h"
 #include "netstacklat.skel.h"
 
@@ -21,6 +23,18 @@
  * trampolines (EPERM at load on our CI machines), a target the compiler
  * inlined (missing from BTF), or a tracepoint this kernel lacks.
  */
+/* Netfilter links: one answer for the three hooks that use them. */
+static int probe_netfilter(char *why, size_t len)
+{
+	static int probed = 1; /* 1: not yet */
+
+	if (probed == 1)
+		probed = nsl_nf_probe();
+	if (probed)
+		snprintf(why, len, "netfilter link: %s", strerror(-probed));
+	return probed;
+}
+
 static int probe_section(const struct btf *vmlinux, const char *sec,
 			 char *why, size_t len)
 {
@@ -33,6 +47,8 @@ static int probe_section(const struct btf *vmlinux, const char *sec,
 	char tpname[128];
 	int id, fd, link;
 
+	if (!strcmp(sec, "netfilter"))
+		return probe_netfilter(why, len);
 	if (!target) {
 		snprintf(why, len, "bad section %s", sec);
 		return -EINVAL;
@@ -95,34 +111,42 @@ static bool candidate_works(struct nsl_loader *l, const struct btf *vmlinux,
 	return true;
 }
 
+/* Appends "; reason" (or the first reason) to the hook's why. */
+static void add_reason(struct nsl_hook_state *hs, const char *reason)
+{
+	size_t n = strlen(hs->why);
+
+	snprintf(hs->why + n, sizeof(hs->why) - n, "%s%s", n ? "; " : "", reason);
+}
+
+/* The first allowed candidate that works; else why none did, all reasons. */
 static void choose_method(struct nsl_loader *l, const struct btf *vmlinux,
 			  int hook, enum nsl_attach_mode mode)
 {
 	const struct nsl_hook_desc *d = &nsl_hooks[hook];
 	struct nsl_hook_state *hs = &l->hooks[hook];
-	char why[sizeof(hs->why)] = "";
+	char why[sizeof(hs->why)];
 
+	hs->why[0] = '\0';
 	for (int i = 0; i < NSL_MAX_CANDIDATES && d->cands[i].method; i++) {
 		const struct nsl_candidate *c = &d->cands[i];
 
 		if (!method_allowed(c->method, mode)) {
 			snprintf(why, sizeof(why), "%s excluded by --attach",
 				 nsl_method_name(c->method));
-			continue;
-		}
-		if (candidate_works(l, vmlinux, c, why, sizeof(why))) {
+		} else if (candidate_works(l, vmlinux, c, why, sizeof(why))) {
 			hs->method = c->method;
+			hs->why[0] = '\0';
 			pr_debug("%s: %s works\n", d->name, nsl_method_name(c->method));
 			return;
 		}
 		pr_debug("%s: %s unusable: %s\n", d->name,
 			 nsl_method_name(c->method), why);
+		add_reason(hs, why);
 	}
 	hs->method = NSL_METHOD_NONE;
 	if (d->no_fallback)
-		snprintf(hs->why, sizeof(hs->why), "%s; %s", why, d->no_fallback);
-	else
-		snprintf(hs->why, sizeof(hs->why), "%s", why);
+		add_reason(hs, d->no_fallback);
 }
 
 int nsl_loader_probe(struct nsl_loader *l, const struct nsl_options *o)
@@ -184,11 +208,43 @@ static void set_autoload(struct nsl_loader *l)
 	for (int h = 0; h < NSL_NR_HOOKS; h++) {
 		const struct nsl_candidate *c = chosen(l, h);
 
-		for (int i = 0; c && i < NSL_MAX_PROGS && c->progs[i]; i++)
-			bpf_program__set_autoload(
-				bpf_object__find_program_by_name(l->skel->obj, c->progs[i]),
-				true);
+		for (int i = 0; c && i < NSL_MAX_PROGS && c->progs[i]; i++) {
+			p = bpf_object__find_program_by_name(l->skel->obj, c->progs[i]);
+			bpf_program__set_autoload(p, true);
+			/* libbpf 1.1 does not know SEC("netfilter") */
+			if (c->method == NSL_METHOD_NETFILTER) {
+				bpf_program__set_type(p, NSL_BPF_PROG_TYPE_NETFILTER);
+				bpf_program__set_expected_attach_type(p, NSL_BPF_NETFILTER);
+			}
+		}
 	}
+}
+
+/*
+ * The namespace -n selects, when it is not our own, is entered to look up
+ * interface names and to create netfilter links (both are per namespace).
+ * *saved is -1 when there is nothing to enter.
+ */
+static int enter_target_netns(struct nsl_loader *l, int *saved)
+{
+	int err;
+
+	*saved = -1;
+	if (!l->netns_path[0])
+		return 0;
+	err = nsl_netns_enter(l->netns_path, saved);
+	if (err)
+		pr_warn("-n: cannot enter %s: %s\n", l->netns_path, strerror(-err));
+	return err;
+}
+
+static int leave_target_netns(int saved, int err)
+{
+	if (saved >= 0 && nsl_netns_leave(saved) && !err) {
+		pr_warn("cannot return to our own network namespace\n");
+		err = -EIO;
+	}
+	return err;
 }
 
 /*
@@ -200,16 +256,12 @@ static void set_autoload(struct nsl_loader *l)
 static int resolve_ifaces(struct nsl_loader *l, const struct nsl_options *o,
 			  uint32_t *idx)
 {
-	int saved = -1, err = 0;
+	int saved = -1, err;
 
-	if (o->netns == NSL_NETNS_PATH) {
-		err = nsl_netns_enter(o->netns_path, &saved);
-		if (err) {
-			pr_warn("-n: cannot enter %s: %s\n", o->netns_path, strerror(-err));
-			return err;
-		}
-	}
-	if (o->netns == NSL_NETNS_PATH || o->netns == NSL_NETNS_OWN)
+	err = enter_target_netns(l, &saved);
+	if (err)
+		return err;
+	if (o->netns != NSL_NETNS_ALL)
 		l->ifname_fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	for (unsigned int i = 0; i < o->nr_ifaces && !err; i++) {
 		idx[i] = o->ifaces[i].index;
@@ -218,40 +270,45 @@ static int resolve_ifaces(struct nsl_loader *l, const struct nsl_options *o,
 			if (!idx[i]) {
 				pr_warn("-i: no interface '%s'%s%s\n", o->ifaces[i].name,
 					saved >= 0 ? " in " : "",
-					saved >= 0 ? o->netns_path : "");
+					saved >= 0 ? l->netns_path : "");
 				err = -ENODEV;
 			}
 		}
 	}
-	if (saved >= 0 && nsl_netns_leave(saved) && !err) {
-		pr_warn("cannot return to our own network namespace\n");
-		err = -EIO;
-	}
-	return err;
+	return leave_target_netns(saved, err);
 }
 
-static int resolve_netns(const struct nsl_options *o, uint64_t *ino)
+static int resolve_netns(struct nsl_loader *l, const struct nsl_options *o,
+			 uint64_t *ino)
 {
 	int err = 0;
 
 	switch (o->netns) {
 	case NSL_NETNS_ALL:
 		*ino = 0;
+		err = nsl_netns_inode("/proc/self/ns/net", &l->nf_netns_ino);
 		break;
 	case NSL_NETNS_INODE:
-		*ino = o->netns_ino;
+		*ino = l->nf_netns_ino = o->netns_ino;
+		err = nsl_netns_find(o->netns_ino, l->netns_path, sizeof(l->netns_path));
+		if (err)
+			pr_warn("-n: no network namespace with inode %llu: %s\n",
+				(unsigned long long)o->netns_ino, strerror(-err));
 		break;
 	case NSL_NETNS_PATH:
 		err = nsl_netns_inode(o->netns_path, ino);
 		if (err)
 			pr_warn("-n: %s is not a network namespace: %s\n",
 				o->netns_path, strerror(-err));
+		l->nf_netns_ino = *ino;
+		snprintf(l->netns_path, sizeof(l->netns_path), "%s", o->netns_path);
 		break;
 	case NSL_NETNS_OWN:
 		err = nsl_netns_inode("/proc/self/ns/net", ino);
 		if (err)
 			pr_warn("cannot read our own network namespace: %s\n",
 				strerror(-err));
+		l->nf_netns_ino = *ino;
 		break;
 	}
 	return err;
@@ -304,11 +361,11 @@ static int configure(struct nsl_loader *l, const struct nsl_options *o)
 {
 	/* rodata is writable between open and load */
 	struct nsl_config *cfg = (struct nsl_config *)&l->skel->rodata->cfg;
-	uint64_t ino;
+	uint64_t ino = 0;
 	int64_t tai;
 	int err;
 
-	err = resolve_netns(o, &ino);
+	err = resolve_netns(l, o, &ino);
 	if (err)
 		return err;
 	cfg->netns_ino = ino;
@@ -331,12 +388,54 @@ static int configure(struct nsl_loader *l, const struct nsl_options *o)
 	return 0;
 }
 
+/*
+ * A netfilter hook: the program on IPv4 and IPv6, in the target namespace
+ * (netfilter links attach to the calling thread's current netns).
+ */
+static int attach_netfilter(struct nsl_loader *l, int h,
+			    const struct nsl_candidate *c)
+{
+	static const int pfs[NSL_NF_LINKS] = { NSL_NFPROTO_IPV4, NSL_NFPROTO_IPV6 };
+	struct bpf_program *p = bpf_object__find_program_by_name(l->skel->obj, c->progs[0]);
+	/* INT_MIN and INT_MAX themselves are reserved (-ERANGE) */
+	int hooknum = NSL_NF_INET_LOCAL_IN, edge = INT_MAX - 1, step = -1;
+	int saved, err;
+
+	if (c->nf_place == NSL_NF_PRE_ROUTING_FIRST) {
+		hooknum = NSL_NF_INET_PRE_ROUTING;
+		edge = INT_MIN + 1;
+		step = 1;
+	}
+	err = enter_target_netns(l, &saved);
+	if (err)
+		return err;
+	for (int i = 0; i < NSL_NF_LINKS && !err; i++) {
+		int fd = nsl_nf_link_at_edge(bpf_program__fd(p), pfs[i], hooknum, edge, step);
+
+		if (fd < 0) {
+			err = fd;
+			pr_warn("cannot attach %s (netfilter, %s): %s\n",
+				nsl_hooks[h].name, i ? "IPv6" : "IPv4", strerror(-err));
+		} else {
+			l->hooks[h].nf_fds[i] = fd;
+		}
+	}
+	return leave_target_netns(saved, err);
+}
+
 static int attach_hooks(struct nsl_loader *l)
 {
 	for (int h = 0; h < NSL_NR_HOOKS; h++) {
 		struct nsl_hook_state *hs = &l->hooks[h];
 		const struct nsl_candidate *c = chosen(l, h);
 
+		if (c && c->method == NSL_METHOD_NETFILTER) {
+			int err = attach_netfilter(l, h, c);
+
+			if (err)
+				return err;
+			continue;
+		}
 		for (int i = 0; c && i < NSL_MAX_PROGS && c->progs[i]; i++) {
 			struct bpf_program *p = bpf_object__find_program_by_name(
 				l->skel->obj, c->progs[i]);
@@ -364,11 +463,12 @@ int nsl_loader_attach(struct nsl_loader *l, const struct nsl_options *o)
 		pr_warn("no enabled hook can attach on this kernel (see -l)\n");
 		return -ENOENT;
 	}
-	err = resolve_ifaces(l, o, ifidx);
+	/* the netns first: interface names are looked up inside it */
+	err = configure(l, o);
+	if (!err)
+		err = resolve_ifaces(l, o, ifidx);
 	if (!err)
 		err = resolve_cgroups(o, cgids);
-	if (!err)
-		err = configure(l, o);
 	if (err)
 		return err;
 	set_autoload(l);
@@ -391,9 +491,13 @@ int nsl_loader_attach(struct nsl_loader *l, const struct nsl_options *o)
 
 void nsl_loader_close(struct nsl_loader *l)
 {
-	for (int h = 0; h < NSL_NR_HOOKS; h++)
+	for (int h = 0; h < NSL_NR_HOOKS; h++) {
 		for (int i = 0; i < NSL_MAX_PROGS; i++)
 			bpf_link__destroy(l->hooks[h].links[i]);
+		for (int i = 0; i < NSL_NF_LINKS; i++)
+			if (l->hooks[h].nf_fds[i] > 0)
+				close(l->hooks[h].nf_fds[i]);
+	}
 	netstacklat_bpf__destroy(l->skel);
 	if (l->rx_tstamp_fd >= 0)
 		close(l->rx_tstamp_fd);

@@ -8,16 +8,20 @@
 #define NSL_LOADER_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include "hooks.h"
 #include "options.h"
 
 struct netstacklat_bpf;
 struct bpf_link;
 
+#define NSL_NF_LINKS 2
+
 struct nsl_hook_state {
 	enum nsl_method method;		/* NSL_METHOD_NONE: not attached */
 	char why[160];			/* why no method works here */
 	struct bpf_link *links[NSL_MAX_PROGS];
+	int nf_fds[NSL_NF_LINKS];	/* netfilter links: IPv4, IPv6 */
 };
 
 struct nsl_loader {
@@ -25,6 +29,8 @@ struct nsl_loader {
 	struct nsl_hook_state hooks[NSL_NR_HOOKS];
 	int rx_tstamp_fd;
 	int ifname_fd;		/* socket in the netns of -n, for names; or -1 */
+	char netns_path[256];	/* netns of -n to enter, "" for our own */
+	uint64_t nf_netns_ino;	/* where the netfilter hooks attach */
 };
 
 /* Opens the BPF object and decides the method per enabled hook (no load). */

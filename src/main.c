@@ -56,6 +56,28 @@ static void print_hooks(const struct nsl_loader *l, FILE *f, bool all)
 	}
 }
 
+/* Netfilter links live in one namespace: say which, above all with -n -1. */
+static void print_netfilter_scope(const struct nsl_loader *l,
+				  const struct nsl_options *o)
+{
+	char names[64] = "";
+	size_t n = 0;
+
+	for (int h = 0; h < NSL_NR_HOOKS; h++)
+		if (l->hooks[h].method == NSL_METHOD_NETFILTER)
+			n += snprintf(names + n, sizeof(names) - n, "%s%s",
+				      n ? ", " : "", nsl_hooks[h].name);
+	if (!n)
+		return;
+	if (o->netns == NSL_NETNS_ALL)
+		pr_info("note: %s (netfilter) see only our own network namespace "
+			"(inode %llu), not all of them; the other hooks see all\n",
+			names, (unsigned long long)l->nf_netns_ino);
+	else
+		pr_info("%s (netfilter) attached in network namespace inode %llu\n",
+			names, (unsigned long long)l->nf_netns_ino);
+}
+
 static int install_signals(void)
 {
 	struct sigaction sa = { .sa_handler = on_signal };
@@ -174,6 +196,7 @@ int main(int argc, char **argv)
 	fprintf(stderr, "netstacklat: attached (%s HOL filter):\n",
 		opts.include_hol ? "without" : "with");
 	print_hooks(&l, stderr, false);
+	print_netfilter_scope(&l, &opts);
 	err = run(&l, &opts, out);
 cleanup:
 	nsl_loader_close(&l);

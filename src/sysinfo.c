@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -63,6 +64,38 @@ int nsl_netns_inode(const char *path, uint64_t *ino)
 		return -EINVAL;
 	*ino = st.st_ino;
 	return 0;
+}
+
+/*
+ * A path to the network namespace with inode ino, to enter it: the names
+ * `ip netns` gives (/run/netns), else any process living in it.
+ */
+int nsl_netns_find(uint64_t ino, char *path, size_t len)
+{
+	const char *dirs[] = { "/run/netns", "/proc" };
+
+	for (size_t d = 0; d < sizeof(dirs) / sizeof(dirs[0]); d++) {
+		DIR *dir = opendir(dirs[d]);
+		struct dirent *e;
+
+		while (dir && (e = readdir(dir)) != NULL) {
+			uint64_t found;
+
+			if (e->d_name[0] == '.' ||
+			    (d == 1 && (e->d_name[0] < '0' || e->d_name[0] > '9')))
+				continue;
+			snprintf(path, len, d == 0 ? "%s/%s" : "%s/%s/ns/net",
+				 dirs[d], e->d_name);
+			if (!nsl_netns_inode(path, &found) && found == ino) {
+				closedir(dir);
+				return 0;
+			}
+		}
+		if (dir)
+			closedir(dir);
+	}
+	path[0] = '\0';
+	return -ENOENT;
 }
 
 int nsl_netns_enter(const char *path, int *saved)

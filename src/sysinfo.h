@@ -3,6 +3,7 @@
 #ifndef NSL_SYSINFO_H
 #define NSL_SYSINFO_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 /* CLOCK_TAI - CLOCK_REALTIME in ns, as the kernel keeps it (adjtimex). */
@@ -17,6 +18,8 @@ int nsl_enable_rx_timestamps(void);
 
 /* Inode number of the network namespace at path (nsfs file). */
 int nsl_netns_inode(const char *path, uint64_t *ino);
+/* Finds a path (/run/netns/X or /proc/PID/ns/net) of the netns with inode ino. */
+int nsl_netns_find(uint64_t ino, char *path, size_t len);
 /* Enters the netns at path; *saved gets an fd to return with nsl_netns_leave(). */
 int nsl_netns_enter(const char *path, int *saved);
 int nsl_netns_leave(int saved);

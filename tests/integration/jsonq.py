@@ -11,6 +11,8 @@
 #   jsonq.py FILE hooks                          hooks present, space-separated
 #   jsonq.py FILE groups HOOK FIELD              distinct values of FIELD
 #   jsonq.py FILE last_count HOOK                count in the last report
+#   jsonq.py FILE pct HOOK P                     upper bucket bound holding
+#                                                rank ceil(P*count), all reports
 import json
 import sys
 
@@ -54,6 +56,21 @@ def main():
         print(" ".join(sorted({h["hook"] for r in reports for h in r["histograms"]})))
     elif q == "groups":
         print(" ".join(sorted({str(h.get(args[1])) for h in hists(reports, args[0])})))
+    elif q == "pct":
+        merged = {}
+        for h in hists(reports, args[0]):
+            for b in h["buckets"]:
+                le = b["le_ns"] if b["le_ns"] is not None else 2**62
+                merged[le] = merged.get(le, 0) + b["count"]
+        total = sum(merged.values())
+        rank, seen = -(-total * int(float(args[1]) * 1000) // 1000), 0
+        for le in sorted(merged):
+            seen += merged[le]
+            if seen >= rank:
+                print(le)
+                break
+        else:
+            print(0)
     elif q == "last_count":
         print(sum(h["count"] for h in hists(reports[-1:], args[0])))
     else:

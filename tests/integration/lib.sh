@@ -135,7 +135,7 @@ stop_tool() {
 
 # serve PROTO PORT ARGS...: trafficgen server in NS_B; SERVER_PID once ready.
 serve() {
-	local proto=$1 port=$2 addr=$ADDR_B; shift 2
+	local proto=$1 port=$2 addr=${SRV_ADDR:-$ADDR_B}; shift 2
 	[ "${V6:-0}" = 1 ] && addr=$ADDR6_B
 	rm -f "$TMP/ready"
 	ip netns exec "$NS_B" "$TG" server --proto "$proto" --bind "$addr" --port "$port" \
@@ -148,7 +148,7 @@ serve() {
 
 # client PROTO PORT ARGS...: trafficgen client in NS_A, to completion.
 client() {
-	local proto=$1 port=$2 addr=$ADDR_B; shift 2
+	local proto=$1 port=$2 addr=${SRV_ADDR:-$ADDR_B}; shift 2
 	[ "${V6:-0}" = 1 ] && addr=$ADDR6_B
 	ip netns exec "$NS_A" "$TG" client --proto "$proto" --connect "$addr" --port "$port" "$@" \
 		> "$TMP/client.json" || fail "client failed: $(cat "$TMP/client.json")"
@@ -166,4 +166,39 @@ json_field() {
 # Hooks that attach on this kernel (from -l), space-separated.
 attached_hooks() {
 	"$NSL" -l "$@" | awk '$2 != "unavailable" && /^  / { print $1 }' | tr '\n' ' ' | sed 's/ $//'
+}
+
+# A TUN-based wire between NS_A and NS_B (tests/tunwire.c): packets arrive
+# in NS_B as fresh skbs with real RX timestamps, as from a NIC, unlike veth.
+WIRE=$ROOT/.output/tests/tunwire
+TUN_A=nsl$ID-ta TUN_B=nsl$ID-tb
+TADDR_A=198.19.0.1 TADDR_B=198.19.0.2
+TADDR6_A=fd00:198:19::1 TADDR6_B=fd00:198:19::2
+
+setup_tunwire() {
+	rm -f "$TMP/wire.ready"
+	"$WIRE" "/run/netns/$NS_A" "$TUN_A" "/run/netns/$NS_B" "$TUN_B" "$TMP/wire.ready" &
+	BG_PIDS+=($!)
+	wait_for 10 test -s "$TMP/wire.ready" || return 1
+	ip -n "$NS_A" addr add $TADDR_A/24 dev "$TUN_A" &&
+	ip -n "$NS_B" addr add $TADDR_B/24 dev "$TUN_B" &&
+	ip -n "$NS_A" addr add $TADDR6_A/64 dev "$TUN_A" nodad &&
+	ip -n "$NS_B" addr add $TADDR6_B/64 dev "$TUN_B" nodad &&
+	ip -n "$NS_A" link set "$TUN_A" up && ip -n "$NS_B" link set "$TUN_B" up
+}
+
+# bpf_ids_of prog|link PID: ids of the BPF programs or links PID holds open
+# (from /proc/PID/fdinfo: bpftool here cannot show owners).
+bpf_ids_of() {
+	cat /proc/"$2"/fdinfo/* 2>/dev/null | awk -v k="$1_id:" '$1 == k { print $2 }' |
+		sort -un | tr '\n' ' '
+}
+
+# bpf_ids_alive prog|link IDS...: how many of these ids still exist.
+bpf_ids_alive() {
+	local kind=$1; shift
+	bpftool -j "$kind" show 2>/dev/null | python3 -c '
+import json, sys
+want = set(int(i) for i in sys.argv[1:])
+print(sum(1 for o in json.load(sys.stdin) or [] if o["id"] in want))' "$@"
 }
