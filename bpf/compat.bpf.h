@@ -41,7 +41,8 @@ struct inet_sock___old {
 static __always_inline __u32 nsl_sk_rx_ifindex(struct sock *sk)
 {
 	if (bpf_core_field_exists(sk->sk_rx_dst_ifindex))
-		return BPF_CORE_READ(sk, sk_rx_dst_ifindex);
+		return sk->sk_rx_dst_ifindex;
+	/* beyond struct sock: a direct load would be refused, probe-read it */
 	return BPF_CORE_READ((struct inet_sock___old *)sk, rx_dst_ifindex);
 }
 

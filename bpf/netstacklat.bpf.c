@@ -168,16 +168,23 @@ static __always_inline int ifindex_selected(__u32 ifindex)
 	       bpf_map_lookup_elem(&filter_ifindex, &ifindex);
 }
 
+/*
+ * The programs get BTF-typed pointers (fentry/tp_btf arguments, the
+ * netfilter context), so fields are read with plain loads that the
+ * verifier turns into fault-tolerant ones and libbpf relocates (CO-RE via
+ * vmlinux.h's preserve_access_index): no bpf_probe_read_kernel() call per
+ * field on the per-packet path.
+ */
 static __always_inline int netns_selected(struct net *net)
 {
-	return !cfg.netns_ino || BPF_CORE_READ(net, ns.inum) == cfg.netns_ino;
+	return !cfg.netns_ino || net->ns.inum == cfg.netns_ino;
 }
 
 /* The filters that only make sense in the reading process's context. */
 static __always_inline int reader_selected(struct sock *sk)
 {
 	if (cfg.min_queue_len &&
-	    BPF_CORE_READ(sk, sk_receive_queue.qlen) < cfg.min_queue_len)
+	    sk->sk_receive_queue.qlen < cfg.min_queue_len)
 		return 0;
 	if (cfg.filter_pid) {
 		__u32 tgid = bpf_get_current_pid_tgid() >> 32;
@@ -200,7 +207,7 @@ static __always_inline int reader_selected(struct sock *sk)
  */
 static __always_inline void record_skb(struct sk_buff *skb, __u32 hook)
 {
-	__u64 ts = BPF_CORE_READ(skb, tstamp);
+	__u64 ts = skb->tstamp;
 	__u32 ifindex;
 
 	if ((__s64)ts <= 0)
@@ -209,10 +216,10 @@ static __always_inline void record_skb(struct sk_buff *skb, __u32 hook)
 		count_event(hook, NSL_CNT_NOT_RX_TSTAMP);
 		return;
 	}
-	ifindex = BPF_CORE_READ(skb, skb_iif);
+	ifindex = skb->skb_iif;
 	if (!ifindex_selected(ifindex))
 		return;
-	if (!netns_selected(BPF_CORE_READ(skb, dev, nd_net.net)))
+	if (!netns_selected(skb->dev->nd_net.net))
 		return;
 	record_latency(hook, ts, ifindex);
 }
@@ -221,7 +228,7 @@ static __always_inline void record_skb(struct sk_buff *skb, __u32 hook)
 static __always_inline void record_enqueued(struct sock *sk,
 					    struct sk_buff *skb, __u32 hook)
 {
-	__u64 ts = BPF_CORE_READ(skb, tstamp);
+	__u64 ts = skb->tstamp;
 	__u32 ifindex;
 
 	if ((__s64)ts <= 0)
@@ -230,10 +237,10 @@ static __always_inline void record_enqueued(struct sock *sk,
 		count_event(hook, NSL_CNT_NOT_RX_TSTAMP);
 		return;
 	}
-	ifindex = BPF_CORE_READ(skb, skb_iif);
+	ifindex = skb->skb_iif;
 	if (!ifindex_selected(ifindex))
 		return;
-	if (!netns_selected(BPF_CORE_READ(sk, __sk_common.skc_net.net)))
+	if (!netns_selected(sk->__sk_common.skc_net.net))
 		return;
 	record_latency(hook, ts, ifindex);
 }
@@ -297,7 +304,7 @@ static __always_inline void record_tcp_read(struct sock *sk, __u64 ts)
 	ifindex = nsl_sk_rx_ifindex(sk);
 	if (!ifindex_selected(ifindex))
 		return;
-	if (!netns_selected(BPF_CORE_READ(sk, __sk_common.skc_net.net)))
+	if (!netns_selected(sk->__sk_common.skc_net.net))
 		return;
 	if (!cfg.include_hol && tcp_read_hol_blocked(sk))
 		return;
@@ -306,10 +313,10 @@ static __always_inline void record_tcp_read(struct sock *sk, __u64 ts)
 
 static __always_inline int sk_is_inet(struct sock *sk, __u16 protocol)
 {
-	__u16 family = BPF_CORE_READ(sk, __sk_common.skc_family);
+	__u16 family = sk->__sk_common.skc_family;
 
 	return (family == AF_INET || family == AF_INET6) &&
-	       BPF_CORE_READ(sk, sk_protocol) == protocol;
+	       sk->sk_protocol == protocol;
 }
 
 /* ---- primary attach: fentry/fexit ------------------------------------ */
@@ -402,7 +409,7 @@ int BPF_PROG(fentry_skb_consume_udp, struct sock *sk, struct sk_buff *skb,
 	ifindex = skb->skb_iif;
 	if (!ifindex_selected(ifindex))
 		return 0;
-	if (!netns_selected(BPF_CORE_READ(sk, __sk_common.skc_net.net)))
+	if (!netns_selected(sk->__sk_common.skc_net.net))
 		return 0;
 	record_latency(NSL_HOOK_UDP_SOCK_READ, ts, ifindex);
 	return 0;

@@ -330,6 +330,26 @@ static void table_hook(FILE *out, const struct nsl_report *r, __u32 hook)
 	table_counters(out, r->counters[hook]);
 }
 
+/* --bpf-stats: one line per program, what it cost over the interval. */
+static void table_costs(FILE *out, const struct nsl_report *r)
+{
+	char avg[DUR_LEN];
+
+	if (!r->bpf_stats)
+		return;
+	fputs("BPF programs: runs, average per run, share of one CPU\n", out);
+	for (size_t i = 0; i < r->nr_costs; i++) {
+		const struct nsl_prog_cost *c = &r->costs[i];
+
+		fmt_duration(avg, sizeof(avg), nsl_cost_avg_ns(c));
+		/* widest hook and program names: 19 and 30 columns */
+		fprintf(out, "  %-19s %-30s %9" PRIu64 " %7s %7.3f%%\n",
+			hook_name(c->hook), c->prog, c->run_cnt,
+			c->run_cnt ? avg : "-",
+			100.0 * nsl_cost_cpu_share(c, r->interval_s));
+	}
+}
+
 static void table_time(FILE *out, const struct timespec *ts)
 {
 	char buf[16];
@@ -350,6 +370,7 @@ static void table_report(FILE *out, const struct nsl_report *r,
 		table_time(out, &r->time);
 	for (hook = 0; hook < NSL_NR_HOOKS; hook++)
 		table_hook(out, r, hook);
+	table_costs(out, r);
 	fputc('\n', out);
 }
 
@@ -543,6 +564,26 @@ static void json_counters(FILE *out, const struct nsl_report *r)
 	fputc('}', out);
 }
 
+static void json_costs(FILE *out, const struct nsl_report *r)
+{
+	if (!r->bpf_stats)
+		return;
+	fputs(",\"bpf_stats\":[", out);
+	for (size_t i = 0; i < r->nr_costs; i++) {
+		const struct nsl_prog_cost *c = &r->costs[i];
+
+		fprintf(out, "%s{\"hook\":", i ? "," : "");
+		json_string(out, hook_name(c->hook), SIZE_MAX);
+		fputs(",\"program\":", out);
+		json_string(out, c->prog, sizeof(c->prog));
+		fprintf(out, ",\"runs\":%" PRIu64 ",\"run_time_ns\":%" PRIu64
+			",\"avg_ns\":%.1f,\"cpu_share\":%.6f}",
+			c->run_cnt, c->run_time_ns, nsl_cost_avg_ns(c),
+			nsl_cost_cpu_share(c, r->interval_s));
+	}
+	fputc(']', out);
+}
+
 static void json_report(FILE *out, const struct nsl_report *r)
 {
 	size_t i;
@@ -558,6 +599,7 @@ static void json_report(FILE *out, const struct nsl_report *r)
 	}
 	fputc(']', out);
 	json_counters(out, r);
+	json_costs(out, r);
 	fputs("}\n", out);
 }
 

@@ -188,8 +188,7 @@ int nsl_loader_nr_attached(const struct nsl_loader *l)
 	return n;
 }
 
-/* The candidate the hook got, or NULL when it got none. */
-static const struct nsl_candidate *chosen(const struct nsl_loader *l, int h)
+const struct nsl_candidate *nsl_loader_chosen(const struct nsl_loader *l, int h)
 {
 	for (int i = 0; i < NSL_MAX_CANDIDATES; i++)
 		if (l->hooks[h].method != NSL_METHOD_NONE &&
@@ -206,7 +205,7 @@ static void set_autoload(struct nsl_loader *l)
 	bpf_object__for_each_program(p, l->skel->obj)
 		bpf_program__set_autoload(p, false);
 	for (int h = 0; h < NSL_NR_HOOKS; h++) {
-		const struct nsl_candidate *c = chosen(l, h);
+		const struct nsl_candidate *c = nsl_loader_chosen(l, h);
 
 		for (int i = 0; c && i < NSL_MAX_PROGS && c->progs[i]; i++) {
 			p = bpf_object__find_program_by_name(l->skel->obj, c->progs[i]);
@@ -427,7 +426,7 @@ static int attach_hooks(struct nsl_loader *l)
 {
 	for (int h = 0; h < NSL_NR_HOOKS; h++) {
 		struct nsl_hook_state *hs = &l->hooks[h];
-		const struct nsl_candidate *c = chosen(l, h);
+		const struct nsl_candidate *c = nsl_loader_chosen(l, h);
 
 		if (c && c->method == NSL_METHOD_NETFILTER) {
 			int err = attach_netfilter(l, h, c);

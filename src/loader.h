@@ -45,6 +45,9 @@ int nsl_loader_attach(struct nsl_loader *l, const struct nsl_options *o);
 
 void nsl_loader_close(struct nsl_loader *l);
 
+/* The attach candidate hook h got, or NULL when it got none. */
+const struct nsl_candidate *nsl_loader_chosen(const struct nsl_loader *l, int h);
+
 /* Number of enabled hooks that got a method. */
 int nsl_loader_nr_attached(const struct nsl_loader *l);
 

@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <bpf/libbpf.h>
+#include "bpfstats.h"
 #include "loader.h"
 #include "log.h"
 #include "options.h"
@@ -101,14 +102,18 @@ static void add_seconds(struct timespec *t, double s)
 }
 
 /* Returns 0 to go on, 1 when the output is gone (quiet exit), <0 on error. */
-static int report_once(struct nsl_reader *rd, FILE *out,
-		       const struct nsl_format_opts *fo)
+static int report_once(struct nsl_reader *rd, struct nsl_bpfstats *bs,
+		       FILE *out, const struct nsl_format_opts *fo)
 {
-	struct nsl_report rep;
+	static struct nsl_report rep;
 	int err = nsl_reader_read(rd, &rep);
 
 	if (err) {
 		pr_warn("cannot read the histogram maps: %s\n", strerror(-err));
+		return err;
+	}
+	if (bs && (err = nsl_bpfstats_read(bs, &rep))) {
+		pr_warn("cannot read BPF program statistics: %s\n", strerror(-err));
 		return err;
 	}
 	err = nsl_format_report(out, &rep, fo);
@@ -125,6 +130,7 @@ static int run(struct nsl_loader *l, const struct nsl_options *o, FILE *out)
 					    .timestamp = o->timestamp };
 	struct netstacklat_bpf *s = l->skel;
 	bool attached[NSL_NR_HOOKS];
+	struct nsl_bpfstats bs = { .stats_fd = -1 };
 	struct nsl_reader rd;
 	struct timespec next;
 	unsigned long n = 0;
@@ -142,6 +148,10 @@ static int run(struct nsl_loader *l, const struct nsl_options *o, FILE *out)
 		pr_warn("cannot set up the map reader: %s\n", strerror(-err));
 		goto out;
 	}
+	if (o->bpf_stats && (err = nsl_bpfstats_init(&bs, l, o->cumulative))) {
+		pr_warn("--bpf-stats: cannot enable BPF statistics: %s\n", strerror(-err));
+		goto out;
+	}
 	clock_gettime(CLOCK_MONOTONIC, &next);
 	while (!stop_signal) {
 		add_seconds(&next, o->interval_s);
@@ -149,13 +159,14 @@ static int run(struct nsl_loader *l, const struct nsl_options *o, FILE *out)
 		       clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL) == EINTR)
 			;
 		/* on a signal, the partial interval still gets its report */
-		err = report_once(&rd, out, &fo);
+		err = report_once(&rd, o->bpf_stats ? &bs : NULL, out, &fo);
 		if (err)
 			break;
 		if (o->count && ++n >= o->count)
 			break;
 	}
 out:
+	nsl_bpfstats_close(&bs);
 	nsl_reader_free(&rd);
 	return err == 1 ? 0 : err;
 }

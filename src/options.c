@@ -41,6 +41,7 @@ enum {
 	OPT_COUNT = 0x100,
 	OPT_CUMULATIVE,
 	OPT_ATTACH,
+	OPT_BPF_STATS,
 };
 
 static const struct argp_option options[] = {
@@ -74,6 +75,9 @@ static const struct argp_option options[] = {
 	{ "include-tcp-hol-delay", 'y', NULL, 0,
 	  "Record TCP reads that may be HOL-blocked", 3 },
 	{ "verbose", 'v', NULL, 0, "libbpf and attach details on stderr", 4 },
+	{ "bpf-stats", OPT_BPF_STATS, NULL, 0,
+	  "Report what each BPF program costs: runs, ns per run, CPU share "
+	  "(turns on the kernel's BPF run-time statistics while running)", 4 },
 	{},
 };
 
@@ -354,6 +358,9 @@ static int parse_opt(int key, char *arg, struct argp_state *state)
 		break;
 	case 'v':
 		o->verbose = true;
+		break;
+	case OPT_BPF_STATS:
+		o->bpf_stats = true;
 		break;
 	case ARGP_KEY_ARG:
 		if (ps->nr_positional == 0) {

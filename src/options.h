@@ -31,6 +31,7 @@ struct nsl_options {
 	bool cumulative;
 	bool list_probes;
 	bool verbose;
+	bool bpf_stats;			/* report the BPF programs' run time */
 	enum nsl_attach_mode attach;
 	bool hook_enabled[NSL_NR_HOOKS];
 

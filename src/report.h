@@ -22,6 +22,15 @@ struct nsl_report_hist {
 	const char *cgroup_path;	/* NULL if unknown or not grouped */
 };
 
+/* --bpf-stats: one attached BPF program's cost over the report's interval. */
+struct nsl_prog_cost {
+	uint32_t hook;
+	char prog[40];			/* program name in bpf/netstacklat.bpf.c */
+	uint64_t run_cnt;		/* invocations */
+	uint64_t run_time_ns;		/* time spent in the program */
+};
+#define NSL_MAX_PROG_COSTS 16
+
 struct nsl_report {
 	struct timespec time;		/* CLOCK_REALTIME when the maps were read */
 	double interval_s;		/* time covered by the report */
@@ -33,6 +42,9 @@ struct nsl_report {
 	size_t nr_hists;
 	struct nsl_report_hist *hists;
 	uint64_t counters[NSL_NR_HOOKS][NSL_NR_COUNTERS];
+	bool bpf_stats;			/* costs[] filled (--bpf-stats) */
+	size_t nr_costs;
+	struct nsl_prog_cost costs[NSL_MAX_PROG_COSTS];
 };
 
 enum nsl_format { NSL_FMT_TABLE, NSL_FMT_JSON };
@@ -55,6 +67,11 @@ extern const double nsl_percentiles[NSL_NR_PERCENTILES]; /* .5 .9 .99 .999 */
 uint64_t nsl_percentile(const struct nsl_report_hist *h, double p);
 /* Average in ns (0 for an empty histogram). */
 double nsl_average(const struct nsl_report_hist *h);
+
+/* Average ns per run of a program (0 if it did not run). */
+double nsl_cost_avg_ns(const struct nsl_prog_cost *c);
+/* Time in the program as a fraction of one CPU over interval_s. */
+double nsl_cost_cpu_share(const struct nsl_prog_cost *c, double interval_s);
 
 /* Formatters (src/format.c). Return 0 or a negative errno on write error. */
 int nsl_format_report(FILE *out, const struct nsl_report *r,

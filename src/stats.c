@@ -67,3 +67,13 @@ double nsl_average(const struct nsl_report_hist *h)
 		return 0;
 	return (double)h->sum_ns / (double)h->count;
 }
+
+double nsl_cost_avg_ns(const struct nsl_prog_cost *c)
+{
+	return c->run_cnt ? (double)c->run_time_ns / (double)c->run_cnt : 0.0;
+}
+
+double nsl_cost_cpu_share(const struct nsl_prog_cost *c, double interval_s)
+{
+	return interval_s > 0 ? (double)c->run_time_ns / (interval_s * 1e9) : 0.0;
+}

@@ -6,7 +6,7 @@ source "$(dirname "$0")/lib.sh"
 TESTS=(test_list_probes test_traffic_samples test_one_sample_per_read
        test_known_answer test_cumulative test_netns_filter test_iface_filter
        test_pid_filter test_cgroup_filter test_group_by_interface
-       test_group_by_cgroup test_enable_disable)
+       test_group_by_cgroup test_enable_disable test_bpf_stats)
 
 # traffic OUT TOOL_ARGS...: TCP server up (TCP_PID), tool attached, 200 TCP
 # messages then 200 UDP datagrams, tool stopped with SIGINT.
@@ -178,6 +178,35 @@ test_enable_disable() {
 	err=$("$NSL" -e tcp-socket-read -d ip-start 2>&1); rc=$?
 	expect "exit status of -e with -d" "$rc" -eq 2
 	grep -q -- "-e and -d" <<< "$err" || fail "-e with -d: message does not name the options: $err"
+}
+
+# --bpf-stats: non-zero runs under traffic; statistics come from a
+# BPF_ENABLE_STATS fd that lives exactly as long as the tool, not from the
+# kernel.bpf_stats_enabled sysctl (which a crash would leave on).
+test_bpf_stats() {
+	local out=$TMP/stats.json before during runs
+	before=$(cat /proc/sys/kernel/bpf_stats_enabled)
+	serve tcp 5004 || return
+	start_tool "$out" -n "/run/netns/$NS_B" --bpf-stats || return
+	ls -l /proc/"$TOOL_PID"/fd | grep -q 'anon_inode:bpf-stats' ||
+		fail "no BPF_ENABLE_STATS fd in the running tool"
+	during=$(cat /proc/sys/kernel/bpf_stats_enabled)
+	client tcp 5004 --count 200 --interval-us 500
+	wait_server
+	stop_tool
+	expect "kernel.bpf_stats_enabled sysctl while running (untouched)" "$during" -eq "$before"
+	expect "kernel.bpf_stats_enabled after exit" "$(cat /proc/sys/kernel/bpf_stats_enabled)" -eq "$before"
+	runs=$(python3 -c '
+import json, sys
+runs = {}
+for line in open(sys.argv[1]):
+    for c in json.loads(line)["bpf_stats"]:
+        assert c["avg_ns"] >= 0 and 0 <= c["cpu_share"] <= 2, c
+        runs[c["hook"]] = runs.get(c["hook"], 0) + c["runs"]
+print(runs.get("tcp-socket-read", 0), runs.get("tcp-socket-enqueued", 0))' "$out") ||
+		{ fail "bad bpf_stats in JSON"; return; }
+	expect "tcp-socket-read program runs" "${runs% *}" -ge "$(json_field "$TMP/server.json" reads)"
+	expect "tcp-socket-enqueued program runs" "${runs#* }" -gt 0
 }
 
 prereqs || skip_all "${TESTS[@]}"

@@ -501,6 +501,41 @@ static void test_write_error_errno(void **state)
 	fclose(out);
 }
 
+/* --bpf-stats: the basic report plus what each program cost. */
+static void add_costs(struct fixture *f)
+{
+	static const struct nsl_prog_cost costs[] = {
+		{ NSL_HOOK_TCP_SOCK_ENQUEUED, "tp_tcp_data_ready", 1000, 85000 },
+		{ NSL_HOOK_TCP_SOCK_READ, "tp_tcp_copy_datagram", 812, 48720 },
+		{ NSL_HOOK_TCP_SOCK_READ, "tp_tcp_recv_length", 900, 0 },
+		{ NSL_HOOK_UDP_SOCK_READ, "fentry_skb_consume_udp", 0, 0 },
+	};
+
+	f->r.bpf_stats = true;
+	f->r.nr_costs = sizeof(costs) / sizeof(costs[0]);
+	memcpy(f->r.costs, costs, sizeof(costs));
+}
+
+static void test_costs_table(void **state)
+{
+	struct fixture f;
+
+	(void)state;
+	build_basic(&f);
+	add_costs(&f);
+	check_table_report("costs.table", &f, &table);
+}
+
+static void test_costs_json(void **state)
+{
+	struct fixture f;
+
+	(void)state;
+	build_basic(&f);
+	add_costs(&f);
+	check_json_report("costs.json", &f);
+}
+
 static int setup(void **state)
 {
 	(void)state;
@@ -526,6 +561,8 @@ int main(void)
 		cmocka_unit_test(test_duration_units),
 		cmocka_unit_test(test_write_error),
 		cmocka_unit_test(test_write_error_errno),
+		cmocka_unit_test(test_costs_table),
+		cmocka_unit_test(test_costs_json),
 	};
 
 	return cmocka_run_group_tests(tests, setup, NULL);
