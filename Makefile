@@ -28,7 +28,7 @@ LIBBPF_LIBS = $(shell $(PKG_CONFIG) --libs libbpf 2>/dev/null || echo -lbpf) -le
 # Pure userspace code: no libbpf, unit-tested on the host.
 CORE_SRCS := src/hooks.c src/options.c src/stats.c src/format.c
 # Code that talks to the kernel.
-APP_SRCS  := src/main.c src/loader.c src/reader.c src/sysinfo.c src/nflink.c src/bpfstats.c
+APP_SRCS  := src/main.c src/loader.c src/reader.c src/sysinfo.c src/nflink.c src/bpfstats.c src/privs.c
 CORE_OBJS := $(CORE_SRCS:src/%.c=$(OUTPUT)/%.o)
 APP_OBJS  := $(APP_SRCS:src/%.c=$(OUTPUT)/%.o)
 

@@ -382,8 +382,8 @@ static int configure(struct nsl_loader *l, const struct nsl_options *o)
 	cfg->group_by_cgroup = o->group_cgroup;
 	cfg->include_hol = o->include_hol;
 	/* the per-group map costs memory per CPU and entry: only when grouping */
-	if (!o->group_ifindex && !o->group_cgroup)
-		bpf_map__set_max_entries(l->skel->maps.group_hist, 1);
+	bpf_map__set_max_entries(l->skel->maps.group_hist,
+				 o->group_ifindex || o->group_cgroup ? o->max_groups : 1);
 	return 0;
 }
 

@@ -13,12 +13,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <pwd.h>
 #include <unistd.h>
+#include <sys/syscall.h>
 #include <bpf/libbpf.h>
 #include "bpfstats.h"
 #include "loader.h"
 #include "log.h"
 #include "options.h"
+#include "privs.h"
 #include "reader.h"
 #include "report.h"
 #include "netstacklat.skel.h"
@@ -77,6 +80,31 @@ static void print_netfilter_scope(const struct nsl_loader *l,
 	else
 		pr_info("%s (netfilter) attached in network namespace inode %llu\n",
 			names, (unsigned long long)l->nf_netns_ino);
+}
+
+/*
+ * From here on the process only needs its file descriptors: maps, links,
+ * the output file. Everything that needed privilege is done.
+ */
+static int drop_privileges(const struct nsl_loader *l, const struct nsl_options *o)
+{
+	bool kept_bpf;
+	int err;
+
+	err = nsl_privs_drop(o->user, bpf_map__fd(l->skel->maps.filter_pid), &kept_bpf);
+	if (err) {
+		if (o->user)
+			pr_warn("--user: cannot switch to '%s': %s\n", o->user,
+				err == -ENOENT ? "no such user" : strerror(-err));
+		else
+			pr_warn("cannot drop privileges: %s\n", strerror(-err));
+		return err;
+	}
+	if (kept_bpf)
+		pr_info("kept CAP_BPF only: this kernel checks it on every map read\n");
+	else
+		pr_debug("dropped all capabilities\n");
+	return 0;
 }
 
 static int install_signals(void)
@@ -152,6 +180,9 @@ static int run(struct nsl_loader *l, const struct nsl_options *o, FILE *out)
 		pr_warn("--bpf-stats: cannot enable BPF statistics: %s\n", strerror(-err));
 		goto out;
 	}
+	err = drop_privileges(l, o);
+	if (err)
+		goto out;
 	clock_gettime(CLOCK_MONOTONIC, &next);
 	while (!stop_signal) {
 		add_seconds(&next, o->interval_s);
@@ -171,6 +202,39 @@ out:
 	return err == 1 ? 0 : err;
 }
 
+/*
+ * What can be checked before anything touches the kernel, so that a bad
+ * invocation fails early with one line naming the cause and loads nothing.
+ */
+static int preflight(const struct nsl_options *o)
+{
+	if (syscall(__NR_bpf, -1, NULL, 0) < 0 && errno == ENOSYS) {
+		pr_warn("this kernel has no bpf() system call (CONFIG_BPF_SYSCALL)\n");
+		return -ENOSYS;
+	}
+	if (!nsl_privs_can_load()) {
+		pr_warn("needs root: CAP_BPF and CAP_PERFMON, or CAP_SYS_ADMIN "
+			"(and CAP_NET_ADMIN for netfilter hooks)\n");
+		return -EPERM;
+	}
+	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
+		pr_warn("kernel without BTF (/sys/kernel/btf/vmlinux: %s); "
+			"CO-RE needs CONFIG_DEBUG_INFO_BTF\n", strerror(errno));
+		return -ENOENT;
+	}
+	for (unsigned int i = 0; i < o->nr_pids; i++) {
+		if (kill(o->pids[i], 0) && errno == ESRCH) {
+			pr_warn("-p: no process %u\n", o->pids[i]);
+			return -ESRCH;
+		}
+	}
+	if (o->user && !getpwnam(o->user)) {
+		pr_warn("--user: no user '%s'\n", o->user);
+		return -ENOENT;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct nsl_options opts;
@@ -178,10 +242,18 @@ int main(int argc, char **argv)
 	FILE *out = stdout;
 	int err;
 
-	if (nsl_parse_options(argc, argv, &opts, 0))
+	if (nsl_parse_options(argc, argv, &opts, 0)) {
+		pr_warn("%s\n", opts.errmsg);
+		nsl_free_options(&opts);
 		return 2;
+	}
+	if (opts.info_only)
+		return 0;
 	nsl_verbose = opts.verbose;
 	libbpf_set_print(libbpf_print);
+	err = preflight(&opts);
+	if (err)
+		goto cleanup;
 
 	if (opts.output) {
 		out = fopen(opts.output, "w");

@@ -11,7 +11,6 @@
 #include "options.h"
 
 const char *argp_program_version = "netstacklat 0.1";
-const char *argp_program_bug_address = "<https://github.com/netstacklat/netstacklat/issues>";
 
 static const char doc[] =
 "Measure latency inside the Linux network receive stack.\n"
@@ -42,6 +41,9 @@ enum {
 	OPT_CUMULATIVE,
 	OPT_ATTACH,
 	OPT_BPF_STATS,
+	OPT_USER,
+	OPT_MAX_GROUPS,
+	OPT_USAGE,
 };
 
 static const struct argp_option options[] = {
@@ -72,9 +74,19 @@ static const struct argp_option options[] = {
 	  "Only socket reads while the receive queue holds >= N skbs", 2 },
 	{ "groupby-interface", 'I', NULL, 0, "One histogram per interface", 3 },
 	{ "groupby-cgroup", 'C', NULL, 0, "One histogram per cgroup", 3 },
+	{ "max-groups", OPT_MAX_GROUPS, "N", 0,
+	  "Room for N histograms with -I/-C (default 4096); samples of further "
+	  "groups are counted as map_full", 3 },
 	{ "include-tcp-hol-delay", 'y', NULL, 0,
 	  "Record TCP reads that may be HOL-blocked", 3 },
 	{ "verbose", 'v', NULL, 0, "libbpf and attach details on stderr", 4 },
+	/* argp's own would print nothing with ARGP_NO_ERRS: see below */
+	{ "help", '?', NULL, 0, "Give this help list", -1 },
+	{ "usage", OPT_USAGE, NULL, 0, "Give a short usage message", -1 },
+	{ "version", 'V', NULL, 0, "Print program version", -1 },
+	{ "user", OPT_USER, "NAME", 0,
+	  "Once attached, run as this user (e.g. nobody); all capabilities "
+	  "are dropped in any case", 4 },
 	{ "bpf-stats", OPT_BPF_STATS, NULL, 0,
 	  "Report what each BPF program costs: runs, ns per run, CPU share "
 	  "(turns on the kernel's BPF run-time statistics while running)", 4 },
@@ -88,7 +100,7 @@ struct parse_state {
 	unsigned int nr_positional;
 };
 
-/* Records the message for callers and, unless they asked not to, lets argp print it. */
+/* Records the message; the caller prints it (one line) and exits. */
 static int __attribute__((format(printf, 2, 3)))
 fail(struct argp_state *state, const char *fmt, ...)
 {
@@ -98,8 +110,6 @@ fail(struct argp_state *state, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(ps->o->errmsg, sizeof(ps->o->errmsg), fmt, ap);
 	va_end(ap);
-	if (!(state->flags & ARGP_NO_ERRS))
-		argp_error(state, "%s", ps->o->errmsg);
 	return EINVAL;
 }
 
@@ -362,6 +372,17 @@ static int parse_opt(int key, char *arg, struct argp_state *state)
 	case OPT_BPF_STATS:
 		o->bpf_stats = true;
 		break;
+	case OPT_MAX_GROUPS:
+		if (parse_u64(arg, 1, 1 << 20, &v))
+			return fail(state, "--max-groups: '%s' is not an integer in 1..%u",
+				    arg, 1 << 20);
+		o->max_groups = v;
+		break;
+	case OPT_USER:
+		if (!*arg || strlen(arg) > 32)
+			return fail(state, "--user: '%s' is not a user name", arg);
+		o->user = arg;
+		break;
 	case ARGP_KEY_ARG:
 		if (ps->nr_positional == 0) {
 			if (ps->interval_given)
@@ -376,6 +397,26 @@ static int parse_opt(int key, char *arg, struct argp_state *state)
 			return parse_count(state, "COUNT", arg);
 		}
 		return fail(state, "unexpected argument '%s'", arg);
+	case '?':
+	case OPT_USAGE:
+		/* argp_state_help() is silent under ARGP_NO_ERRS; we exit later */
+		argp_help(state->root_argp, stdout,
+			  (key == '?' ? ARGP_HELP_STD_HELP : ARGP_HELP_USAGE) &
+				  ~(ARGP_HELP_EXIT_OK | ARGP_HELP_EXIT_ERR),
+			  state->name);
+		o->info_only = true;
+		break;
+	case 'V':
+		printf("%s\n", argp_program_version);
+		o->info_only = true;
+		break;
+	case ARGP_KEY_ERROR:
+		/* argp's own errors (unknown option, missing value): name the word */
+		if (!o->errmsg[0] && state->next > 0 && state->next <= state->argc)
+			snprintf(o->errmsg, sizeof(o->errmsg),
+				 "'%s': unknown option or missing value (see --help)",
+				 state->argv[state->next - 1]);
+		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
 	}
@@ -395,6 +436,7 @@ static void set_defaults(struct nsl_options *o)
 	o->interval_s = 5.0;
 	o->format = NSL_FMT_TABLE;
 	o->netns = NSL_NETNS_OWN;
+	o->max_groups = NSL_MAX_GROUPS;
 	for (int i = 0; i < NSL_NR_HOOKS; i++)
 		o->hook_enabled[i] = true;
 }
@@ -412,8 +454,11 @@ int nsl_parse_options(int argc, char **argv, struct nsl_options *o,
 	int err;
 
 	set_defaults(o);
-	/* bad usage exits 2, as every other bad-input error of the tool */
-	argp_err_exit_status = 2;
+	/*
+	 * Errors are ours to print, as one line (argp would add a second).
+	 * ARGP_NO_ERRS also silences argp's --help, so we bring our own.
+	 */
+	argp_flags |= ARGP_NO_ERRS | ARGP_NO_HELP;
 	err = argp_parse(&argp, argc, argv, argp_flags, NULL, &ps);
 	if (err && !o->errmsg[0])
 		snprintf(o->errmsg, sizeof(o->errmsg), "invalid option (see --help)");

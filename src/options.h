@@ -32,6 +32,7 @@ struct nsl_options {
 	bool list_probes;
 	bool verbose;
 	bool bpf_stats;			/* report the BPF programs' run time */
+	const char *user;		/* --user: switch to it once attached */
 	enum nsl_attach_mode attach;
 	bool hook_enabled[NSL_NR_HOOKS];
 
@@ -55,15 +56,18 @@ struct nsl_options {
 	uint32_t min_queue_len;
 	bool group_ifindex;
 	bool group_cgroup;
+	uint32_t max_groups;		/* entries of the grouped histogram map */
 	bool include_hol;
 
+	bool info_only;			/* --help/--usage/--version: done */
 	char errmsg[256];		/* set when parsing fails */
 };
 
 /*
- * Parses argv into *o (defaults first). argp_flags is passed to argp_parse:
- * 0 in the tool (argp prints errors and exits), ARGP_NO_EXIT | ARGP_NO_ERRS
- * in the unit tests, which then read o->errmsg. Returns 0 or an errno.
+ * Parses argv into *o (defaults first). argp_flags is passed to argp_parse
+ * (ARGP_NO_EXIT in the unit tests, so that --help returns). Errors are not
+ * printed: on failure o->errmsg names the option and the problem. Returns
+ * 0 or an errno.
  */
 int nsl_parse_options(int argc, char **argv, struct nsl_options *o,
 		      unsigned int argp_flags);

@@ -144,9 +144,13 @@ check_nothing_left() {
 		stop_tool
 	fi
 	# programs are freed after an RCU grace period: allow a moment
-	wait_for 5 test "$(bpf_ids_alive prog $progs)" -eq 0
+	wait_for 5 none_alive prog $progs
 	expect "programs left after SIG$how" "$(bpf_ids_alive prog $progs)" -eq 0
 	expect "links left after SIG$how" "$(bpf_ids_alive link $links)" -eq 0
+}
+
+none_alive() {
+	[ "$(bpf_ids_alive "$@")" -eq 0 ]
 }
 
 test_nf_nothing_left() {

@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Least privilege: once the programs are attached and the maps are open,
+ * the process only needs its file descriptors. See docs/security.md.
+ */
+#ifndef NSL_PRIVS_H
+#define NSL_PRIVS_H
+
+#include <stdbool.h>
+
+/* Does the process hold what loading needs (CAP_BPF and CAP_PERFMON, or CAP_SYS_ADMIN)? */
+bool nsl_privs_can_load(void);
+
+/*
+ * Drops every capability (bounding set included), sets no_new_privs and,
+ * with user != NULL, switches to that user and its groups. probe_fd is a
+ * map fd (4-byte keys, small values): if reading it needs CAP_BPF on this kernel (before 6.5 with
+ * kernel.unprivileged_bpf_disabled, every bpf() command checked it), that
+ * one capability is kept, and *kept_bpf says so. Returns 0 or -errno.
+ */
+int nsl_privs_drop(const char *user, int probe_fd, bool *kept_bpf);
+
+#endif /* NSL_PRIVS_H */

@@ -1,0 +1,232 @@
+#!/usr/bin/env bash
+# Bad input, faults while running, least privilege. Every bad invocation:
+# the right exit status, exactly one line on stderr naming the problem, and
+# no BPF program or link of ours left in the kernel.
+source "$(dirname "$0")/lib.sh"
+
+TESTS=(test_bad_invocations test_no_hook_can_attach test_not_root
+       test_closed_pipe test_full_disk test_signals_final_report
+       test_map_full test_interface_disappears test_drop_capabilities
+       test_switch_user)
+
+# ids of BPF programs and links in the kernel, for before/after comparisons
+kernel_objects() {
+	{ bpftool -j prog show; bpftool -j link show; } 2>/dev/null |
+		python3 -c '
+import json, sys
+ids = []
+for doc in sys.stdin.read().replace("][", "]\n[").splitlines():
+    ids += [o["id"] for o in json.loads(doc or "[]")]
+print(" ".join(map(str, sorted(ids))))'
+}
+
+# bad STATUS PATTERN ARGS...: one invocation of the table
+bad() {
+	local want=$1 pattern=$2 rc lines; shift 2
+	"$NSL" "$@" > "$TMP/bad.out" 2> "$TMP/bad.err" < /dev/null; rc=$?
+	lines=$(wc -l < "$TMP/bad.err")
+	if [ "$rc" -ne "$want" ] || [ "$lines" -ne 1 ] || ! grep -q -- "$pattern" "$TMP/bad.err"; then
+		fail "netstacklat $*: status $rc (want $want), $lines stderr lines, want one matching '$pattern': $(head -c 300 "$TMP/bad.err")"
+	fi
+	BAD_CASES=$((BAD_CASES + 1))
+}
+
+test_bad_invocations() {
+	local before many
+	command -v bpftool >/dev/null || { skip "bpftool missing"; return; }
+	before=$(kernel_objects)
+	many=$(seq -s, 1 1025)
+	BAD_CASES=0
+	# option values: exit 2, before anything is loaded
+	bad 2 "-r" -r 0
+	bad 2 "-r" -r -1
+	bad 2 "-r" -r abc
+	bad 2 "-r" -r 1x
+	bad 2 "-r" -r ""
+	bad 2 "-r" -r 1e300
+	bad 2 "--count" --count 0
+	bad 2 "--count" --count -2
+	bad 2 "--count" --count 1.5
+	bad 2 "--count" --count 99999999999999999999999
+	bad 2 "-F" -F xml
+	bad 2 "-o" -o ""
+	bad 2 "-e" -e ""
+	bad 2 "nope" -e nope
+	bad 2 "-e" -e ip-start,,tcp-start
+	bad 2 "twice" -e ip-start,ip-start
+	bad 2 "bogus" -d bogus
+	bad 2 "-e and -d" -e ip-start -d tcp-start
+	bad 2 "-p" -p ""
+	bad 2 "-p" -p 0
+	bad 2 "-p" -p 12a
+	bad 2 "-p" -p 1,1
+	bad 2 "more than" -p "$many"
+	bad 2 "-i" -i ""
+	bad 2 "-i" -i averyveryverylongifname
+	bad 2 "-i" -i 0
+	bad 2 "-n" -n -2
+	bad 2 "-n" -n abc
+	bad 2 "-n" -n 99999999999
+	bad 2 "-c" -c x1
+	bad 2 "-q" -q 0
+	bad 2 "-q" -q many
+	bad 2 "--attach" --attach kprobe
+	bad 2 "--max-groups" --max-groups 0
+	bad 2 "--user" --user ""
+	bad 2 "INTERVAL" 0
+	bad 2 "COUNT" 1 0
+	bad 2 "unexpected" 1 2 3
+	bad 2 "INTERVAL" -r 2 1
+	bad 2 "--nosuchoption" --nosuchoption
+	bad 2 "'-r'" -r
+	# things that do not exist: exit 1, still before anything is loaded
+	bad 1 "no process" -p 4194303
+	bad 1 "no interface 'nosuchif0'" -i nosuchif0
+	bad 1 "not a network namespace" -n /nonexistent
+	bad 1 "not a network namespace" -n /etc/passwd
+	bad 1 "no network namespace with inode" -n 12345
+	bad 1 "not a cgroup" -c /nonexistent
+	bad 1 "-o: cannot open" -o /nonexistent-dir/out
+	bad 1 "no user" --user nosuchuser-nsl
+	expect "bad invocations tried" "$BAD_CASES" -ge 40
+	# objects only disappear meanwhile (earlier tests' are freed after an RCU
+	# grace period); a new one would be ours, left behind
+	expect "BPF programs/links that appeared" \
+		"$(comm -13 <(tr ' ' '\n' <<< "$before" | sort) <(kernel_objects | tr ' ' '\n' | sort) | tr '\n' ' ')" = ""
+}
+
+# Every enabled hook unavailable: one line, exit 1, nothing loaded.
+test_no_hook_can_attach() {
+	local mode=
+	if [ -z "$(attached_hooks --attach=fentry)" ]; then
+		mode=--attach=fentry
+	elif [ -z "$(attached_hooks --attach=fallback -e udp-socket-read)" ]; then
+		mode=--attach=fallback
+	else
+		skip "every hook attaches here in both modes"; return
+	fi
+	bad 1 "no enabled hook can attach" $mode -e udp-socket-read
+}
+
+test_not_root() {
+	command -v setpriv >/dev/null || { skip "setpriv missing"; return; }
+	setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all --bounding-set=-all \
+		"$NSL" > /dev/null 2> "$TMP/bad.err" < /dev/null
+	expect "exit status without privileges" "$?" -eq 1
+	expect "stderr lines without privileges" "$(wc -l < "$TMP/bad.err")" -eq 1
+	grep -q "needs root" "$TMP/bad.err" || fail "message: $(cat "$TMP/bad.err")"
+}
+
+# netstacklat | head -1: the reader goes away; the tool exits 0, quietly.
+test_closed_pipe() {
+	local rc
+	"$NSL" -r 0.2 -F json 2> "$TMP/pipe.err" | head -1 > /dev/null
+	rc=${PIPESTATUS[0]}
+	expect "exit status after the pipe closed" "$rc" -eq 0
+	grep -Eiq "error|cannot|broken" "$TMP/pipe.err" && fail "noise on stderr: $(cat "$TMP/pipe.err")"
+	return 0
+}
+
+test_full_disk() {
+	"$NSL" -r 0.2 --count 3 -o /dev/full > /dev/null 2> "$TMP/full.err"
+	expect "exit status writing to /dev/full" "$?" -eq 1
+	grep -q "No space left on device" "$TMP/full.err" || fail "ENOSPC not reported: $(tail -1 "$TMP/full.err")"
+}
+
+# Each of SIGINT, SIGTERM, SIGHUP: a final report (long interval, so it is
+# the only one), exit status 0.
+test_signals_final_report() {
+	local sig out
+	for sig in INT TERM HUP; do
+		out=$TMP/sig-$sig.json
+		start_tool "$out" -r 60 || return
+		kill -"$sig" "$TOOL_PID"
+		wait "$TOOL_PID"
+		expect "exit status after SIG$sig" "$?" -eq 0
+		expect "reports after SIG$sig" "$($JQ "$out" lines)" -eq 1
+	done
+}
+
+# Room for one group: the first group keeps counting, the rest is map_full.
+test_map_full() {
+	local out=$TMP/full-map.json a b
+	traffic_tcp "$out" -I --max-groups 1 -e tcp-socket-enqueued,tcp-socket-read || return
+	a=$($JQ "$out" count tcp-socket-enqueued)
+	b=$($JQ "$out" count tcp-socket-read)
+	if [ "$a" -gt 0 ]; then
+		expect "tcp-socket-read samples (no room)" "$b" -eq 0
+		expect "tcp-socket-read map_full" "$($JQ "$out" counter tcp-socket-read map_full)" -gt 0
+	else
+		expect "tcp-socket-read samples (the one group)" "$b" -gt 0
+		expect "tcp-socket-enqueued map_full" "$($JQ "$out" counter tcp-socket-enqueued map_full)" -gt 0
+	fi
+}
+
+# traffic_tcp OUT ARGS...: 200 TCP messages NS_A -> NS_B with the tool on.
+traffic_tcp() {
+	local out=$1; shift
+	serve tcp 5201 || return 1
+	start_tool "$out" -n "/run/netns/$NS_B" "$@" || return 1
+	client tcp 5201 --count 200 --interval-us 500
+	wait_server
+	stop_tool
+}
+
+# A grouped interface vanishes mid-run: the tool keeps reporting.
+test_interface_disappears() {
+	local out=$TMP/vanish.json n
+	ip link add nsl$ID-x0 netns "$NS_A" type veth peer name nsl$ID-x1 netns "$NS_B" || { fail "veth"; return; }
+	ip -n "$NS_A" addr add 198.18.9.1/24 dev nsl$ID-x0 && ip -n "$NS_B" addr add 198.18.9.2/24 dev nsl$ID-x1
+	ip -n "$NS_A" link set nsl$ID-x0 up && ip -n "$NS_B" link set nsl$ID-x1 up
+	SRV_ADDR=198.18.9.2 serve udp 5202 --count 100 --duration-s 10 || return
+	start_tool "$out" -n "/run/netns/$NS_B" -I -r 0.3 || return
+	SRV_ADDR=198.18.9.2 client udp 5202 --count 100 --interval-us 500
+	wait_server
+	ip -n "$NS_B" link del nsl$ID-x1
+	n=$($JQ "$out" lines)
+	wait_for 5 more_reports "$out" $((n + 2)) || fail "no reports after the interface went away"
+	kill -0 "$TOOL_PID" 2>/dev/null || fail "the tool died with the interface"
+	stop_tool
+	expect "udp-socket-enqueued samples before it vanished" "$($JQ "$out" count udp-socket-enqueued)" -eq 100
+}
+
+# more_reports FILE N: FILE holds more than N reports (re-read each call)
+more_reports() {
+	[ "$($JQ "$1" lines)" -gt "$2" ]
+}
+
+cap_eff() {
+	awk '/^CapEff:/ { print $2 }' /proc/"$1"/status
+}
+
+# Once attached: no effective capability left, and reports still arrive.
+test_drop_capabilities() {
+	local out=$TMP/caps.json n
+	start_tool "$out" -r 0.3 || return
+	expect "CapEff of the running tool" "$(cap_eff "$TOOL_PID")" = 0000000000000000
+	expect "CapPrm of the running tool" "$(awk '/^CapPrm:/ { print $2 }' /proc/"$TOOL_PID"/status)" = 0000000000000000
+	n=$($JQ "$out" lines)
+	wait_for 5 more_reports "$out" $((n + 1)) || fail "no reports after dropping capabilities"
+	stop_tool
+}
+
+test_switch_user() {
+	local out=$TMP/user.json n
+	id nobody > /dev/null 2>&1 || { skip "no user nobody"; return; }
+	serve tcp 5203 || return
+	start_tool "$out" -r 0.3 --user nobody -n "/run/netns/$NS_B" || return
+	expect "uid of the running tool" "$(awk '/^Uid:/ { print $2 }' /proc/"$TOOL_PID"/status)" -eq "$(id -u nobody)"
+	expect "CapEff of the running tool" "$(cap_eff "$TOOL_PID")" = 0000000000000000
+	client tcp 5203 --count 100 --interval-us 500
+	wait_server
+	n=$($JQ "$out" lines)
+	wait_for 5 more_reports "$out" "$n" || fail "no reports as nobody"
+	stop_tool
+	expect "tcp-socket-read samples as nobody" "$($JQ "$out" count tcp-socket-read)" -gt 0
+}
+
+prereqs || skip_all "${TESTS[@]}"
+setup_netns || { SKIP_WHY="cannot create namespaces/veth"; skip_all "${TESTS[@]}"; }
+for t in "${TESTS[@]}"; do
+	run_test "$t"
+done
