@@ -321,47 +321,25 @@ static __always_inline int sk_is_inet(struct sock *sk, __u16 protocol)
 
 /* ---- primary attach: fentry/fexit ------------------------------------ */
 
-SEC("fentry/ip_rcv_core")
-int BPF_PROG(fentry_ip_rcv_core, struct sk_buff *skb)
-{
-	record_skb(skb, NSL_HOOK_IP_START);
-	return 0;
-}
+/*
+ * The receive functions of the first three hooks take the skb as first
+ * argument (ip_rcv_core(skb, net), ip6_rcv_core(skb, dev, net),
+ * tcp_v4_rcv(skb), ...): one program per function, all the same body.
+ */
+#define SKB_FENTRY(func, hook)					\
+	SEC("fentry/" #func)					\
+	int BPF_PROG(fentry_##func, struct sk_buff *skb)	\
+	{							\
+		record_skb(skb, hook);				\
+		return 0;					\
+	}
 
-SEC("fentry/ip6_rcv_core")
-int BPF_PROG(fentry_ip6_rcv_core, struct sk_buff *skb)
-{
-	record_skb(skb, NSL_HOOK_IP_START);
-	return 0;
-}
-
-SEC("fentry/tcp_v4_rcv")
-int BPF_PROG(fentry_tcp_v4_rcv, struct sk_buff *skb)
-{
-	record_skb(skb, NSL_HOOK_TCP_START);
-	return 0;
-}
-
-SEC("fentry/tcp_v6_rcv")
-int BPF_PROG(fentry_tcp_v6_rcv, struct sk_buff *skb)
-{
-	record_skb(skb, NSL_HOOK_TCP_START);
-	return 0;
-}
-
-SEC("fentry/udp_rcv")
-int BPF_PROG(fentry_udp_rcv, struct sk_buff *skb)
-{
-	record_skb(skb, NSL_HOOK_UDP_START);
-	return 0;
-}
-
-SEC("fentry/udpv6_rcv")
-int BPF_PROG(fentry_udpv6_rcv, struct sk_buff *skb)
-{
-	record_skb(skb, NSL_HOOK_UDP_START);
-	return 0;
-}
+SKB_FENTRY(ip_rcv_core, NSL_HOOK_IP_START)
+SKB_FENTRY(ip6_rcv_core, NSL_HOOK_IP_START)
+SKB_FENTRY(tcp_v4_rcv, NSL_HOOK_TCP_START)
+SKB_FENTRY(tcp_v6_rcv, NSL_HOOK_TCP_START)
+SKB_FENTRY(udp_rcv, NSL_HOOK_UDP_START)
+SKB_FENTRY(udpv6_rcv, NSL_HOOK_UDP_START)
 
 /* tcp_queue_rcv() either queued skb or coalesced it into the tail. */
 SEC("fexit/tcp_queue_rcv")
