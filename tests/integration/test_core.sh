@@ -6,7 +6,8 @@ source "$(dirname "$0")/lib.sh"
 TESTS=(test_list_probes test_traffic_samples test_one_sample_per_read
        test_known_answer test_cumulative test_netns_filter test_iface_filter
        test_pid_filter test_cgroup_filter test_group_by_interface
-       test_group_by_cgroup test_enable_disable test_bpf_stats)
+       test_group_by_cgroup test_enable_disable test_bpf_stats
+       test_queue_length_filter)
 
 # traffic OUT TOOL_ARGS...: TCP server up (TCP_PID), tool attached, 200 TCP
 # messages then 200 UDP datagrams, tool stopped with SIGINT.
@@ -207,6 +208,24 @@ print(runs.get("tcp-socket-read", 0), runs.get("tcp-socket-enqueued", 0))' "$out
 		{ fail "bad bpf_stats in JSON"; return; }
 	expect "tcp-socket-read program runs" "${runs% *}" -ge "$(json_field "$TMP/server.json" reads)"
 	expect "tcp-socket-enqueued program runs" "${runs#* }" -gt 0
+}
+
+# -q N: only reads while the receive queue holds >= N skbs. Messages
+# arrive every 1 ms, the reader takes one every 5 ms: the queue grows (TCP
+# coalesces ~17 messages per skb), then drains, so -q 3 keeps some reads
+# and drops the others.
+test_queue_length_filter() {
+	local out=$TMP/qlen.json n
+	serve tcp 5005 --read-delay-ms 5 --read-size 1000 --count 200 || return
+	start_tool "$out" -n "/run/netns/$NS_B" -e tcp-socket-read -q 3 -p "$SERVER_PID" || return
+	client tcp 5005 --count 200 --interval-us 1000
+	wait_server
+	stop_tool
+	n=$($JQ "$out" count tcp-socket-read)
+	expect "reads with >= 3 skbs still queued" "$n" -gt 0
+	expect "reads with >= 3 skbs still queued" "$n" -lt 200
+	traffic "$out" -n "/run/netns/$NS_B" -q 1000000 || return
+	expect "tcp-socket-read samples with -q 1000000" "$($JQ "$out" count tcp-socket-read)" -eq 0
 }
 
 prereqs || skip_all "${TESTS[@]}"
