@@ -34,6 +34,7 @@ APP_OBJS  := $(APP_SRCS:src/%.c=$(OUTPUT)/%.o)
 
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(OUTPUT)/tests/%,$(wildcard tests/unit/test_*.c))
 TEST_TOOLS := $(OUTPUT)/tests/trafficgen $(OUTPUT)/tests/tunwire
+TEST_TOOLS += $(OUTPUT)/testbed/dropper.bpf.o
 
 .PHONY: all clean run test test-unit test-integration deps deps-test install
 
@@ -98,3 +99,21 @@ clean:
 	$(Q)rm -rf $(OUTPUT) netstacklat
 
 -include $(wildcard $(OUTPUT)/*.d $(OUTPUT)/tests/*.d)
+
+# Testbed of the HOL tests (scripts/testbed): a tc program of our own that
+# drops chosen TCP segments, as these kernels have no netem.
+.PHONY: testbed loss-sweep
+testbed: $(OUTPUT)/testbed/dropper.bpf.o
+
+$(OUTPUT)/testbed:
+	$(Q)mkdir -p $@
+
+$(OUTPUT)/testbed/%.bpf.o: bpf/testbed/%.bpf.c | $(OUTPUT)/testbed
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+# The HOL filter under 0-10 % loss, with plots for docs/hol-filter.md (slow).
+loss-sweep: all testbed $(OUTPUT)/tests/trafficgen
+	$(Q)scripts/loss-sweep $(ARGS)
+
+-include $(wildcard $(OUTPUT)/testbed/*.d)

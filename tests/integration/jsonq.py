@@ -11,6 +11,10 @@
 #   jsonq.py FILE hooks                          hooks present, space-separated
 #   jsonq.py FILE groups HOOK FIELD              distinct values of FIELD
 #   jsonq.py FILE last_count HOOK                count in the last report
+#   jsonq.py FILE count_upper_gt HOOK NS         samples in buckets whose upper
+#                                                bound is > NS (may be > NS)
+#   jsonq.py FILE count_lower_ge HOOK NS         samples in buckets whose lower
+#                                                bound is >= NS (surely > NS)
 #   jsonq.py FILE pct HOOK P                     upper bucket bound holding
 #                                                rank ceil(P*count), all reports
 import json
@@ -33,6 +37,15 @@ def hists(reports, hook, where=()):
         for h in r["histograms"]:
             if h["hook"] == hook and all(str(h.get(k)) == v for k, v in where):
                 yield h
+
+
+# Bucket (upper/2, upper]; the last one (le_ns null) is (2^33, infinity).
+def bucket_beyond(q, b, ns):
+    upper = b["le_ns"]
+    if q == "count_upper_gt":
+        return upper is None or upper > ns
+    lower = 2**33 if upper is None else upper // 2
+    return lower >= ns
 
 
 def main():
@@ -73,6 +86,9 @@ def main():
             print(0)
     elif q == "last_count":
         print(sum(h["count"] for h in hists(reports[-1:], args[0])))
+    elif q in ("count_upper_gt", "count_lower_ge"):
+        print(sum(b["count"] for h in hists(reports, args[0])
+                  for b in h["buckets"] if bucket_beyond(q, b, int(args[1]))))
     else:
         sys.exit(f"jsonq: unknown query {q}")
 

@@ -1,0 +1,159 @@
+#!/usr/bin/env bash
+# The TCP HOL filter on the running kernel. The testbed dropper
+# (scripts/testbed.sh) drops TCP data segments on the receiver's ingress;
+# two instances of the tool watch the same reads at once, one with -y (no
+# filter) and one with the filter, so their numbers compare read for read.
+# HOL_MODES picks the attach modes (default "fallback fentry"; a mode in
+# which tcp-socket-read does not attach here is a SKIP).
+source "$(dirname "$0")/lib.sh"
+source "$ROOT/scripts/testbed.sh"
+
+HOL_MODES=${HOL_MODES:-fallback fentry}
+MS=1000000		# ns in a millisecond
+TESTS=()
+for m in $HOL_MODES; do
+	TESTS+=("test_hol_forced_rto_$m" "test_hol_no_loss_$m" "test_hol_random_loss_$m")
+done
+
+# start_hol_tool NAME OUT ARGS...: as lib.sh's start_tool, with stderr in
+# $TMP/NAME.err so that two instances can run side by side; PID in PID_NAME.
+start_hol_tool() {
+	local name=$1 out=$2; shift 2
+	"$NSL" -F json -r 1 -o "$out" "$@" 2> "$TMP/$name.err" &
+	BG_PIDS+=($!)
+	printf -v "PID_$name" %s $!
+}
+
+tool_attached() {
+	grep -q attached "$TMP/$1.err"
+}
+
+# hol_traffic MODE PORT SERVER_ARGS -- CLIENT_ARGS: a TCP server in NS_B,
+# the tool with -y (Y.json) and with the filter (F.json) on its reads, the
+# client in NS_A to completion, both tools stopped with SIGINT.
+hol_traffic() {
+	local mode=$1 port=$2 sargs=() name rc; shift 2
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do sargs+=("$1"); shift; done
+	shift
+	rm -f "$TMP/Y.json" "$TMP/F.json"
+	serve tcp "$port" "${sargs[@]}" || return 1
+	start_hol_tool Y "$TMP/Y.json" -n "/run/netns/$NS_B" -e tcp-socket-read \
+		-p "$SERVER_PID" --attach="$mode" -y
+	start_hol_tool F "$TMP/F.json" -n "/run/netns/$NS_B" -e tcp-socket-read \
+		-p "$SERVER_PID" --attach="$mode"
+	for name in Y F; do
+		wait_for 20 tool_attached $name && continue
+		fail "tool ($name) did not attach: $(tail -3 "$TMP/$name.err")"
+		kill "$PID_Y" "$PID_F" 2>/dev/null
+		return 1
+	done
+	client tcp "$port" "$@"
+	wait_server
+	SERVER_READS=$(json_field "$TMP/server.json" reads)
+	kill -INT "$PID_Y" "$PID_F"
+	for name in Y F; do
+		local pid_var=PID_$name
+		wait "${!pid_var}"; rc=$?
+		expect "exit status of the tool ($name) after SIGINT" "$rc" -eq 0
+	done
+}
+
+q() {	# q Y|F QUERY ARGS...: a jsonq query on tcp-socket-read
+	local f=$TMP/$1.json query=$2; shift 2
+	$JQ "$f" "$query" tcp-socket-read "$@"
+}
+
+# The filter decides per read: what the filtered instance did not record
+# it counted, so both instances add up to the same reads.
+expect_reads_add_up() {
+	local y f ex er
+	y=$(q Y count) f=$(q F count)
+	ex=$(q F counter hol_excluded) er=$(q F counter hol_read_errors)
+	expect "samples with -y = server reads" "$y" -eq "$SERVER_READS"
+	expect "filtered samples + hol_excluded + hol_read_errors = samples with -y" \
+		"$((f + ex + er))" -eq "$y"
+	HOL_SUMMARY="reads $SERVER_READS, -y $y, filtered $f, hol_excluded $ex, hol_read_errors $er"
+}
+
+mode_ok() {	# mode_ok MODE: skip the test if tcp-socket-read cannot attach so
+	[[ " $(attached_hooks --attach="$1") " == *" tcp-socket-read "* ]] && return 0
+	skip "tcp-socket-read does not attach with --attach=$1 on this kernel"
+	return 1
+}
+
+# Each 2000-byte message leaves as two segments (MSS 1448). Dropping the
+# first and its fast retransmission leaves the second waiting out of order
+# until the retransmission timeout (>= 200 ms); the next message comes
+# 400 ms later, when the reader has already taken the HOL-blocked data.
+# (Data that arrives in order right after the hole is filled is merged into
+# the waiting skb before the reader runs, and the merged skb carries the
+# newer timestamp: hence the pauses.) Four such events in 10 messages.
+hol_forced_rto() {
+	local mode=$1 dropped retrans
+	mode_ok "$mode" || return
+	tb_rule_nth 5 1 4 || { fail "cannot set the dropper's rule"; return; }
+	hol_traffic "$mode" 5101 -- --count 10 --msg-size 2000 --interval-us 400000 || return
+	dropped=$(tb_stat dropped) retrans=$(tb_stat dropped_retrans)
+	expect "segments dropped (4 and their first retransmissions)" "$dropped" -eq 8
+	expect "retransmissions dropped" "$retrans" -eq 4
+	expect "skbs with more than one segment" "$(tb_stat gso_skbs)" -eq 0
+	expect "-y samples >= 100 ms (in buckets above 134 ms)" \
+		"$(q Y count_lower_ge $((100 * MS)))" -ge 2
+	expect "filtered samples that may be >= 100 ms (buckets above 67 ms)" \
+		"$(q F count_upper_gt $((100 * MS)))" -eq 0
+	expect "hol_excluded" "$(q F counter hol_excluded)" -gt 0
+	expect_reads_add_up
+	echo "  forced RTO ($mode): $HOL_SUMMARY; -y samples >= 134 ms" \
+	     "$(q Y count_lower_ge $((134 * MS))), -y max bucket $(q Y max_le) ns," \
+	     "filtered max bucket $(q F max_le) ns; dropped $dropped (retrans $retrans)"
+}
+
+hol_no_loss() {
+	local mode=$1
+	mode_ok "$mode" || return
+	tb_rule_loss 0 || { fail "cannot set the dropper's rule"; return; }
+	hol_traffic "$mode" 5102 -- --count 500 --msg-size 2000 --interval-us 1000 || return
+	expect "segments seen by the dropper" "$(tb_stat data_segs)" -ge 1000
+	expect "segments dropped" "$(tb_stat dropped)" -eq 0
+	expect "hol_excluded" "$(q F counter hol_excluded)" -eq 0
+	expect "hol_read_errors" "$(q F counter hol_read_errors)" -eq 0
+	expect "filtered samples = samples with -y" "$(q F count)" -eq "$(q Y count)"
+	expect_reads_add_up
+	echo "  no loss ($mode): $HOL_SUMMARY"
+}
+
+# 1 % random loss, fixed seed: the filter leaves out the reads behind a
+# hole, not the world.
+hol_random_loss() {
+	local mode=$1 y f
+	mode_ok "$mode" || return
+	tb_rule_loss 1 1 || { fail "cannot set the dropper's rule"; return; }
+	hol_traffic "$mode" 5103 -- --count 3000 --msg-size 1000 --interval-us 300 || return
+	y=$(q Y count) f=$(q F count)
+	expect "segments dropped" "$(tb_stat dropped)" -gt 0
+	expect "hol_excluded" "$(q F counter hol_excluded)" -gt 0
+	expect "filtered samples x 100 (>= 80 % of -y's $y)" "$((f * 100))" -ge "$((y * 80))"
+	expect_reads_add_up
+	echo "  1 % loss ($mode): $HOL_SUMMARY; dropped $(tb_stat dropped) of" \
+	     "$(tb_stat data_segs) segments; filtered keeps $((f * 1000 / (y > 0 ? y : 1))) per mille"
+}
+
+test_hol_forced_rto_fallback() { hol_forced_rto fallback; }
+test_hol_no_loss_fallback() { hol_no_loss fallback; }
+test_hol_random_loss_fallback() { hol_random_loss fallback; }
+test_hol_forced_rto_fentry() { hol_forced_rto fentry; }
+test_hol_no_loss_fentry() { hol_no_loss fentry; }
+test_hol_random_loss_fentry() { hol_random_loss fentry; }
+
+prereqs || skip_all "${TESTS[@]}"
+for c in tc bpftool; do
+	command -v $c >/dev/null || { SKIP_WHY="$c missing"; skip_all "${TESTS[@]}"; }
+done
+[ -r "$TB_OBJ" ] || { SKIP_WHY="testbed dropper not built (make testbed)"; skip_all "${TESTS[@]}"; }
+setup_netns || { SKIP_WHY="cannot create namespaces/veth"; skip_all "${TESTS[@]}"; }
+# one segment per skb from the sender, so that the dropper drops segments
+tb_one_seg "$NS_A" "$IF_A" && tb_attach "$NS_B" "$IF_B" ||
+	{ SKIP_WHY="cannot attach the testbed dropper (tc clsact, cls_bpf)"; skip_all "${TESTS[@]}"; }
+for t in "${TESTS[@]}"; do
+	run_test "$t"
+done
