@@ -36,7 +36,7 @@ UNIT_TESTS := $(patsubst tests/unit/%.c,$(OUTPUT)/tests/%,$(wildcard tests/unit/
 TEST_TOOLS := $(OUTPUT)/tests/trafficgen $(OUTPUT)/tests/tunwire
 TEST_TOOLS += $(OUTPUT)/testbed/dropper.bpf.o
 
-.PHONY: all clean run test test-unit test-integration deps deps-test install
+.PHONY: all clean run test test-unit test-integration test-vm deps deps-test install
 
 all: netstacklat
 
@@ -90,6 +90,11 @@ test-unit: $(UNIT_TESTS)
 
 test-integration: all $(TEST_TOOLS)
 	$(Q)tests/run integration
+
+# The fentry path in Debian's 6.1 cloud kernel under qemu (also in `make test`).
+test-vm: deps-test
+	$(Q)$(MAKE) --no-print-directory all $(TEST_TOOLS)
+	$(Q)bash tests/integration/test_vm.sh
 
 install: netstacklat
 	install -D -m 0755 netstacklat $(DESTDIR)$(PREFIX)/sbin/netstacklat

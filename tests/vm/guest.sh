@@ -1,0 +1,148 @@
+#!/bin/busybox sh
+# /init of the VM test (Debian's 6.1 cloud kernel, where fentry works).
+# Runs the tool against real namespace traffic in each attach mode and
+# prints everything the host needs between markers on the console:
+#   === BEGIN <name>        the lines of file <name>
+#   === END <name>
+# The host (tests/integration/test_vm.sh) parses and judges; this side only
+# collects, so it needs no python. iproute2 is called by its path: this
+# busybox runs its own applets first, whatever PATH says.
+/bin/busybox --install -s /bin
+export PATH=/nsl:/bin
+mount -t proc proc /proc
+mount -t sysfs sys /sys
+mount -t devtmpfs dev /dev
+mount -t tmpfs tmp /tmp
+mount -t tmpfs run /run
+mount -t bpf bpf /sys/fs/bpf 2>/dev/null
+mkdir -p /sys/fs/cgroup && mount -t cgroup2 cgroup2 /sys/fs/cgroup 2>/dev/null
+
+say() { echo "=== $*"; }
+
+emit() {	# emit NAME FILE
+	say "BEGIN $1"
+	cat "$2" 2>/dev/null
+	say "END $1"
+}
+
+finish() {
+	say "GUEST DONE"
+	sync
+	poweroff -f
+}
+
+insmod /modules/veth.ko
+insmod /modules/tun.ko
+/nsl/ip link set lo up
+/nsl/ip netns add A && /nsl/ip netns add B || { say "GUEST ERROR netns"; finish; }
+/nsl/ip link add a0 netns A type veth peer name b0 netns B
+/nsl/ip -n A addr add 198.18.0.1/24 dev a0
+/nsl/ip -n B addr add 198.18.0.2/24 dev b0
+for ns in A B; do /nsl/ip -n $ns link set lo up; done
+/nsl/ip -n A link set a0 up
+/nsl/ip -n B link set b0 up
+say "GUEST UP $(uname -r)"
+
+# wait_file SECONDS FILE: until FILE is non-empty
+wait_file() {
+	i=0
+	while [ ! -s "$2" ] && [ $i -lt $(($1 * 10)) ]; do sleep 0.1; i=$((i + 1)); done
+	[ -s "$2" ]
+}
+
+# serve NAME PROTO PORT ARGS...: trafficgen server in B, SERVER_PID when up
+serve() {
+	name=$1 proto=$2 port=$3
+	shift 3
+	rm -f /tmp/ready
+	/nsl/ip netns exec B trafficgen server --proto $proto --bind 198.18.0.2 \
+		--port $port --ready-file /tmp/ready "$@" > /tmp/$name.server &
+	SERVER_JOB=$!
+	wait_file 60 /tmp/ready || say "GUEST ERROR server $name"
+	SERVER_PID=$(cat /tmp/ready)
+}
+
+client() {	# client NAME PROTO PORT ARGS...
+	name=$1 proto=$2 port=$3
+	shift 3
+	/nsl/ip netns exec A trafficgen client --proto $proto --connect 198.18.0.2 \
+		--port $port "$@" > /tmp/$name.client
+}
+
+# tool_start NAME ARGS...: the tool with JSON lines, until it has attached
+tool_start() {
+	name=$1
+	shift
+	netstacklat -F json -r 1 -o /tmp/$name.json "$@" 2> /tmp/$name.err &
+	TOOL_PID=$!
+	i=0
+	while ! grep -q attached /tmp/$name.err && [ $i -lt 1200 ]; do
+		kill -0 $TOOL_PID 2>/dev/null || break
+		sleep 0.1
+		i=$((i + 1))
+	done
+}
+
+tool_stop() {	# tool_stop NAME: SIGINT (final report), keep the exit status
+	kill -INT $TOOL_PID
+	wait $TOOL_PID
+	echo $? > /tmp/$1.rc
+	for f in json err rc server client; do emit "$1.$f" /tmp/$1.$f; done
+}
+
+# all hooks, TCP and UDP traffic (UDP is sampled at ip-start over veth,
+# TCP keeps its departure timestamp there)
+run_all() {	# run_all NAME MODE
+	serve $1-tcp tcp 5001
+	tool_start $1 --attach=$2 -n /run/netns/B
+	client $1-tcp tcp 5001 --count 200 --interval-us 1000
+	wait $SERVER_JOB
+	serve $1 udp 5002 --count 200 --duration-s 60
+	client $1 udp 5002 --count 200 --interval-us 1000
+	wait $SERVER_JOB
+	tool_stop $1
+	emit "$1-tcp.server" /tmp/$1-tcp.server
+}
+
+# one read, one sample: TCP reads and UDP reads of one server process
+run_reads() {	# run_reads NAME MODE
+	serve $1-tcp tcp 5003
+	tool_start $1 --attach=$2 -n /run/netns/B -p $SERVER_PID \
+		-e tcp-socket-read
+	client $1-tcp tcp 5003 --count 200 --interval-us 2000
+	wait $SERVER_JOB
+	tool_stop $1
+	emit "$1-tcp.server" /tmp/$1-tcp.server
+}
+
+run_udp_reads() {	# run_udp_reads NAME MODE
+	serve $1 udp 5004 --count 200 --duration-s 60
+	tool_start $1 --attach=$2 -n /run/netns/B -p $SERVER_PID \
+		-e udp-socket-read
+	client $1 udp 5004 --count 200 --interval-us 2000
+	wait $SERVER_JOB
+	tool_stop $1
+}
+
+# known answer: data waits 50 ms in the queue before each read
+run_known() {	# run_known NAME MODE
+	serve $1 tcp 5005 --read-delay-ms 50 --count 10
+	tool_start $1 --attach=$2 -n /run/netns/B \
+		-e tcp-socket-enqueued,tcp-socket-read
+	client $1 tcp 5005 --count 10 --interval-us 100000
+	wait $SERVER_JOB
+	tool_stop $1
+}
+
+netstacklat -l > /tmp/list-fentry.out 2>&1
+emit list-auto /tmp/list-fentry.out
+netstacklat -l --attach=fallback > /tmp/list-fallback.out 2>&1
+emit list-fallback /tmp/list-fallback.out
+
+run_all fentry-all fentry
+run_reads fentry-reads fentry
+run_udp_reads fentry-udpreads fentry
+run_known fentry-known fentry
+run_all fallback-all fallback
+run_reads fallback-reads fallback
+finish
