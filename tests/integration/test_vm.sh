@@ -8,7 +8,8 @@
 source "$(dirname "$0")/lib.sh"
 
 TESTS=(vm_boot vm_fentry_attach vm_fentry_samples vm_fentry_one_sample_per_read
-       vm_fentry_known_answer vm_fallback)
+       vm_fentry_known_answer vm_fentry_hol_forced_rto vm_fentry_hol_random_loss
+       vm_fallback)
 VM=$ROOT/.output/vm
 VM_TIMEOUT=${VM_TIMEOUT:-300}
 OUT=$TMP/vm
@@ -104,6 +105,40 @@ vm_fentry_known_answer() {
 	sum=$($JQ "$f" sum tcp-socket-enqueued)
 	expect "tcp-socket-enqueued samples" "$n" -ge 10 || return
 	expect "average enqueue latency (ns), far below 50 ms" "$((sum / n))" -lt 5000000
+}
+
+# The HOL filter in fentry mode, as test_hol.sh's forced RTO does it on the
+# host: the testbed drops segment 5 and its first retransmission (and every
+# 4th segment after), a -y and a filtered instance watch the same reads.
+vm_fentry_hol_forced_rto() {
+	local y=$OUT/fentry-hol-y.json f=$OUT/fentry-hol-f.json reads ny nf ex er ms=1000000
+	[ -s "$OUT/fentry-hol.stats" ] || { fail "no testbed in the guest"; return; }
+	reads=$(json_field "$OUT/fentry-hol.server" reads) || { fail "no server report"; return; }
+	ny=$($JQ "$y" count tcp-socket-read) nf=$($JQ "$f" count tcp-socket-read)
+	ex=$($JQ "$f" counter tcp-socket-read hol_excluded)
+	er=$($JQ "$f" counter tcp-socket-read hol_read_errors)
+	expect "segments dropped" "$(tr ' ' '\n' < "$OUT/fentry-hol.stats" | awk -F= '$1 == "dropped" { print $2 }')" -ge 2
+	expect "-y samples = server reads" "$ny" -eq "$reads"
+	expect "-y samples >= 100 ms" "$($JQ "$y" count_lower_ge tcp-socket-read $((100 * ms)))" -ge 1
+	expect "filtered samples that may be >= 100 ms" "$($JQ "$f" count_upper_gt tcp-socket-read $((100 * ms)))" -eq 0
+	expect "hol_excluded" "$ex" -gt 0
+	expect "filtered + hol_excluded + hol_read_errors = -y samples" "$((nf + ex + er))" -eq "$ny"
+	echo "  reads $reads, -y $ny, filtered $nf, hol_excluded $ex, testbed: $(cat "$OUT/fentry-hol.stats")"
+}
+
+# 1 % random loss: the filter must not throw away the world (>= 80 % kept).
+vm_fentry_hol_random_loss() {
+	local y=$OUT/fentry-loss-y.json f=$OUT/fentry-loss-f.json reads ny nf ex er
+	[ -s "$OUT/fentry-loss.stats" ] || { fail "no testbed in the guest"; return; }
+	reads=$(json_field "$OUT/fentry-loss.server" reads) || { fail "no server report"; return; }
+	ny=$($JQ "$y" count tcp-socket-read) nf=$($JQ "$f" count tcp-socket-read)
+	ex=$($JQ "$f" counter tcp-socket-read hol_excluded)
+	er=$($JQ "$f" counter tcp-socket-read hol_read_errors)
+	expect "segments dropped" "$(tr ' ' '\n' < "$OUT/fentry-loss.stats" | awk -F= '$1 == "dropped" { print $2 }')" -gt 0
+	expect "-y samples = server reads" "$ny" -eq "$reads"
+	expect "filtered samples x 100 / -y samples (%)" "$((nf * 100 / (ny ? ny : 1)))" -ge 80
+	expect "filtered + hol_excluded + hol_read_errors = -y samples" "$((nf + ex + er))" -eq "$ny"
+	echo "  reads $reads, -y $ny, filtered $nf, hol_excluded $ex, testbed: $(cat "$OUT/fentry-loss.stats")"
 }
 
 # Fallback on a second kernel: per hook either a non-fentry method that

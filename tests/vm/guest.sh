@@ -1,12 +1,13 @@
-#!/bin/busybox sh
+#!/nsl/bash
 # /init of the VM test (Debian's 6.1 cloud kernel, where fentry works).
 # Runs the tool against real namespace traffic in each attach mode and
 # prints everything the host needs between markers on the console:
 #   === BEGIN <name>        the lines of file <name>
 #   === END <name>
 # The host (tests/integration/test_vm.sh) parses and judges; this side only
-# collects, so it needs no python. iproute2 is called by its path: this
-# busybox runs its own applets first, whatever PATH says.
+# collects, so it needs no python. bash, not busybox sh: the latter runs
+# its own ip and tc applets whatever PATH says, and the HOL testbed
+# library (scripts/testbed.sh) is bash.
 /bin/busybox --install -s /bin
 export PATH=/nsl:/bin
 mount -t proc proc /proc
@@ -31,8 +32,7 @@ finish() {
 	poweroff -f
 }
 
-insmod /modules/veth.ko
-insmod /modules/tun.ko
+for m in veth tun sch_ingress cls_bpf; do insmod /modules/$m.ko; done
 /nsl/ip link set lo up
 /nsl/ip netns add A && /nsl/ip netns add B || { say "GUEST ERROR netns"; finish; }
 /nsl/ip link add a0 netns A type veth peer name b0 netns B
@@ -45,14 +45,14 @@ say "GUEST UP $(uname -r)"
 
 # wait_file SECONDS FILE: until FILE is non-empty
 wait_file() {
-	i=0
+	local i=0
 	while [ ! -s "$2" ] && [ $i -lt $(($1 * 10)) ]; do sleep 0.1; i=$((i + 1)); done
 	[ -s "$2" ]
 }
 
 # serve NAME PROTO PORT ARGS...: trafficgen server in B, SERVER_PID when up
 serve() {
-	name=$1 proto=$2 port=$3
+	local name=$1 proto=$2 port=$3
 	shift 3
 	rm -f /tmp/ready
 	/nsl/ip netns exec B trafficgen server --proto $proto --bind 198.18.0.2 \
@@ -63,7 +63,7 @@ serve() {
 }
 
 client() {	# client NAME PROTO PORT ARGS...
-	name=$1 proto=$2 port=$3
+	local name=$1 proto=$2 port=$3
 	shift 3
 	/nsl/ip netns exec A trafficgen client --proto $proto --connect 198.18.0.2 \
 		--port $port "$@" > /tmp/$name.client
@@ -71,11 +71,10 @@ client() {	# client NAME PROTO PORT ARGS...
 
 # tool_start NAME ARGS...: the tool with JSON lines, until it has attached
 tool_start() {
-	name=$1
+	local name=$1 i=0
 	shift
 	netstacklat -F json -r 1 -o /tmp/$name.json "$@" 2> /tmp/$name.err &
 	TOOL_PID=$!
-	i=0
 	while ! grep -q attached /tmp/$name.err && [ $i -lt 1200 ]; do
 		kill -0 $TOOL_PID 2>/dev/null || break
 		sleep 0.1
@@ -134,6 +133,37 @@ run_known() {	# run_known NAME MODE
 	tool_stop $1
 }
 
+# HOL filter with fentry: the testbed (scripts/testbed.sh) drops TCP
+# segments on B's ingress; a -y instance and a filtered one watch the same
+# reads. run_hol NAME MODE "RULE" CLIENT_ARGS...
+run_hol() {
+	local name=$1 mode=$2 rule=$3
+	shift 3
+	tb_rule_off && $rule || { say "GUEST ERROR testbed rule $rule"; return; }
+	serve $name tcp 5006
+	tool_start $name-y --attach=$mode -n /run/netns/B -e tcp-socket-read -p $SERVER_PID -y
+	Y_PID=$TOOL_PID
+	tool_start $name-f --attach=$mode -n /run/netns/B -e tcp-socket-read -p $SERVER_PID
+	client $name tcp 5006 "$@"
+	wait $SERVER_JOB
+	tb_stats > /tmp/$name.stats
+	tool_stop $name-f
+	TOOL_PID=$Y_PID
+	tool_stop $name-y
+	emit $name.server /tmp/$name.server
+	emit $name.stats /tmp/$name.stats
+}
+
+testbed_up() {
+	TB_OBJ=/nsl/dropper.bpf.o
+	source /nsl/testbed.sh
+	tb_one_seg A a0 && tb_attach B b0 || { say "GUEST ERROR testbed"; return 1; }
+}
+
+testbed_down() {
+	tc -n B qdisc del dev b0 clsact
+}
+
 netstacklat -l > /tmp/list-fentry.out 2>&1
 emit list-auto /tmp/list-fentry.out
 netstacklat -l --attach=fallback > /tmp/list-fallback.out 2>&1
@@ -143,6 +173,14 @@ run_all fentry-all fentry
 run_reads fentry-reads fentry
 run_udp_reads fentry-udpreads fentry
 run_known fentry-known fentry
+if testbed_up; then
+	# segment 5 and its first retransmission, again every 4: forced RTOs
+	run_hol fentry-hol fentry "tb_rule_nth 5 1 4" \
+		--count 10 --msg-size 2000 --interval-us 400000
+	run_hol fentry-loss fentry "tb_rule_loss 1 7" \
+		--count 1000 --msg-size 2000 --interval-us 1000
+	testbed_down
+fi
 run_all fallback-all fallback
 run_reads fallback-reads fallback
 finish
