@@ -220,15 +220,16 @@ static __always_inline void record_skb(struct sk_buff *skb, __u32 hook)
 
 	if ((__s64)ts <= 0)
 		return;
-	if (!nsl_skb_tstamp_is_rx(skb)) {
-		count_event(hook, NSL_CNT_NOT_RX_TSTAMP);
-		return;
-	}
 	ifindex = skb->skb_iif;
 	if (!ifindex_selected(ifindex))
 		return;
 	if (!netns_selected(skb->dev->nd_net.net))
 		return;
+	/* after the filters: counters cover what -i/-n select, as samples do */
+	if (!nsl_skb_tstamp_is_rx(skb)) {
+		count_event(hook, NSL_CNT_NOT_RX_TSTAMP);
+		return;
+	}
 	record_latency(hook, ts, ifindex);
 }
 
@@ -241,15 +242,15 @@ static __always_inline void record_enqueued(struct sock *sk,
 
 	if ((__s64)ts <= 0)
 		return;
-	if (!nsl_skb_tstamp_is_rx(skb)) {
-		count_event(hook, NSL_CNT_NOT_RX_TSTAMP);
-		return;
-	}
 	ifindex = skb->skb_iif;
 	if (!ifindex_selected(ifindex))
 		return;
 	if (!netns_selected(sk->__sk_common.skc_net.net))
 		return;
+	if (!nsl_skb_tstamp_is_rx(skb)) {
+		count_event(hook, NSL_CNT_NOT_RX_TSTAMP);
+		return;
+	}
 	record_latency(hook, ts, ifindex);
 }
 
