@@ -24,11 +24,12 @@ CFLAGS   += -std=gnu11 -Wall -Wextra -Werror -MMD -MP $(INCLUDES)
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Werror \
 	      -Ivmlinux/$(ARCH) -Iinclude -Ibpf -MMD -MP
 LIBBPF_LIBS = $(shell $(PKG_CONFIG) --libs libbpf 2>/dev/null || echo -lbpf) -lelf -lz
+HTTP_LIBS = $(shell $(PKG_CONFIG) --libs libmicrohttpd 2>/dev/null || echo -lmicrohttpd) -lpthread
 
 # Pure userspace code: no libbpf, unit-tested on the host.
-CORE_SRCS := src/hooks.c src/options.c src/stats.c src/format.c
+CORE_SRCS := src/hooks.c src/options.c src/stats.c src/format.c src/prom.c
 # Code that talks to the kernel.
-APP_SRCS  := src/main.c src/loader.c src/reader.c src/sysinfo.c src/nflink.c src/bpfstats.c src/privs.c
+APP_SRCS  := src/main.c src/loader.c src/reader.c src/sysinfo.c src/nflink.c src/bpfstats.c src/privs.c src/http.c
 CORE_OBJS := $(CORE_SRCS:src/%.c=$(OUTPUT)/%.o)
 APP_OBJS  := $(APP_SRCS:src/%.c=$(OUTPUT)/%.o)
 
@@ -60,7 +61,7 @@ $(OUTPUT)/%.o: src/%.c | $(OUTPUT)
 
 netstacklat: $(CORE_OBJS) $(APP_OBJS)
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(CFLAGS) $^ $(LIBBPF_LIBS) -o $@
+	$(Q)$(CC) $(CFLAGS) $^ $(LIBBPF_LIBS) $(HTTP_LIBS) -o $@
 
 $(OUTPUT)/tests/test_%: tests/unit/test_%.c $(CORE_OBJS) | $(OUTPUT)/tests
 	$(call msg,CC,$@)
@@ -98,6 +99,7 @@ test-vm: deps-test
 
 install: netstacklat
 	install -D -m 0755 netstacklat $(DESTDIR)$(PREFIX)/sbin/netstacklat
+	install -D -m 0644 docs/netstacklat.8 $(DESTDIR)$(PREFIX)/share/man/man8/netstacklat.8
 
 clean:
 	$(call msg,CLEAN,)

@@ -610,6 +610,8 @@ int nsl_format_report(FILE *out, const struct nsl_report *r,
 	errno = 0;
 	if (o->format == NSL_FMT_JSON)
 		json_report(out, r);
+	else if (o->format == NSL_FMT_PROMETHEUS)
+		nsl_format_prometheus(out, r);
 	else
 		table_report(out, r, o);
 	/*

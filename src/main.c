@@ -7,6 +7,7 @@
  * SIGINT/SIGTERM/SIGHUP a final report, then everything is detached.
  */
 #include <errno.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -18,6 +19,7 @@
 #include <sys/syscall.h>
 #include <bpf/libbpf.h>
 #include "bpfstats.h"
+#include "http.h"
 #include "loader.h"
 #include "log.h"
 #include "options.h"
@@ -129,6 +131,42 @@ static void add_seconds(struct timespec *t, double s)
 	t->tv_nsec = ns % 1000000000LL;
 }
 
+/*
+ * -F prometheus -o FILE is for node_exporter's textfile collector, which may
+ * read FILE at any moment: each report goes to FILE.tmp (ignored by the
+ * collector, which reads *.prom) and is renamed over FILE.
+ */
+static const char *atomic_path;
+
+static int write_atomically(const struct nsl_report *rep,
+			    const struct nsl_format_opts *fo)
+{
+	char tmp[PATH_MAX];
+	FILE *f;
+	int err;
+
+	snprintf(tmp, sizeof(tmp), "%s.tmp", atomic_path);
+	f = fopen(tmp, "w");
+	if (!f)
+		return -errno;
+	err = nsl_format_report(f, rep, fo);
+	if (fclose(f) && !err)
+		err = -errno;
+	if (!err && rename(tmp, atomic_path))
+		err = -errno;
+	if (err)
+		unlink(tmp);
+	return err;
+}
+
+static int write_report(FILE *out, const struct nsl_report *rep,
+			const struct nsl_format_opts *fo)
+{
+	if (atomic_path)
+		return write_atomically(rep, fo);
+	return nsl_format_report(out, rep, fo);
+}
+
 /* Returns 0 to go on, 1 when the output is gone (quiet exit), <0 on error. */
 static int report_once(struct nsl_reader *rd, struct nsl_bpfstats *bs,
 		       FILE *out, const struct nsl_format_opts *fo)
@@ -144,7 +182,7 @@ static int report_once(struct nsl_reader *rd, struct nsl_bpfstats *bs,
 		pr_warn("cannot read BPF program statistics: %s\n", strerror(-err));
 		return err;
 	}
-	err = nsl_format_report(out, &rep, fo);
+	err = write_report(out, &rep, fo);
 	if (err == -EPIPE)
 		return 1;
 	if (err)
@@ -152,11 +190,82 @@ static int report_once(struct nsl_reader *rd, struct nsl_bpfstats *bs,
 	return err;
 }
 
-static int run(struct nsl_loader *l, const struct nsl_options *o, FILE *out)
+static int reader_init(struct nsl_reader *rd, const struct nsl_loader *l,
+		       const bool *attached, const struct nsl_options *o,
+		       bool cumulative)
 {
+	struct netstacklat_bpf *s = l->skel;
+
+	return nsl_reader_init(rd, bpf_map__fd(s->maps.hist),
+			       bpf_map__fd(s->maps.group_hist),
+			       bpf_map__fd(s->maps.counters), attached,
+			       o->group_ifindex, o->group_cgroup, cumulative,
+			       l->ifname_fd);
+}
+
+/*
+ * --listen: each scrape reads the maps afresh through a reader of its own,
+ * always cumulative, whatever the reports on stdout or -o do. Scrapes run
+ * in libmicrohttpd's one thread, one at a time.
+ */
+struct metrics {
+	struct nsl_reader rd;
+	struct nsl_bpfstats bs;
+	bool bpf_stats;
+	struct nsl_report rep;
+};
+
+static int render_metrics(void *ctx, char **buf, size_t *len)
+{
+	struct metrics *m = ctx;
+	FILE *f;
+	int err;
+
+	err = nsl_reader_read(&m->rd, &m->rep);
+	if (!err && m->bpf_stats)
+		err = nsl_bpfstats_read(&m->bs, &m->rep);
+	if (err)
+		return err;
+	f = open_memstream(buf, len);
+	if (!f)
+		return -errno;
+	nsl_format_prometheus(f, &m->rep);
+	return fclose(f) ? -errno : 0;
+}
+
+static int start_metrics(struct nsl_http *http, struct metrics *m,
+			 const struct nsl_loader *l, const bool *attached,
+			 const struct nsl_options *o, const struct nsl_bpfstats *bs)
+{
+	int err = reader_init(&m->rd, l, attached, o, true);
+
+	if (err) {
+		pr_warn("--listen: cannot set up a map reader: %s\n", strerror(-err));
+		return err;
+	}
+	if (bs) {
+		/* the same programs, counted from zero: cumulative, no fd of its own */
+		m->bs = *bs;
+		m->bs.cumulative = true;
+		m->bs.stats_fd = -1;
+		m->bpf_stats = true;
+	}
+	err = nsl_http_start(http, render_metrics, m);
+	if (err)
+		pr_warn("--listen: cannot start the HTTP server\n");
+	else
+		pr_info("metrics on http://%s%s%s:%u/metrics\n",
+			strchr(o->listen_addr, ':') ? "[" : "", o->listen_addr,
+			strchr(o->listen_addr, ':') ? "]" : "", o->listen_port);
+	return err;
+}
+
+static int run(struct nsl_loader *l, const struct nsl_options *o, FILE *out,
+	       struct nsl_http *http)
+{
+	struct metrics metrics = { 0 };
 	const struct nsl_format_opts fo = { .format = o->format,
 					    .timestamp = o->timestamp };
-	struct netstacklat_bpf *s = l->skel;
 	bool attached[NSL_NR_HOOKS];
 	struct nsl_bpfstats bs = { .stats_fd = -1 };
 	struct nsl_reader rd;
@@ -167,11 +276,9 @@ static int run(struct nsl_loader *l, const struct nsl_options *o, FILE *out)
 	/* reports cover the hooks that run, not those asked for */
 	for (int h = 0; h < NSL_NR_HOOKS; h++)
 		attached[h] = l->hooks[h].method != NSL_METHOD_NONE;
-	err = nsl_reader_init(&rd, bpf_map__fd(s->maps.hist),
-			      bpf_map__fd(s->maps.group_hist),
-			      bpf_map__fd(s->maps.counters), attached,
-			      o->group_ifindex, o->group_cgroup, o->cumulative,
-			      l->ifname_fd);
+	/* Prometheus histograms and counters only grow */
+	err = reader_init(&rd, l, attached, o,
+			  o->cumulative || o->format == NSL_FMT_PROMETHEUS);
 	if (err) {
 		pr_warn("cannot set up the map reader: %s\n", strerror(-err));
 		goto out;
@@ -182,6 +289,9 @@ static int run(struct nsl_loader *l, const struct nsl_options *o, FILE *out)
 	}
 	err = drop_privileges(l, o);
 	if (err)
+		goto out;
+	if (http->sock >= 0 && (err = start_metrics(http, &metrics, l, attached, o,
+						     o->bpf_stats ? &bs : NULL)))
 		goto out;
 	clock_gettime(CLOCK_MONOTONIC, &next);
 	while (!stop_signal) {
@@ -197,6 +307,9 @@ static int run(struct nsl_loader *l, const struct nsl_options *o, FILE *out)
 			break;
 	}
 out:
+	/* no scrape may read the maps once they are gone */
+	nsl_http_stop(http);
+	nsl_reader_free(&metrics.rd);
 	nsl_bpfstats_close(&bs);
 	nsl_reader_free(&rd);
 	return err == 1 ? 0 : err;
@@ -235,10 +348,44 @@ static int preflight(const struct nsl_options *o)
 	return 0;
 }
 
+/*
+ * Opened before anything is loaded, so that a bad path fails early. For
+ * the atomic Prometheus file, check now that its temporary can be made.
+ */
+static int open_output(const struct nsl_options *o, FILE **out)
+{
+	char tmp[PATH_MAX];
+	FILE *f;
+	int err;
+
+	if (!o->output)
+		return 0;
+	if (o->format == NSL_FMT_PROMETHEUS) {
+		atomic_path = o->output;
+		snprintf(tmp, sizeof(tmp), "%s.tmp", o->output);
+		f = fopen(tmp, "w");
+		if (f) {
+			fclose(f);
+			unlink(tmp);
+			return 0;
+		}
+		err = -errno;
+		pr_warn("-o: cannot write %s: %s\n", tmp, strerror(-err));
+		return err;
+	}
+	*out = fopen(o->output, "w");
+	if (*out)
+		return 0;
+	err = -errno;
+	pr_warn("-o: cannot open %s: %s\n", o->output, strerror(-err));
+	return err;
+}
+
 int main(int argc, char **argv)
 {
 	struct nsl_options opts;
 	struct nsl_loader l = { .rx_tstamp_fd = -1, .ifname_fd = -1 };
+	struct nsl_http http = { .sock = -1 };
 	FILE *out = stdout;
 	int err;
 
@@ -255,14 +402,17 @@ int main(int argc, char **argv)
 	if (err)
 		goto cleanup;
 
-	if (opts.output) {
-		out = fopen(opts.output, "w");
-		if (!out) {
-			err = -errno;
-			pr_warn("-o: cannot open %s: %s\n", opts.output, strerror(errno));
+	if (opts.listen_port) {
+		err = nsl_http_bind(&http, opts.listen_addr, opts.listen_port);
+		if (err) {
+			pr_warn("--listen: cannot listen on %s port %u: %s\n",
+				opts.listen_addr, opts.listen_port, strerror(-err));
 			goto cleanup;
 		}
 	}
+	err = open_output(&opts, &out);
+	if (err)
+		goto cleanup;
 	err = nsl_loader_probe(&l, &opts);
 	if (err)
 		goto cleanup;
@@ -280,8 +430,9 @@ int main(int argc, char **argv)
 		opts.include_hol ? "without" : "with");
 	print_hooks(&l, stderr, false);
 	print_netfilter_scope(&l, &opts);
-	err = run(&l, &opts, out);
+	err = run(&l, &opts, out, &http);
 cleanup:
+	nsl_http_stop(&http);
 	nsl_loader_close(&l);
 	if (out && out != stdout && fclose(out) && !err)
 		err = -errno;

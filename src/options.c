@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include <argp.h>
+#include <arpa/inet.h>
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -44,6 +45,7 @@ enum {
 	OPT_USER,
 	OPT_MAX_GROUPS,
 	OPT_USAGE,
+	OPT_LISTEN,
 };
 
 static const struct argp_option options[] = {
@@ -52,7 +54,12 @@ static const struct argp_option options[] = {
 	{ "count", OPT_COUNT, "N", 0,
 	  "Stop after N reports; same as COUNT (default: until SIGINT)", 0 },
 	{ "timestamp", 'T', NULL, 0, "Print the wall-clock time with each table report", 0 },
-	{ "format", 'F', "FORMAT", 0, "Output format: table (default) or json", 0 },
+	{ "format", 'F', "FORMAT", 0,
+	  "Output format: table (default), json or prometheus (cumulative; "
+	  "with -o, the file is replaced atomically each interval)", 0 },
+	{ "listen", OPT_LISTEN, "[ADDR:]PORT", 0,
+	  "Serve Prometheus metrics on http://ADDR:PORT/metrics (default "
+	  "address 127.0.0.1; [::1]:PORT for IPv6)", 0 },
 	{ "output", 'o', "FILE", 0, "Write reports to FILE instead of stdout", 0 },
 	{ "cumulative", OPT_CUMULATIVE, NULL, 0,
 	  "Totals since start instead of per-interval deltas", 0 },
@@ -261,6 +268,35 @@ static int cgroup_item(struct argp_state *state, const char *opt, const char *s)
 	return 0;
 }
 
+/* [ADDR:]PORT, ADDR numeric, IPv6 in brackets; loopback by default. */
+static int parse_listen(struct argp_state *state, const char *s)
+{
+	struct nsl_options *o = ((struct parse_state *)state->input)->o;
+	const char *colon = strrchr(s, ':'), *port = colon ? colon + 1 : s;
+	unsigned char buf[sizeof(struct in6_addr)];
+	char addr[64] = "127.0.0.1";
+	size_t len = colon ? (size_t)(colon - s) : 0;
+	uint64_t v;
+
+	if (parse_u64(port, 1, 65535, &v))
+		return fail(state, "--listen: '%s': no port in 1..65535", s);
+	if (len >= 2 && s[0] == '[' && s[len - 1] == ']') {
+		s++;
+		len -= 2;
+	}
+	if (len) {
+		if (len >= sizeof(addr))
+			return fail(state, "--listen: '%s': address too long", s);
+		memcpy(addr, s, len);
+		addr[len] = '\0';
+	}
+	if (inet_pton(AF_INET, addr, buf) != 1 && inet_pton(AF_INET6, addr, buf) != 1)
+		return fail(state, "--listen: '%s' is not a numeric IPv4 or IPv6 address", addr);
+	snprintf(o->listen_addr, sizeof(o->listen_addr), "%s", addr);
+	o->listen_port = v;
+	return 0;
+}
+
 static int parse_netns(struct argp_state *state, const char *s)
 {
 	struct nsl_options *o = ((struct parse_state *)state->input)->o;
@@ -304,8 +340,10 @@ static int parse_opt(int key, char *arg, struct argp_state *state)
 			o->format = NSL_FMT_TABLE;
 		else if (!strcmp(arg, "json"))
 			o->format = NSL_FMT_JSON;
+		else if (!strcmp(arg, "prometheus"))
+			o->format = NSL_FMT_PROMETHEUS;
 		else
-			return fail(state, "-F: unknown format '%s' (table or json)", arg);
+			return fail(state, "-F: unknown format '%s' (table, json or prometheus)", arg);
 		break;
 	case 'o':
 		if (!*arg)
@@ -349,6 +387,8 @@ static int parse_opt(int key, char *arg, struct argp_state *state)
 		return parse_list(state, "-i", arg, NSL_MAX_FILTER_ENTRIES, iface_item);
 	case 'n':
 		return parse_netns(state, arg);
+	case OPT_LISTEN:
+		return parse_listen(state, arg);
 	case 'c':
 		nsl_free_options(o);
 		return parse_list(state, "-c", arg, NSL_MAX_FILTER_ENTRIES, cgroup_item);

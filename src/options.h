@@ -33,6 +33,9 @@ struct nsl_options {
 	bool verbose;
 	bool bpf_stats;			/* report the BPF programs' run time */
 	const char *user;		/* --user: switch to it once attached */
+	/* --listen: serve /metrics; listen_port 0 when not asked for */
+	char listen_addr[64];		/* numeric IPv4 or IPv6 address */
+	uint16_t listen_port;
 	enum nsl_attach_mode attach;
 	bool hook_enabled[NSL_NR_HOOKS];
 

@@ -47,7 +47,7 @@ struct nsl_report {
 	struct nsl_prog_cost costs[NSL_MAX_PROG_COSTS];
 };
 
-enum nsl_format { NSL_FMT_TABLE, NSL_FMT_JSON };
+enum nsl_format { NSL_FMT_TABLE, NSL_FMT_JSON, NSL_FMT_PROMETHEUS };
 
 struct nsl_format_opts {
 	enum nsl_format format;
@@ -72,6 +72,9 @@ double nsl_average(const struct nsl_report_hist *h);
 double nsl_cost_avg_ns(const struct nsl_prog_cost *c);
 /* Time in the program as a fraction of one CPU over interval_s. */
 double nsl_cost_cpu_share(const struct nsl_prog_cost *c, double interval_s);
+
+/* Prometheus text exposition of a cumulative report (src/prom.c). */
+void nsl_format_prometheus(FILE *out, const struct nsl_report *r);
 
 /* Formatters (src/format.c). Return 0 or a negative errno on write error. */
 int nsl_format_report(FILE *out, const struct nsl_report *r,

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <pthread.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
@@ -180,6 +181,14 @@ const char *nsl_cgroup2_root(void)
 static struct cg_entry *cg_cache;
 static size_t cg_nr, cg_cap;
 
+static const char *cg_find(uint64_t id)
+{
+	for (size_t i = 0; i < cg_nr; i++)
+		if (cg_cache[i].id == id)
+			return cg_cache[i].path;
+	return NULL;
+}
+
 static int cg_add(const char *path, const struct stat *st, int type,
 		  struct FTW *ftw)
 {
@@ -188,7 +197,7 @@ static int cg_add(const char *path, const struct stat *st, int type,
 
 	(void)st;
 	(void)ftw;
-	if (type != FTW_D || nsl_cgroup_id(path, &id))
+	if (type != FTW_D || nsl_cgroup_id(path, &id) || cg_find(id))
 		return 0;
 	if (cg_nr == cg_cap) {
 		size_t cap = cg_cap ? cg_cap * 2 : 64;
@@ -210,27 +219,28 @@ static int cg_add(const char *path, const struct stat *st, int type,
 	return 0;
 }
 
-static const char *cg_find(uint64_t id)
-{
-	for (size_t i = 0; i < cg_nr; i++)
-		if (cg_cache[i].id == id)
-			return cg_cache[i].path;
-	return NULL;
-}
 
-/* An unknown id re-walks the hierarchy (new cgroups appear); once per id. */
+/*
+ * An unknown id re-walks the hierarchy (new cgroups appear); once per id.
+ * The reports and the HTTP endpoint ask from two threads: a lock, and a
+ * cache that only grows, so a returned path stays valid.
+ */
+static pthread_mutex_t cg_lock = PTHREAD_MUTEX_INITIALIZER;
+
 const char *nsl_cgroup_path(uint64_t id)
 {
 	static uint64_t last_miss;
-	const char *p = cg_find(id);
+	const char *p;
 
-	if (p || id == last_miss || !nsl_cgroup2_root())
-		return p;
-	nsl_cgroup_cache_free();
-	nftw(nsl_cgroup2_root(), cg_add, 16, FTW_PHYS | FTW_MOUNT);
+	pthread_mutex_lock(&cg_lock);
 	p = cg_find(id);
-	if (!p)
-		last_miss = id;
+	if (!p && id != last_miss && nsl_cgroup2_root()) {
+		nftw(nsl_cgroup2_root(), cg_add, 16, FTW_PHYS | FTW_MOUNT);
+		p = cg_find(id);
+		if (!p)
+			last_miss = id;
+	}
+	pthread_mutex_unlock(&cg_lock);
 	return p;
 }
 

@@ -27,6 +27,7 @@ static const struct timespec report_time = { 1795345205, 123456789 };
 static const struct nsl_format_opts table = { NSL_FMT_TABLE, false };
 static const struct nsl_format_opts table_ts = { NSL_FMT_TABLE, true };
 static const struct nsl_format_opts json = { NSL_FMT_JSON, false };
+static const struct nsl_format_opts prom = { NSL_FMT_PROMETHEUS, false };
 
 struct fixture {
 	struct nsl_report r;
@@ -536,6 +537,64 @@ static void test_costs_json(void **state)
 	check_json_report("costs.json", &f);
 }
 
+/*
+ * Prometheus: every bucket, cumulative counts, le in seconds, +Inf last,
+ * labels escaped. (promtool checks the real output in test_prometheus.sh.)
+ */
+static void check_prom_report(const char *name, const struct fixture *f)
+{
+	char *text = render(&f->r, &prom);
+
+	check_golden(name, text);
+	free(text);
+}
+
+static void test_prom_basic(void **state)
+{
+	struct fixture f;
+
+	(void)state;
+	build_basic(&f);
+	add_costs(&f);
+	check_prom_report("report.prom", &f);
+}
+
+static void test_prom_grouped(void **state)
+{
+	struct fixture f;
+
+	(void)state;
+	build_grouped(&f);
+	/* a path that needs escaping */
+	f.h[2].cgroup_path = "/we\"ird\\path";
+	check_prom_report("grouped.prom", &f);
+}
+
+/* The +Inf bucket is the count; buckets never decrease. */
+static void test_prom_cumulative_buckets(void **state)
+{
+	struct fixture f;
+	char *text, *line, *save = NULL;
+	static const char prefix[] =
+		"netstacklat_latency_seconds_bucket{hook=\"tcp-socket-read\"";
+	unsigned long long prev = 0, v, inf = 0;
+
+	(void)state;
+	build_basic(&f);
+	text = render(&f.r, &prom);
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		if (strncmp(line, prefix, sizeof(prefix) - 1))
+			continue;
+		v = strtoull(strrchr(line, ' ') + 1, NULL, 10);
+		assert_true(v >= prev);
+		prev = v;
+		if (strstr(line, "le=\"+Inf\""))
+			inf = v;
+	}
+	assert_true(inf == f.h[3].count); /* tcp-socket-read of build_basic() */
+	free(text);
+}
+
 static int setup(void **state)
 {
 	(void)state;
@@ -563,6 +622,9 @@ int main(void)
 		cmocka_unit_test(test_write_error_errno),
 		cmocka_unit_test(test_costs_table),
 		cmocka_unit_test(test_costs_json),
+		cmocka_unit_test(test_prom_basic),
+		cmocka_unit_test(test_prom_grouped),
+		cmocka_unit_test(test_prom_cumulative_buckets),
 	};
 
 	return cmocka_run_group_tests(tests, setup, NULL);

@@ -78,6 +78,13 @@ static const struct bad_case bad[] = {
 	{ { "--max-groups", "2000000" }, "--max-groups" },
 	{ { "--max-groups", "12k" }, "--max-groups" },
 	{ { "--user", "" }, "--user" },
+	{ { "--listen", "" }, "--listen" },
+	{ { "--listen", "0" }, "--listen" },
+	{ { "--listen", "65536" }, "--listen" },
+	{ { "--listen", "localhost:9000" }, "--listen" },
+	{ { "--listen", "1.2.3:9000" }, "--listen" },
+	{ { "--listen", "[::1:9000" }, "--listen" },
+	{ { "--listen", "9000:" }, "--listen" },
 	{ { "0" }, "INTERVAL" },
 	{ { "1", "0" }, "COUNT" },
 	{ { "1", "2", "3" }, "unexpected" },
@@ -178,6 +185,27 @@ static void test_filters(void **state)
 }
 
 /* NSL_MAX_FILTER_ENTRIES + 1 PIDs is one too many. */
+static void test_listen(void **state)
+{
+	const char *port[] = { "--listen", "9101", NULL };
+	const char *v4[] = { "--listen", "0.0.0.0:9102", NULL };
+	const char *v6[] = { "--listen", "[::1]:9103", NULL };
+	const char *prom[] = { "-F", "prometheus", NULL };
+	struct nsl_options o;
+
+	(void)state;
+	assert_int_equal(parse(&o, port), 0);
+	assert_string_equal(o.listen_addr, "127.0.0.1");
+	assert_int_equal(o.listen_port, 9101);
+	assert_int_equal(parse(&o, v4), 0);
+	assert_string_equal(o.listen_addr, "0.0.0.0");
+	assert_int_equal(parse(&o, v6), 0);
+	assert_string_equal(o.listen_addr, "::1");
+	assert_int_equal(o.listen_port, 9103);
+	assert_int_equal(parse(&o, prom), 0);
+	assert_int_equal(o.format, NSL_FMT_PROMETHEUS);
+}
+
 static void test_too_many_entries(void **state)
 {
 	static char list[(NSL_MAX_FILTER_ENTRIES + 1) * 6];
@@ -204,6 +232,7 @@ int main(void)
 		cmocka_unit_test(test_enable_disable),
 		cmocka_unit_test(test_filters),
 		cmocka_unit_test(test_too_many_entries),
+		cmocka_unit_test(test_listen),
 	};
 
 	return cmocka_run_group_tests_name("options", tests, NULL, NULL);

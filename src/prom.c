@@ -1,0 +1,141 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Prometheus text exposition format (version 0.0.4) of a report, for the
+ * HTTP endpoint, the node_exporter textfile collector and stdout. The
+ * report must be cumulative: Prometheus histograms and counters only grow.
+ */
+#include <inttypes.h>
+#include <string.h>
+#include "hist.h"
+#include "hooks.h"
+#include "report.h"
+
+/* Label values escape backslash, double quote and newline. */
+static void prom_label(FILE *out, const char *name, const char *value,
+		       size_t len)
+{
+	fprintf(out, ",%s=\"", name);
+	for (size_t i = 0; i < len && value[i]; i++) {
+		char c = value[i];
+
+		if (c == '\\' || c == '"')
+			fprintf(out, "\\%c", c);
+		else if (c == '\n')
+			fputs("\\n", out);
+		else
+			fputc(c, out);
+	}
+	fputc('"', out);
+}
+
+/* {hook="...",interface="...",cgroup="..."} without the closing brace. */
+static void prom_labels(FILE *out, const struct nsl_report *r,
+			const struct nsl_report_hist *h)
+{
+	char buf[32];
+
+	fprintf(out, "{hook=\"%s\"", nsl_hooks[h->key.hook].name);
+	if (r->group_ifindex) {
+		/* a name where we know one, else the index: never ambiguous-empty */
+		if (h->ifname[0]) {
+			prom_label(out, "interface", h->ifname, sizeof(h->ifname));
+		} else {
+			snprintf(buf, sizeof(buf), "%u", h->key.ifindex);
+			prom_label(out, "interface", buf, sizeof(buf));
+		}
+	}
+	if (r->group_cgroup) {
+		if (h->cgroup_path) {
+			prom_label(out, "cgroup", h->cgroup_path, SIZE_MAX);
+		} else {
+			snprintf(buf, sizeof(buf), "%" PRIu64, (uint64_t)h->key.cgroup);
+			prom_label(out, "cgroup", buf, sizeof(buf));
+		}
+	}
+}
+
+/*
+ * Bucket i holds (2^(i-1), 2^i] ns: its le is 2^i ns in seconds, and the
+ * last, open-ended bucket is +Inf. Prometheus buckets are cumulative.
+ */
+static void prom_hist(FILE *out, const struct nsl_report *r,
+		      const struct nsl_report_hist *h)
+{
+	uint64_t cum = 0;
+
+	for (int i = 0; i < NSL_NR_BUCKETS; i++) {
+		cum += h->buckets[i];
+		fputs("netstacklat_latency_seconds_bucket", out);
+		prom_labels(out, r, h);
+		if (i == NSL_MAX_SLOT)
+			fputs(",le=\"+Inf\"}", out);
+		else
+			fprintf(out, ",le=\"%.10g\"}", (double)nsl_bucket_upper(i) * 1e-9);
+		fprintf(out, " %" PRIu64 "\n", cum);
+	}
+	fputs("netstacklat_latency_seconds_sum", out);
+	prom_labels(out, r, h);
+	fprintf(out, "} %.9f\n", (double)h->sum_ns * 1e-9);
+	fputs("netstacklat_latency_seconds_count", out);
+	prom_labels(out, r, h);
+	fprintf(out, "} %" PRIu64 "\n", h->count);
+}
+
+static const char *const counter_help[NSL_NR_COUNTERS] = {
+	[NSL_CNT_HOL_EXCLUDED] = "TCP reads left out as possibly HOL-blocked.",
+	[NSL_CNT_HOL_READ_ERROR] = "TCP reads left out because the HOL check could not read the socket.",
+	[NSL_CNT_NOT_RX_TSTAMP] = "Packets skipped for carrying a departure, not an RX, timestamp.",
+	[NSL_CNT_NEGATIVE] = "Samples dropped for a timestamp in the future (clock step).",
+	[NSL_CNT_MAP_FULL] = "Samples dropped because the per-group histogram map was full.",
+};
+
+static void prom_counters(FILE *out, const struct nsl_report *r)
+{
+	for (int c = 0; c < NSL_NR_COUNTERS; c++) {
+		fprintf(out, "# HELP netstacklat_%s_total %s\n", nsl_counter_names[c],
+			counter_help[c]);
+		fprintf(out, "# TYPE netstacklat_%s_total counter\n", nsl_counter_names[c]);
+		for (int h = 0; h < NSL_NR_HOOKS; h++)
+			if (r->hook_enabled[h])
+				fprintf(out, "netstacklat_%s_total{hook=\"%s\"} %" PRIu64 "\n",
+					nsl_counter_names[c], nsl_hooks[h].name,
+					r->counters[h][c]);
+	}
+}
+
+static void prom_costs(FILE *out, const struct nsl_report *r)
+{
+	static const char *const what[2][2] = {
+		{ "netstacklat_bpf_runs_total", "Runs of each BPF program (--bpf-stats)." },
+		{ "netstacklat_bpf_run_seconds_total", "Time spent in each BPF program (--bpf-stats)." },
+	};
+
+	if (!r->bpf_stats)
+		return;
+	for (int m = 0; m < 2; m++) {
+		fprintf(out, "# HELP %s %s\n# TYPE %s counter\n", what[m][0],
+			what[m][1], what[m][0]);
+		for (size_t i = 0; i < r->nr_costs; i++) {
+			const struct nsl_prog_cost *c = &r->costs[i];
+
+			fprintf(out, "%s{hook=\"%s\",program=\"%s\"} ", what[m][0],
+				nsl_hooks[c->hook].name, c->prog);
+			if (m)
+				fprintf(out, "%.9f\n", (double)c->run_time_ns * 1e-9);
+			else
+				fprintf(out, "%" PRIu64 "\n", c->run_cnt);
+		}
+	}
+}
+
+void nsl_format_prometheus(FILE *out, const struct nsl_report *r)
+{
+	fputs("# HELP netstacklat_latency_seconds Time from a packet's RX "
+	      "timestamp to the hook.\n"
+	      "# TYPE netstacklat_latency_seconds histogram\n", out);
+	for (size_t i = 0; i < r->nr_hists; i++)
+		if (r->hists[i].key.hook < NSL_NR_HOOKS)
+			prom_hist(out, r, &r->hists[i]);
+	prom_counters(out, r);
+	prom_costs(out, r);
+}

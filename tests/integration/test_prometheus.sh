@@ -1,0 +1,161 @@
+#!/usr/bin/env bash
+# Prometheus output: the exposition text passes promtool, the textfile is
+# replaced atomically, the /metrics endpoint serves concurrent scrapes, and
+# a real Prometheus server scrapes it during traffic and answers a
+# histogram_quantile() query for tcp-socket-read.
+source "$(dirname "$0")/lib.sh"
+
+TESTS=(test_prom_promtool test_prom_textfile_atomic test_prom_concurrent_scrapes
+       test_prom_listen_in_use test_prom_signal_while_serving test_prom_real_server)
+PORT=$((20000 + ID % 20000))
+PROM_PORT=$((PORT + 1))
+
+prom_prereqs() {
+	SKIP_WHY=
+	command -v promtool > /dev/null || SKIP_WHY="promtool missing (Debian package prometheus)"
+	command -v curl > /dev/null || SKIP_WHY="curl missing"
+	[ -z "$SKIP_WHY" ]
+}
+
+tcp_traffic() {	# tcp_traffic PORT COUNT: TCP messages NS_A -> NS_B, to completion
+	serve tcp "$1" || return 1
+	client tcp "$1" --count "$2" --interval-us 1000
+	wait_server
+}
+
+test_prom_promtool() {
+	local f=$TMP/out.prom
+	start_tool "$TMP/ignored" -F prometheus -o "$f" -r 0.3 -n "/run/netns/$NS_B" || return
+	tcp_traffic 5301 200
+	stop_tool
+	promtool check metrics < "$f" > "$TMP/promtool.out" 2>&1 ||
+		fail "promtool: $(head -3 "$TMP/promtool.out")"
+	grep -q '^netstacklat_latency_seconds_count{hook="tcp-socket-read"} [1-9]' "$f" ||
+		fail "no tcp-socket-read samples in the exposition"
+	# grouped by interface and cgroup: labels and all
+	start_tool "$TMP/ignored" -F prometheus -o "$f" -r 0.3 -n "/run/netns/$NS_B" -I -C || return
+	tcp_traffic 5302 100
+	stop_tool
+	promtool check metrics < "$f" > "$TMP/promtool.out" 2>&1 ||
+		fail "promtool (grouped): $(head -3 "$TMP/promtool.out")"
+	grep -q "interface=\"$IF_B\"" "$f" || fail "no interface=\"$IF_B\" label"
+}
+
+# The textfile collector may read at any moment: every read sees a whole
+# file (the same number of lines, ending in the last metric family).
+test_prom_textfile_atomic() {
+	local f=$TMP/atomic.prom lines= n i bad=0 last
+	start_tool "$TMP/ignored" -F prometheus -o "$f" -r 0.05 || return
+	wait_for 5 test -s "$f" || { fail "no textfile"; return; }
+	for i in $(seq 200); do
+		n=$(wc -l < "$f")
+		last=$(tail -1 "$f")
+		[ -z "$lines" ] && lines=$n
+		if [ "$n" -ne "$lines" ] || [[ "$last" != netstacklat_map_full_total* ]]; then
+			bad=$((bad + 1))
+		fi
+	done
+	stop_tool
+	expect "partial files seen in 200 reads" "$bad" -eq 0
+	[ -e "$f.tmp" ] && fail "temporary file left behind"
+	return 0
+}
+
+test_prom_concurrent_scrapes() {
+	local i ok=0 pids=()
+	start_tool "$TMP/out.json" --listen "127.0.0.1:$PORT" -n "/run/netns/$NS_B" || return
+	serve tcp 5303 || return
+	client tcp 5303 --count 300 --interval-us 500 &
+	pids+=($!)
+	for i in $(seq 16); do
+		curl -s --max-time 10 -o "$TMP/scrape.$i" -w '%{http_code}\n' \
+			"http://127.0.0.1:$PORT/metrics" > "$TMP/code.$i" &
+		pids+=($!)
+	done
+	wait_server
+	wait "${pids[@]}"	# not a bare wait: the tool runs in the background too
+	for i in $(seq 16); do
+		[ "$(cat "$TMP/code.$i")" = 200 ] && promtool check metrics < "$TMP/scrape.$i" > /dev/null 2>&1 &&
+			ok=$((ok + 1))
+	done
+	expect "valid answers to 16 concurrent scrapes" "$ok" -eq 16
+	expect "HTTP status of /nothing" "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$PORT/nothing")" -eq 404
+	stop_tool
+}
+
+test_prom_listen_in_use() {
+	local rc
+	start_tool "$TMP/out.json" --listen "127.0.0.1:$PORT" || return
+	"$NSL" --listen "127.0.0.1:$PORT" > /dev/null 2> "$TMP/busy.err"; rc=$?
+	stop_tool
+	expect "exit status with the port in use" "$rc" -eq 1
+	expect "stderr lines" "$(wc -l < "$TMP/busy.err")" -eq 1
+	grep -q -- "--listen: cannot listen on 127.0.0.1 port $PORT" "$TMP/busy.err" ||
+		fail "message: $(cat "$TMP/busy.err")"
+}
+
+# While serving scrapes, SIGINT still ends the tool at once, not at the
+# next report 60 s later (the server's thread blocks signals, so they
+# always interrupt the main thread's sleep).
+test_prom_signal_while_serving() {
+	local start
+	start_tool "$TMP/sig.json" --listen "127.0.0.1:$PORT" -r 60 || return
+	for i in 1 2 3 4 5; do curl -s --max-time 5 -o /dev/null "http://127.0.0.1:$PORT/metrics"; done
+	start=$SECONDS
+	stop_tool
+	expect "seconds from SIGINT to exit (interval 60 s)" "$((SECONDS - start))" -lt 30
+	expect "final report" "$($JQ "$TMP/sig.json" lines)" -eq 1
+}
+
+# A real Prometheus server (Debian's) scrapes us every second during traffic.
+test_prom_real_server() {
+	local q result
+	command -v prometheus > /dev/null || { skip "prometheus server missing"; return; }
+	cat > "$TMP/prometheus.yml" <<-YML
+	global:
+	  scrape_interval: 1s
+	scrape_configs:
+	  - job_name: netstacklat
+	    static_configs:
+	      - targets: ['127.0.0.1:$PORT']
+	YML
+	start_tool "$TMP/out.json" --listen "127.0.0.1:$PORT" -n "/run/netns/$NS_B" || return
+	prometheus --config.file="$TMP/prometheus.yml" --storage.tsdb.path="$TMP/tsdb" \
+		--web.listen-address="127.0.0.1:$PROM_PORT" > "$TMP/prometheus.log" 2>&1 &
+	BG_PIDS+=($!)
+	PROM_PID=$!
+	serve tcp 5304 || return
+	client tcp 5304 --count 3000 --interval-us 2000
+	wait_server
+	q='histogram_quantile(0.5, sum by (le) (rate(netstacklat_latency_seconds_bucket{hook="tcp-socket-read"}[20s])))'
+	wait_for 20 prom_has_value "$q" || true
+	result=$(prom_query "$q")
+	kill "$PROM_PID" 2>/dev/null
+	stop_tool
+	[[ "$result" =~ ^[0-9.e+-]+$ ]] || { fail "histogram_quantile: '$result' ($(tail -2 "$TMP/prometheus.log"))"; return; }
+	echo "  Prometheus: median tcp-socket-read latency ${result}s"
+	python3 -c 'import sys; v = float(sys.argv[1]); sys.exit(not (0 < v < 1))' "$result" ||
+		fail "median read latency $result s is not in (0, 1)"
+}
+
+prom_query() {	# prom_query PROMQL: the value of a one-element vector, or ""
+	curl -s --max-time 5 "http://127.0.0.1:$PROM_PORT/api/v1/query" --data-urlencode "query=$1" |
+		python3 -c '
+import json, sys
+try:
+    r = json.load(sys.stdin)["data"]["result"]
+    print(r[0]["value"][1] if r else "")
+except Exception:
+    print("")'
+}
+
+prom_has_value() {
+	[[ "$(prom_query "$1")" =~ ^[0-9.e+-]+$ ]]
+}
+
+prereqs || skip_all "${TESTS[@]}"
+prom_prereqs || skip_all "${TESTS[@]}"
+setup_netns || { SKIP_WHY="cannot create namespaces/veth"; skip_all "${TESTS[@]}"; }
+for t in "${TESTS[@]}"; do
+	run_test "$t"
+done
