@@ -210,10 +210,13 @@ static __always_inline int reader_selected(struct sock *sk)
 }
 
 /*
- * Hooks that see the skb before it reaches a socket. A zero tstamp means
- * RX timestamping was off when the skb arrived: nothing to measure.
+ * The hooks that see an skb on its way in. A zero tstamp means RX
+ * timestamping was off when the skb arrived: nothing to measure. net is the
+ * namespace to filter on: the device's before the skb has a socket, the
+ * socket's once it is queued.
  */
-static __always_inline void record_skb(struct sk_buff *skb, __u32 hook)
+static __always_inline void record_rx(struct sk_buff *skb, struct net *net,
+				      __u32 hook)
 {
 	__u64 ts = skb->tstamp;
 	__u32 ifindex;
@@ -223,7 +226,7 @@ static __always_inline void record_skb(struct sk_buff *skb, __u32 hook)
 	ifindex = skb->skb_iif;
 	if (!ifindex_selected(ifindex))
 		return;
-	if (!netns_selected(skb->dev->nd_net.net))
+	if (!netns_selected(net))
 		return;
 	/* after the filters: counters cover what -i/-n select, as samples do */
 	if (!nsl_skb_tstamp_is_rx(skb)) {
@@ -233,25 +236,16 @@ static __always_inline void record_skb(struct sk_buff *skb, __u32 hook)
 	record_latency(hook, ts, ifindex);
 }
 
+static __always_inline void record_skb(struct sk_buff *skb, __u32 hook)
+{
+	record_rx(skb, skb->dev->nd_net.net, hook);
+}
+
 /* Enqueue hooks: the skb has just been put on sk's receive queue. */
 static __always_inline void record_enqueued(struct sock *sk,
 					    struct sk_buff *skb, __u32 hook)
 {
-	__u64 ts = skb->tstamp;
-	__u32 ifindex;
-
-	if ((__s64)ts <= 0)
-		return;
-	ifindex = skb->skb_iif;
-	if (!ifindex_selected(ifindex))
-		return;
-	if (!netns_selected(sk->__sk_common.skc_net.net))
-		return;
-	if (!nsl_skb_tstamp_is_rx(skb)) {
-		count_event(hook, NSL_CNT_NOT_RX_TSTAMP);
-		return;
-	}
-	record_latency(hook, ts, ifindex);
+	record_rx(skb, sk->__sk_common.skc_net.net, hook);
 }
 
 /*
