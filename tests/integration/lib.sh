@@ -202,3 +202,20 @@ import json, sys
 want = set(int(i) for i in sys.argv[1:])
 print(sum(1 for o in json.load(sys.stdin) or [] if o["id"] in want))' "$@"
 }
+
+# expect_known_answer FILE: the tool's JSON from a reader that let data wait
+# 50 ms before each of 10 reads: every read sample >= 50 ms (at bucket
+# resolution: in (2^25, 2^26] ns or above; the exact average >= 50 ms),
+# enqueue samples far below.
+expect_known_answer() {
+	local f=$1 n sum
+	n=$($JQ "$f" count tcp-socket-read) || { fail "no JSON from the known-answer run"; return 1; }
+	sum=$($JQ "$f" sum tcp-socket-read)
+	expect "tcp-socket-read samples" "$n" -eq 10 || return 1
+	expect "smallest read bucket bound (ns)" "$($JQ "$f" min_le tcp-socket-read)" -ge $((1 << 26))
+	expect "average read latency (ns)" "$((sum / n))" -ge 50000000
+	n=$($JQ "$f" count tcp-socket-enqueued)
+	sum=$($JQ "$f" sum tcp-socket-enqueued)
+	expect "tcp-socket-enqueued samples" "$n" -ge 10 || return 1
+	expect "average enqueue latency (ns), far below 50 ms" "$((sum / n))" -lt 5000000
+}

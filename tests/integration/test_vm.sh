@@ -101,50 +101,46 @@ vm_fentry_one_sample_per_read() {
 }
 
 vm_fentry_known_answer() {
-	local f=$OUT/fentry-known.json n sum
-	n=$($JQ "$f" count tcp-socket-read) || { fail "no JSON from the known-answer run"; return; }
-	sum=$($JQ "$f" sum tcp-socket-read)
-	expect "tcp-socket-read samples" "$n" -eq 10 || return
-	expect "smallest read bucket bound (ns)" "$($JQ "$f" min_le tcp-socket-read)" -ge $((1 << 26))
-	expect "average read latency (ns)" "$((sum / n))" -ge 50000000
-	n=$($JQ "$f" count tcp-socket-enqueued)
-	sum=$($JQ "$f" sum tcp-socket-enqueued)
-	expect "tcp-socket-enqueued samples" "$n" -ge 10 || return
-	expect "average enqueue latency (ns), far below 50 ms" "$((sum / n))" -lt 5000000
+	expect_known_answer "$OUT/fentry-known.json"
+}
+
+# hol_pair NAME: a -y (NAME-y) and a filtered (NAME-f) instance watched the
+# same reads on the testbed: both count every read. Sets HOL_NY, HOL_NF,
+# HOL_EX and HOL_DROPPED for the checks of each scenario.
+hol_pair() {
+	local name=$1 reads er
+	[ -s "$OUT/$name.stats" ] || { fail "no testbed in the guest"; return 1; }
+	reads=$(json_field "$OUT/$name.server" reads) || { fail "no server report"; return 1; }
+	HOL_NY=$($JQ "$OUT/$name-y.json" count tcp-socket-read)
+	HOL_NF=$($JQ "$OUT/$name-f.json" count tcp-socket-read)
+	HOL_EX=$($JQ "$OUT/$name-f.json" counter tcp-socket-read hol_excluded)
+	er=$($JQ "$OUT/$name-f.json" counter tcp-socket-read hol_read_errors)
+	HOL_DROPPED=$(tr ' ' '\n' < "$OUT/$name.stats" | awk -F= '$1 == "dropped" { print $2 }')
+	expect "-y samples = server reads" "$HOL_NY" -eq "$reads"
+	expect "filtered + hol_excluded + hol_read_errors = -y samples" \
+		"$((HOL_NF + HOL_EX + er))" -eq "$HOL_NY"
+	echo "  reads $reads, -y $HOL_NY, filtered $HOL_NF, hol_excluded $HOL_EX, testbed: $(cat "$OUT/$name.stats")"
 }
 
 # The HOL filter in fentry mode, as test_hol.sh's forced RTO does it on the
 # host: the testbed drops segment 5 and its first retransmission (and every
-# 4th segment after), a -y and a filtered instance watch the same reads.
+# 4th segment after).
 vm_fentry_hol_forced_rto() {
-	local y=$OUT/fentry-hol-y.json f=$OUT/fentry-hol-f.json reads ny nf ex er ms=1000000
-	[ -s "$OUT/fentry-hol.stats" ] || { fail "no testbed in the guest"; return; }
-	reads=$(json_field "$OUT/fentry-hol.server" reads) || { fail "no server report"; return; }
-	ny=$($JQ "$y" count tcp-socket-read) nf=$($JQ "$f" count tcp-socket-read)
-	ex=$($JQ "$f" counter tcp-socket-read hol_excluded)
-	er=$($JQ "$f" counter tcp-socket-read hol_read_errors)
-	expect "segments dropped" "$(tr ' ' '\n' < "$OUT/fentry-hol.stats" | awk -F= '$1 == "dropped" { print $2 }')" -ge 2
-	expect "-y samples = server reads" "$ny" -eq "$reads"
-	expect "-y samples >= 100 ms" "$($JQ "$y" count_lower_ge tcp-socket-read $((100 * ms)))" -ge 1
-	expect "filtered samples that may be >= 100 ms" "$($JQ "$f" count_upper_gt tcp-socket-read $((100 * ms)))" -eq 0
-	expect "hol_excluded" "$ex" -gt 0
-	expect "filtered + hol_excluded + hol_read_errors = -y samples" "$((nf + ex + er))" -eq "$ny"
-	echo "  reads $reads, -y $ny, filtered $nf, hol_excluded $ex, testbed: $(cat "$OUT/fentry-hol.stats")"
+	local ms=1000000
+	hol_pair fentry-hol || return
+	expect "segments dropped" "$HOL_DROPPED" -ge 2
+	expect "-y samples >= 100 ms" \
+		"$($JQ "$OUT/fentry-hol-y.json" count_lower_ge tcp-socket-read $((100 * ms)))" -ge 1
+	expect "filtered samples that may be >= 100 ms" \
+		"$($JQ "$OUT/fentry-hol-f.json" count_upper_gt tcp-socket-read $((100 * ms)))" -eq 0
+	expect "hol_excluded" "$HOL_EX" -gt 0
 }
 
 # 1 % random loss: the filter must not throw away the world (>= 80 % kept).
 vm_fentry_hol_random_loss() {
-	local y=$OUT/fentry-loss-y.json f=$OUT/fentry-loss-f.json reads ny nf ex er
-	[ -s "$OUT/fentry-loss.stats" ] || { fail "no testbed in the guest"; return; }
-	reads=$(json_field "$OUT/fentry-loss.server" reads) || { fail "no server report"; return; }
-	ny=$($JQ "$y" count tcp-socket-read) nf=$($JQ "$f" count tcp-socket-read)
-	ex=$($JQ "$f" counter tcp-socket-read hol_excluded)
-	er=$($JQ "$f" counter tcp-socket-read hol_read_errors)
-	expect "segments dropped" "$(tr ' ' '\n' < "$OUT/fentry-loss.stats" | awk -F= '$1 == "dropped" { print $2 }')" -gt 0
-	expect "-y samples = server reads" "$ny" -eq "$reads"
-	expect "filtered samples x 100 / -y samples (%)" "$((nf * 100 / (ny ? ny : 1)))" -ge 80
-	expect "filtered + hol_excluded + hol_read_errors = -y samples" "$((nf + ex + er))" -eq "$ny"
-	echo "  reads $reads, -y $ny, filtered $nf, hol_excluded $ex, testbed: $(cat "$OUT/fentry-loss.stats")"
+	hol_pair fentry-loss || return
+	expect "segments dropped" "$HOL_DROPPED" -gt 0
+	expect "filtered samples x 100 / -y samples (%)" "$((HOL_NF * 100 / (HOL_NY ? HOL_NY : 1)))" -ge 80
 }
 
 # Fallback on a second kernel: per hook either a non-fentry method that
