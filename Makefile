@@ -44,9 +44,12 @@ all: netstacklat
 $(OUTPUT) $(OUTPUT)/tests:
 	$(Q)mkdir -p $@
 
+# bpftool gen object links the object and drops its DWARF (BTF stays):
+# 870 KB -> 160 KB embedded in the skeleton and the binary.
 $(OUTPUT)/netstacklat.bpf.o: bpf/netstacklat.bpf.c | $(OUTPUT)
 	$(call msg,BPF,$@)
-	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+	$(Q)$(CLANG) $(BPF_CFLAGS) -MF $(@:.o=.d) -MT $@ -c $< -o $(@:.o=.tmp.o)
+	$(Q)$(BPFTOOL) gen object $@ $(@:.o=.tmp.o)
 
 $(OUTPUT)/netstacklat.skel.h: $(OUTPUT)/netstacklat.bpf.o
 	$(call msg,GEN-SKEL,$@)

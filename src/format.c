@@ -416,6 +416,12 @@ static size_t utf8_len(const unsigned char *s, size_t left)
 	return n;
 }
 
+/* The same check for the Prometheus label values (src/prom.c). */
+size_t nsl_utf8_len(const unsigned char *s, size_t left)
+{
+	return utf8_len(s, left);
+}
+
 static void json_char(FILE *out, unsigned char c)
 {
 	if (c == '"' || c == '\\')

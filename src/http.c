@@ -81,9 +81,10 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn,
 	(void)upload;
 	(void)upload_len;
 	(void)req;
-	if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD))
+	if (strcmp(method, MHD_HTTP_METHOD_GET) != 0 &&
+	    strcmp(method, MHD_HTTP_METHOD_HEAD) != 0)
 		return respond_text(conn, MHD_HTTP_METHOD_NOT_ALLOWED, "GET /metrics\n");
-	if (strcmp(url, "/metrics"))
+	if (strcmp(url, "/metrics") != 0)
 		return respond_text(conn, MHD_HTTP_NOT_FOUND, "try /metrics\n");
 	if (h->render(h->ctx, &body, &len))
 		return respond_text(conn, MHD_HTTP_INTERNAL_SERVER_ERROR,

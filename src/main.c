@@ -15,8 +15,10 @@
 #include <string.h>
 #include <time.h>
 #include <pwd.h>
+#include <fcntl.h>
 #include <unistd.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <bpf/libbpf.h>
 #include "bpfstats.h"
 #include "http.h"
@@ -283,7 +285,10 @@ static int run(struct nsl_loader *l, const struct nsl_options *o, FILE *out,
 		pr_warn("cannot set up the map reader: %s\n", strerror(-err));
 		goto out;
 	}
-	if (o->bpf_stats && (err = nsl_bpfstats_init(&bs, l, o->cumulative))) {
+	/* the same for the BPF program costs: *_total counters in Prometheus */
+	if (o->bpf_stats &&
+	    (err = nsl_bpfstats_init(&bs, l, o->cumulative ||
+				     o->format == NSL_FMT_PROMETHEUS))) {
 		pr_warn("--bpf-stats: cannot enable BPF statistics: %s\n", strerror(-err));
 		goto out;
 	}
@@ -349,13 +354,47 @@ static int preflight(const struct nsl_options *o)
 }
 
 /*
+ * The atomic Prometheus file is created anew every interval, long after
+ * every capability is dropped (and with --user, as that user): root without
+ * CAP_DAC_OVERRIDE cannot create files in a directory it does not own,
+ * such as a textfile directory of node_exporter's user. So try it now, in
+ * a child with exactly those credentials. Returns 0 or a negative errno.
+ */
+static int can_create_unprivileged(const char *path, const char *user)
+{
+	bool kept_bpf;
+	int status, fd;
+	pid_t pid;
+
+	fflush(NULL);	/* nothing buffered may be written twice */
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (pid == 0) {
+		/* no map to probe yet: -1 makes it drop CAP_BPF too */
+		if (nsl_privs_drop(user, -1, &kept_bpf))
+			_exit(EPERM);
+		fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		if (fd < 0)
+			_exit(errno);
+		close(fd);
+		_exit(unlink(path) ? errno : 0);
+	}
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -errno;
+	if (!WIFEXITED(status))
+		return -ECHILD;
+	return -WEXITSTATUS(status);
+}
+
+/*
  * Opened before anything is loaded, so that a bad path fails early. For
  * the atomic Prometheus file, check now that its temporary can be made.
  */
 static int open_output(const struct nsl_options *o, FILE **out)
 {
 	char tmp[PATH_MAX];
-	FILE *f;
 	int err;
 
 	if (!o->output)
@@ -363,14 +402,10 @@ static int open_output(const struct nsl_options *o, FILE **out)
 	if (o->format == NSL_FMT_PROMETHEUS) {
 		atomic_path = o->output;
 		snprintf(tmp, sizeof(tmp), "%s.tmp", o->output);
-		f = fopen(tmp, "w");
-		if (f) {
-			fclose(f);
-			unlink(tmp);
-			return 0;
-		}
-		err = -errno;
-		pr_warn("-o: cannot write %s: %s\n", tmp, strerror(-err));
+		err = can_create_unprivileged(tmp, o->user);
+		if (err)
+			pr_warn("-o: cannot create %s as %s without capabilities: %s\n",
+				tmp, o->user ? o->user : "root", strerror(-err));
 		return err;
 	}
 	*out = fopen(o->output, "w");

@@ -242,7 +242,7 @@ static int iface_item(struct argp_state *state, const char *opt, const char *s)
 	} else {
 		if (strlen(s) >= IF_NAMESIZE || strchr(s, '/') || strchr(s, ' '))
 			return fail(state, "%s: '%s' is not a valid interface name", opt, s);
-		strcpy(ifc->name, s);
+		snprintf(ifc->name, sizeof(ifc->name), "%s", s);
 	}
 	ps->o->nr_ifaces++;
 	return 0;
@@ -276,14 +276,22 @@ static int parse_listen(struct argp_state *state, const char *s)
 	unsigned char buf[sizeof(struct in6_addr)];
 	char addr[64] = "127.0.0.1";
 	size_t len = colon ? (size_t)(colon - s) : 0;
+	bool bracketed = false;
 	uint64_t v;
 
 	if (parse_u64(port, 1, 65535, &v))
 		return fail(state, "--listen: '%s': no port in 1..65535", s);
 	if (len >= 2 && s[0] == '[' && s[len - 1] == ']') {
+		/* "[]:PORT" must not quietly become the default address */
+		if (len == 2)
+			return fail(state, "--listen: '%s': empty address", s);
 		s++;
 		len -= 2;
+		bracketed = true;
 	}
+	/* without brackets "1::2:3" could be 1::2 port 3 or 1::2:3 */
+	if (!bracketed && memchr(s, ':', len))
+		return fail(state, "--listen: '%s': write an IPv6 address in brackets, [ADDR]:PORT", s);
 	if (len) {
 		if (len >= sizeof(addr))
 			return fail(state, "--listen: '%s': address too long", s);

@@ -10,20 +10,33 @@
 #include "hooks.h"
 #include "report.h"
 
-/* Label values escape backslash, double quote and newline. */
+/*
+ * Label values escape backslash, double quote and newline, and must be
+ * UTF-8: Prometheus rejects a whole scrape over one bad byte, and interface
+ * and cgroup names are arbitrary bytes. A bad byte becomes U+FFFD, as in
+ * the JSON output.
+ */
 static void prom_label(FILE *out, const char *name, const char *value,
 		       size_t len)
 {
-	fprintf(out, ",%s=\"", name);
-	for (size_t i = 0; i < len && value[i]; i++) {
-		char c = value[i];
+	const unsigned char *p = (const unsigned char *)value;
+	size_t n;
 
-		if (c == '\\' || c == '"')
-			fprintf(out, "\\%c", c);
-		else if (c == '\n')
+	fprintf(out, ",%s=\"", name);
+	for (len = strnlen(value, len); len; p += n, len -= n) {
+		n = nsl_utf8_len(p, len);
+		if (!n) {
+			fputs("\xef\xbf\xbd", out);
+			n = 1;
+		} else if (n > 1) {
+			fwrite(p, 1, n, out);
+		} else if (*p == '\\' || *p == '"') {
+			fprintf(out, "\\%c", *p);
+		} else if (*p == '\n') {
 			fputs("\\n", out);
-		else
-			fputc(c, out);
+		} else {
+			fputc(*p, out);
+		}
 	}
 	fputc('"', out);
 }

@@ -73,6 +73,12 @@ double nsl_cost_avg_ns(const struct nsl_prog_cost *c);
 /* Time in the program as a fraction of one CPU over interval_s. */
 double nsl_cost_cpu_share(const struct nsl_prog_cost *c, double interval_s);
 
+/*
+ * Length of the valid UTF-8 sequence at s (at most left bytes), 0 if there
+ * is none (src/format.c).
+ */
+size_t nsl_utf8_len(const unsigned char *s, size_t left);
+
 /* Prometheus text exposition of a cumulative report (src/prom.c). */
 void nsl_format_prometheus(FILE *out, const struct nsl_report *r);
 

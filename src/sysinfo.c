@@ -80,7 +80,7 @@ int nsl_netns_find(uint64_t ino, char *path, size_t len)
 		struct dirent *e;
 
 		while (dir && (e = readdir(dir)) != NULL) {
-			uint64_t found;
+			uint64_t found = 0;
 
 			if (e->d_name[0] == '.' ||
 			    (d == 1 && (e->d_name[0] < '0' || e->d_name[0] > '9')))
@@ -193,7 +193,7 @@ static int cg_add(const char *path, const struct stat *st, int type,
 		  struct FTW *ftw)
 {
 	struct cg_entry *e;
-	uint64_t id;
+	uint64_t id = 0;
 
 	(void)st;
 	(void)ftw;

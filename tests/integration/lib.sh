@@ -5,7 +5,7 @@
 set -uo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-NSL=$ROOT/netstacklat
+NSL=${NSL:-$ROOT/netstacklat}
 TG=$ROOT/.output/tests/trafficgen
 JQ="python3 $ROOT/tests/integration/jsonq.py"
 TMP=$(mktemp -d /tmp/nsl-test.XXXXXX)

@@ -6,8 +6,10 @@
 source "$(dirname "$0")/lib.sh"
 
 TESTS=(test_prom_promtool test_prom_textfile_atomic test_prom_concurrent_scrapes
-       test_prom_listen_in_use test_prom_signal_while_serving test_prom_real_server)
-PORT=$((20000 + ID % 20000))
+       test_prom_listen_in_use test_prom_signal_while_serving test_prom_real_server
+       test_prom_bpf_stats_counters test_prom_textfile_unwritable)
+# below the ephemeral range (32768-60999), where a client socket might sit
+PORT=$((20000 + ID % 10000))
 PROM_PORT=$((PORT + 1))
 
 prom_prereqs() {
@@ -136,6 +138,61 @@ test_prom_real_server() {
 	echo "  Prometheus: median tcp-socket-read latency ${result}s"
 	python3 -c 'import sys; v = float(sys.argv[1]); sys.exit(not (0 < v < 1))' "$result" ||
 		fail "median read latency $result s is not in (0, 1)"
+}
+
+# --bpf-stats under -F prometheus: *_total are counters, so they never
+# decrease from one exposition to the next (they were per-interval deltas).
+test_prom_bpf_stats_counters() {
+	local f=$TMP/costs.prom
+	"$NSL" -F prometheus --bpf-stats -r 0.4 --count 5 -n "/run/netns/$NS_B" \
+		> "$f" 2> "$TMP/tool.err" &
+	TOOL_PID=$!
+	BG_PIDS+=("$TOOL_PID")
+	wait_for 20 grep -q "attached" "$TMP/tool.err" || { fail "tool did not attach"; return; }
+	# about 1 s of traffic: it spans several reports
+	serve tcp 5305 || return
+	client tcp 5305 --count 300 --interval-us 3000
+	wait_server
+	wait "$TOOL_PID" || fail "tool exit status $?"
+	python3 - "$f" > "$TMP/costs.out" 2>&1 <<-'PY' || fail "$(cat "$TMP/costs.out")"
+	import sys
+	last, reports, grew = {}, 0, False
+	for line in open(sys.argv[1]):
+	    if line.startswith("# HELP netstacklat_latency_seconds "):
+	        reports += 1
+	    if not line.startswith("netstacklat_bpf_run"):
+	        continue
+	    series, value = line.rsplit(" ", 1)
+	    value = float(value)
+	    if value < last.get(series, 0):
+	        sys.exit(f"{series} went down: {last[series]} -> {value}")
+	    grew |= value > last.get(series, 0) and series in last
+	    last[series] = value
+	if reports != 5 or not last:
+	    sys.exit(f"{reports} expositions, {len(last)} BPF cost series")
+	if not grew:
+	    sys.exit("no BPF cost counter grew during traffic")
+	PY
+}
+
+# The textfile is created anew every interval, after every capability is
+# dropped: a directory only its owner may write to must fail at start-up,
+# before anything is attached, not at the first report. As that owner
+# (--user) it works.
+test_prom_textfile_unwritable() {
+	local d=$TMP/textfile rc
+	mkdir "$d" && chown nobody "$d" && chmod 0755 "$d" && chmod 0711 "$TMP" ||
+		{ fail "cannot set up $d"; return; }
+	"$NSL" -F prometheus -o "$d/nsl.prom" -r 0.2 --count 1 > /dev/null 2> "$TMP/unwritable.err"; rc=$?
+	expect "exit status, directory not writable without capabilities" "$rc" -eq 1
+	expect "stderr lines" "$(wc -l < "$TMP/unwritable.err")" -eq 1
+	grep -q -- "-o: cannot create $d/nsl.prom.tmp" "$TMP/unwritable.err" ||
+		fail "message: $(cat "$TMP/unwritable.err")"
+	"$NSL" -F prometheus -o "$d/nsl.prom" -r 0.2 --count 2 --user nobody \
+		> /dev/null 2> "$TMP/tool.err"; rc=$?
+	expect "exit status as --user nobody" "$rc" -eq 0
+	[ -s "$d/nsl.prom" ] && promtool check metrics < "$d/nsl.prom" > /dev/null 2>&1 ||
+		fail "no valid textfile written as nobody"
 }
 
 prom_query() {	# prom_query PROMQL: the value of a one-element vector, or ""

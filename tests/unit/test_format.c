@@ -595,6 +595,26 @@ static void test_prom_cumulative_buckets(void **state)
 	free(text);
 }
 
+/*
+ * Label values are escaped and valid UTF-8: Prometheus drops the whole
+ * scrape over one invalid byte, and names are arbitrary bytes.
+ */
+static void test_prom_label_utf8(void **state)
+{
+	struct fixture f;
+	char *text;
+
+	(void)state;
+	build_grouped(&f);
+	f.h[0].cgroup_path = "/a\"b\\c\nd\xff\xc3\xa9";
+	strcpy(f.h[0].ifname, "e\xfe\xe2\x82");
+	text = render(&f.r, &prom);
+	assert_non_null(strstr(text, "{hook=\"tcp-socket-read\","
+		"interface=\"e\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\","
+		"cgroup=\"/a\\\"b\\\\c\\nd\xef\xbf\xbd\xc3\xa9\",le=\"1e-09\"} 0\n"));
+	free(text);
+}
+
 static int setup(void **state)
 {
 	(void)state;
@@ -625,6 +645,7 @@ int main(void)
 		cmocka_unit_test(test_prom_basic),
 		cmocka_unit_test(test_prom_grouped),
 		cmocka_unit_test(test_prom_cumulative_buckets),
+		cmocka_unit_test(test_prom_label_utf8),
 	};
 
 	return cmocka_run_group_tests(tests, setup, NULL);
