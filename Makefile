@@ -127,3 +127,10 @@ loss-sweep: all testbed $(OUTPUT)/tests/trafficgen
 	$(Q)scripts/loss-sweep $(ARGS)
 
 -include $(wildcard $(OUTPUT)/testbed/*.d)
+
+# What the tool costs here, for docs/performance.md (slow, needs root, not
+# part of `make test`): make bench ARGS="--runs 7".
+.PHONY: bench
+bench: deps-test
+	$(Q)$(MAKE) --no-print-directory all $(OUTPUT)/tests/trafficgen
+	$(Q)scripts/bench $(ARGS)

@@ -1,0 +1,463 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""Turns the raw measurements of scripts/bench into a table and a JSON file.
+
+    report.py RAW_DIR OUT_JSON      (the table goes to stdout)
+
+RAW_DIR holds what scripts/bench recorded: bpftool program lists before and
+after each workload, the workloads' own reports, CPU-time samples of the
+tool. Nothing here measures; it only subtracts, divides and compares with
+the targets of issue #7. A missed target is reported, not an error: a
+benchmark is a measurement, not a test.
+"""
+import json
+import os
+import statistics
+import sys
+import textwrap
+
+WORKLOADS = ("stream", "rr", "udp")
+COST_CONFIGS = ("ours", "ours_y", "ours_I", "ours_C")
+
+# Our tracepoint programs and the bpftrace probe doing the same work.
+BT_PEER = {
+    "tp_tcp_data_ready": "bt_tcp_enqueued",
+    "tp_udp_data_ready": "bt_udp_enqueued",
+    "tp_tcp_copy_datagram": "bt_copy_datagram",
+    "tp_tcp_recv_length": "bt_recv_length",
+}
+TRACEPOINT = {
+    "tp_tcp_data_ready": "sock:sk_data_ready",
+    "tp_udp_data_ready": "sock:sk_data_ready",
+    "tp_tcp_copy_datagram": "skb:skb_copy_datagram_iovec",
+    "tp_tcp_recv_length": "sock:sock_recv_length",
+}
+# The floor to subtract: an empty program at the same attach point, i.e.
+# what running any program there costs with statistics on. What is left is
+# our code, including the clock read of the runs that record a sample (the
+# floor table shows what that read costs alone).
+FLOOR_OF = {
+    "nf_ip_start": "nf_pre_empty",
+    "nf_tcp_start": "nf_floor_empty",
+    "nf_udp_start": "nf_floor_empty",
+    "tp_tcp_data_ready": "floor_empty",
+    "tp_udp_data_ready": "floor_empty",
+    "tp_tcp_copy_datagram": "floor_empty_cp",
+    "tp_tcp_recv_length": "floor_empty_rl",
+}
+FLOOR_PROGS = ("floor_empty", "floor_empty2", "floor_clock", "floor_map",
+               "floor_empty_cp", "floor_empty_rl", "nf_pre_empty",
+               "nf_floor_empty", "nf_floor_empty2", "nf_floor_clock")
+KNOWN = list(FLOOR_OF) + list(FLOOR_PROGS)
+# A workload's average counts once a program ran this often in it.
+MIN_RUNS = 1000
+
+TARGET_PROG_NS = 100
+TARGET_BT_RATIO = 0.5
+TARGET_STREAM = 0.98
+TARGET_UDP = 0.95
+TARGET_REPORT_MS = 1.0
+TARGET_REPORT_GROUPS_MS = 50.0
+TARGET_RSS_MIB = 16.0
+
+
+def load(path):
+    with open(path) as f:
+        return json.load(f)
+
+
+def full_name(name):
+    """The kernel keeps 15 characters of a name; bpftool may show more."""
+    for k in KNOWN:
+        if k == name or (len(name) >= 15 and k.startswith(name)):
+            return k
+    return name
+
+
+def bt_names(maps_path, ids, progs):
+    """Names bpftrace's programs after the maps they use (see the script)."""
+    maps = {m["id"]: m.get("name", "") for m in load(maps_path)}
+    names = {}
+    for p in progs:
+        if p["id"] not in ids:
+            continue
+        used = {maps.get(m, "") for m in p.get("map_ids", [])}
+        name = p.get("name", "")
+        if name.startswith("sk_data_ready"):
+            names[p["id"]] = "bt_tcp_enqueued" if "AT_tcp_enqueued" in used else "bt_udp_enqueued"
+        elif name.startswith("skb_copy_datagr"):
+            names[p["id"]] = "bt_copy_datagram"
+        elif name.startswith("sock_recv_lengt"):
+            names[p["id"]] = "bt_recv_length"
+    return names
+
+
+def cost_round(raw, cfg, r):
+    """One round: per program, runs and run time in total and per workload."""
+    base = os.path.join(raw, f"cost-{cfg}-r{r}")
+    ids = {int(i) for i in open(base + ".ids").read().split()}
+    snaps = ["0"] + list(WORKLOADS)
+    lists = {s: load(f"{base}-{s}.progs.json") for s in snaps}
+    counters = {s: {p["id"]: (p.get("run_cnt", 0), p.get("run_time_ns", 0))
+                    for p in lists[s] if p["id"] in ids} for s in snaps}
+    if cfg == "bpftrace":
+        names = bt_names(base + ".maps.json", ids, lists["0"])
+    else:
+        names = {p["id"]: full_name(p.get("name", "?")) for p in lists["0"] if p["id"] in ids}
+    progs = {}
+    for pid, name in names.items():
+        entry = {}
+        prev = "0"
+        for w in WORKLOADS + ("all",):
+            first, last = ("0", WORKLOADS[-1]) if w == "all" else (prev, w)
+            runs = counters[last][pid][0] - counters[first][pid][0]
+            ns = counters[last][pid][1] - counters[first][pid][1]
+            entry[w] = {"runs": runs, "run_time_ns": ns}
+            prev = w
+        progs[name] = entry
+    return progs
+
+
+def median_or_none(values):
+    values = [v for v in values if v is not None]
+    return statistics.median(values) if values else None
+
+
+def cost_config(raw, cfg, rounds):
+    """Per program and workload: the median over the rounds of ns per run
+    (a round counts where the program ran at least MIN_RUNS times; 'all'
+    counts in any case), runs added up."""
+    per_round = [cost_round(raw, cfg, r) for r in range(1, rounds + 1)]
+    progs = {}
+    for name in per_round[0]:
+        entry = {"program": name, "per_workload": {}, "rounds": []}
+        for w in WORKLOADS + ("all",):
+            cells = [pr[name][w] for pr in per_round if name in pr]
+            avgs = [c["run_time_ns"] / c["runs"] for c in cells
+                    if c["runs"] >= (1 if w == "all" else MIN_RUNS)]
+            agg = {"runs": sum(c["runs"] for c in cells),
+                   "run_time_ns": sum(c["run_time_ns"] for c in cells),
+                   "avg_ns": median_or_none(avgs),
+                   "round_avg_ns": avgs}
+            if w == "all":
+                entry.update(agg)
+            else:
+                entry["per_workload"][w] = agg
+        progs[name] = entry
+    return progs, per_round
+
+
+def tool_stats(raw, cfg, rounds):
+    """The tool's own --bpf-stats (cumulative, last report), over the rounds."""
+    total = {}
+    for r in range(1, rounds + 1):
+        lines = [l for l in open(os.path.join(raw, f"cost-{cfg}-r{r}.tool.jsonl")) if l.strip()]
+        for c in (json.loads(lines[-1]).get("bpf_stats", []) if lines else []):
+            t = total.setdefault(c["program"], {"hook": c["hook"], "runs": 0, "run_time_ns": 0})
+            t["runs"] += c["runs"]
+            t["run_time_ns"] += c["run_time_ns"]
+    return total
+
+
+def metric(kind, path, seconds):
+    d = load(path)
+    if kind == "stream":
+        return d["bytes"] * 8 / seconds / 1e9        # Gbit/s received
+    if kind == "udp":
+        return d["reads"] / seconds                  # datagrams/s received
+    return d["transactions"] / d["seconds"]          # transactions/s
+
+
+TP_MODES = ("off", "tstamp", "floor", "on")
+TP_WORKLOADS = ("stream", "udp")
+
+
+def throughput(raw, rounds, seconds):
+    """Per round, each mode against 'nothing attached' of the same round (the
+    four ran back to back); the median of those ratios is the result."""
+    out = {}
+    for w in TP_WORKLOADS:
+        runs = {m: [metric(w, os.path.join(raw, f"tp-{m}-{i}-{w}.json"), seconds)
+                    for i in range(1, rounds + 1)] for m in TP_MODES}
+        ratios = {m: [a / b for a, b in zip(runs[m], runs["off"])] for m in TP_MODES}
+        out[w] = {
+            "unit": {"stream": "Gbit/s", "udp": "datagrams/s", "rr": "transactions/s"}[w],
+            "without_tool": runs["off"], "rx_timestamps_only": runs["tstamp"],
+            "empty_programs": runs["floor"], "with_tool": runs["on"],
+            "median_without": statistics.median(runs["off"]),
+            "median_rx_timestamps_only": statistics.median(runs["tstamp"]),
+            "median_empty_programs": statistics.median(runs["floor"]),
+            "median_with": statistics.median(runs["on"]),
+            "round_ratios": ratios["on"],
+            "round_ratios_empty_programs": ratios["floor"],
+            "round_ratios_rx_timestamps_only": ratios["tstamp"],
+            "ratio": statistics.median(ratios["on"]),
+            "ratio_empty_programs": statistics.median(ratios["floor"]),
+            "ratio_rx_timestamps_only": statistics.median(ratios["tstamp"]),
+        }
+    return out
+
+
+def report_cost(raw, name):
+    t0, t1, c0, c1, l0, l1 = open(os.path.join(raw, f"rep-{name}.cpu")).read().split()
+    it0, it1, ic0, ic1, _, _ = open(os.path.join(raw, f"rep-{name}-idle.cpu")).read().split()
+    wall = float(t1) - float(t0)
+    cpu = int(c1) - int(c0)
+    idle_rate = (int(ic1) - int(ic0)) / (float(it1) - float(it0))
+    reports = int(l1) - int(l0)
+    lines = open(os.path.join(raw, f"rep-{name}.jsonl")).read().splitlines()[int(l0):int(l1)]
+    groups = [len(json.loads(l)["histograms"]) for l in lines]
+    mem = [[int(v) for v in open(os.path.join(raw, f"rep-{n}.hwm_kib")).read().split()]
+           for n in (name, f"{name}-idle")]
+    hwm = max(m[0] for m in mem)
+    rss = max(m[1] for m in mem if len(m) > 1) if all(len(m) > 1 for m in mem) else None
+    return {
+        "window_s": wall, "reports": reports, "cpu_ns": cpu,
+        "idle_cpu_ns_per_s": idle_rate,
+        "ms_per_report": (cpu - idle_rate * wall) / reports / 1e6 if reports else None,
+        "histograms_per_report": statistics.mean(groups) if groups else 0,
+        "peak_rss_mib": hwm / 1024,
+        "rss_mib": rss / 1024 if rss is not None else None,
+    }
+
+
+def fmt(v, spec=".0f"):
+    return "-" if v is None else format(v, spec)
+
+
+def avg_in(prog, workload):
+    """A program's ns/run in one workload (None: too few runs there)."""
+    return (prog or {}).get("per_workload", {}).get(workload, {}).get("avg_ns")
+
+
+def program_rows(cost, tool):
+    ours, floor, bt = cost["ours"], cost["floor"], cost["bpftrace"]
+    hooks = {p: c["hook"] for p, c in tool["ours"].items()}
+    rows = []
+    for name in FLOOR_OF:
+        if name not in ours:
+            continue
+        o = ours[name]
+        f = floor.get(FLOOR_OF[name], {}).get("avg_ns")
+        b = bt.get(BT_PEER.get(name, ""), {}).get("avg_ns")
+        t = tool["ours"].get(name, {})
+        per_w = {}
+        for w in WORKLOADS:
+            mine, theirs = avg_in(o, w), avg_in(bt.get(BT_PEER.get(name, "")), w)
+            per_w[w] = {"runs": o["per_workload"][w]["runs"], "avg_ns": mine,
+                        "avg_ns_y": avg_in(cost["ours_y"].get(name), w),
+                        "avg_ns_I": avg_in(cost["ours_I"].get(name), w),
+                        "avg_ns_C": avg_in(cost["ours_C"].get(name), w),
+                        "floor_ns": avg_in(floor.get(FLOOR_OF[name]), w),
+                        "bpftrace_ns": theirs,
+                        "ratio_to_bpftrace": mine / theirs if mine and theirs else None}
+        rows.append({
+            "program": name, "hook": hooks.get(name), "runs": o["runs"],
+            "avg_ns": o["avg_ns"],
+            "avg_ns_y": cost["ours_y"].get(name, {}).get("avg_ns"),
+            "avg_ns_I": cost["ours_I"].get(name, {}).get("avg_ns"),
+            "avg_ns_C": cost["ours_C"].get(name, {}).get("avg_ns"),
+            "floor_program": FLOOR_OF[name], "floor_ns": f,
+            "minus_floor_ns": o["avg_ns"] - f if o["avg_ns"] is not None and f is not None else None,
+            "bpftrace_program": BT_PEER.get(name), "bpftrace_ns": b,
+            "ratio_to_bpftrace": o["avg_ns"] / b if b and o["avg_ns"] is not None else None,
+            # both sides pay the same floor (the statistics' own clock reads)
+            "ratio_above_floor": (o["avg_ns"] - f) / (b - f) if b and f and b > f else None,
+            "tool_bpf_stats_avg_ns": t["run_time_ns"] / t["runs"] if t.get("runs") else None,
+            "per_workload": per_w,
+        })
+    return rows
+
+
+def tracepoint_events(rounds_of):
+    """Per event of a tracepoint, all our programs on it against all of
+    bpftrace's (each program runs once per event), median over rounds."""
+    events = []
+    for tp in sorted(set(TRACEPOINT.values())):
+        mine_names = [p for p in TRACEPOINT if TRACEPOINT[p] == tp]
+        per = {"ours": [], "bpftrace": []}
+        counts = {"ours": 0, "bpftrace": 0}
+        for side, names in (("ours", mine_names), ("bpftrace", [BT_PEER[p] for p in mine_names])):
+            for rnd in rounds_of[side]:
+                cells = [rnd[n]["all"] for n in names if n in rnd]
+                n = max((c["runs"] for c in cells), default=0)
+                counts[side] += n
+                if n:
+                    per[side].append(sum(c["run_time_ns"] for c in cells) / n)
+        a, b = median_or_none(per["ours"]), median_or_none(per["bpftrace"])
+        events.append({"tracepoint": tp, "events_ours": counts["ours"],
+                       "events_bpftrace": counts["bpftrace"],
+                       "ours_ns_per_event": a, "bpftrace_ns_per_event": b,
+                       "ratio": a / b if a and b else None})
+    return events
+
+
+def check_targets(rows, tput, rep):
+    def worst(values):
+        values = [v for v in values if v[0] is not None]
+        return max(values) if values else (None, "?")
+
+    mix = worst((r["avg_ns"], r["program"]) for r in rows)
+    each = worst((pw["avg_ns"], f"{r['program']} in {w}")
+                 for r in rows for w, pw in r["per_workload"].items())
+    bt_mix = worst((r["ratio_to_bpftrace"], r["program"]) for r in rows)
+    bt_each = worst((pw["ratio_to_bpftrace"], f"{r['program']} in {w}")
+                    for r in rows for w, pw in r["per_workload"].items())
+    rss = max(r["peak_rss_mib"] for r in rep.values())
+    ms, ms_g = rep["ungrouped"]["ms_per_report"], rep["cgroups"]["ms_per_report"]
+    return [
+        ("every hook program <= 100 ns/run (all workloads)",
+         f"max {mix[0]:.0f} ns, {mix[1]}", mix[0] <= TARGET_PROG_NS),
+        ("... and in each workload on its own",
+         f"max {each[0]:.0f} ns, {each[1]}", each[0] <= TARGET_PROG_NS),
+        ("<= 0.5x bpftrace per run (all workloads)",
+         f"max {bt_mix[0]:.2f}x, {bt_mix[1]}", bt_mix[0] <= TARGET_BT_RATIO),
+        ("... and in each workload on its own",
+         f"max {bt_each[0]:.2f}x, {bt_each[1]}", bt_each[0] <= TARGET_BT_RATIO),
+        ("TCP stream with tool >= 0.98x without",
+         f"{tput['stream']['ratio']:.3f}x (empty programs "
+         f"{tput['stream']['ratio_empty_programs']:.3f}x)", tput["stream"]["ratio"] >= TARGET_STREAM),
+        ("64-byte UDP rate with tool >= 0.95x without",
+         f"{tput['udp']['ratio']:.3f}x (empty programs "
+         f"{tput['udp']['ratio_empty_programs']:.3f}x, RX timestamps "
+         f"{tput['udp']['ratio_rx_timestamps_only']:.3f}x)", tput["udp"]["ratio"] >= TARGET_UDP),
+        ("one report <= 1 ms CPU, ungrouped",
+         f"{fmt(ms, '.3f')} ms", ms is not None and ms <= TARGET_REPORT_MS),
+        ("one report <= 50 ms CPU, 1,000 groups",
+         f"{fmt(ms_g, '.2f')} ms", ms_g is not None and ms_g <= TARGET_REPORT_GROUPS_MS),
+        ("peak RSS <= 16 MiB", f"{rss:.1f} MiB", rss <= TARGET_RSS_MIB),
+    ]
+
+
+def print_table(header, rows, events, floor, tput, rep, targets, seconds, rounds):
+    p = print
+    p(f"netstacklat bench  {header['date']}  commit {header['tool_commit']}")
+    p(f"machine: {header['cpu']}, {header['cpus']} CPUs, {header['mem_gib']} GiB, {header['virt']}")
+    p(f"kernel:  {header['kernel']}   {header['bpftrace']}")
+    att = ", ".join(f"{h} {m}" for h, m in header["attach"].items())
+    p("attach:  " + textwrap.fill(att, 91, subsequent_indent="         "))
+    p("workload: veth between two netns: TCP stream (64 KiB writes), TCP request/response")
+    p(f"          (sizes 16-1400 B, seed {header['seed']}), 64-byte UDP flood;")
+    p(f"          {header.get('cpus_pinned', 'not pinned')}")
+    others = header.get("others", "").strip()
+    if others:
+        p("other BPF users: " + textwrap.fill(others, 83, subsequent_indent="                 "))
+    p(f"runtime: {header.get('runtime_s', '?')} s; throughput runs repeated because others "
+      f"were busy: {header.get('repeated_runs', '?')},")
+    p(f"kept anyway after 3 tries or --patience s of waiting: {header.get('noisy_blocks', '?')}")
+    p("")
+    p(f"BPF programs, ns per run (kernel BPF statistics), all workloads together: median of")
+    p(f"{header['cost_rounds']} rounds of {header['cost_seconds']} s per workload")
+    p(f"{'':<41}{'ours':>5}{'ours':>5}{'ours':>5}{'ours':>5}{'':>6}{'ours-':>6}{'':>9}"
+      f"{'ratio':>12}")
+    p(f"{'program':<21}{'hook':<20}{'':>5}{'-y':>5}{'-I':>5}{'-C':>5}{'floor':>6}"
+      f"{'floor':>6}{'bpftrace':>9}{'':>6}{'-floor':>6}")
+    for r in rows:
+        p(f"{r['program']:<21}{r['hook'] or '?':<20}{fmt(r['avg_ns']):>5}{fmt(r['avg_ns_y']):>5}"
+          f"{fmt(r['avg_ns_I']):>5}{fmt(r['avg_ns_C']):>5}{fmt(r['floor_ns']):>6}"
+          f"{fmt(r['minus_floor_ns']):>6}{fmt(r['bpftrace_ns']):>9}"
+          f"{fmt(r['ratio_to_bpftrace'], '.2f'):>6}{fmt(r['ratio_above_floor'], '.2f'):>6}")
+    p("")
+    p(f"per workload, ns per run: ours / floor / bpftrace (runs of ours); '-': < {MIN_RUNS} runs")
+    p(f"{'program':<21}" + "".join(f"{w:>24}" for w in WORKLOADS))
+    for r in rows:
+        cells = []
+        for w in WORKLOADS:
+            pw = r["per_workload"][w]
+            cells.append(f"{fmt(pw['avg_ns'])}/{fmt(pw['floor_ns'])}/{fmt(pw['bpftrace_ns'])}"
+                         f" ({pw['runs']})")
+        p(f"{r['program']:<21}" + "".join(f"{c:>24}" for c in cells))
+    p(f"{'  -y':<21}" + "".join(
+        f"{'max ' + fmt(max((r['per_workload'][w]['avg_ns_y'] or 0) for r in rows)):>24}"
+        for w in WORKLOADS))
+    p(f"{'  -I':<21}" + "".join(
+        f"{'max ' + fmt(max((r['per_workload'][w]['avg_ns_I'] or 0) for r in rows)):>24}"
+        for w in WORKLOADS))
+    p(f"{'  -C':<21}" + "".join(
+        f"{'max ' + fmt(max((r['per_workload'][w]['avg_ns_C'] or 0) for r in rows)):>24}"
+        for w in WORKLOADS))
+    p("")
+    p("per tracepoint event: all programs on it (ours: one per hook, bpftrace: the same)")
+    p(f"{'tracepoint':<30}{'events':>10}{'ours ns':>9}{'bpftrace ns':>13}{'ratio':>7}")
+    for e in events:
+        p(f"{e['tracepoint']:<30}{e['events_ours']:>10}{fmt(e['ours_ns_per_event']):>9}"
+          f"{fmt(e['bpftrace_ns_per_event']):>13}{fmt(e['ratio'], '.2f'):>7}")
+    p("")
+    p("floor (tests/bench/floor.bpf.c), ns per run: all / " + " / ".join(WORKLOADS))
+    for name in FLOOR_PROGS:
+        f = floor.get(name)
+        if f:
+            per = " / ".join(fmt(avg_in(f, w)) for w in WORKLOADS)
+            p(f"  {name:<16}{f['runs']:>9} runs {fmt(f['avg_ns']):>5}   {per}")
+    p("")
+    p(f"throughput: medians of {rounds} rounds, the four modes back to back in each; ratio:")
+    p("median over the rounds of mode / nothing in the same round (range over the rounds)")
+    p(f"{'workload':<10}{'':<15}{'nothing':>10}{'RX tstamps':>17}{'+empty progs':>17}"
+      f"{'netstacklat':>17}")
+    for w in TP_WORKLOADS:
+        t = tput[w]
+        sp = ".2f" if w == "stream" else ".0f"
+        p(f"{w:<10}{t['unit']:<15}{t['median_without']:>10{sp}}"
+          f"{t['median_rx_timestamps_only']:>17{sp}}{t['median_empty_programs']:>17{sp}}"
+          f"{t['median_with']:>17{sp}}")
+        cells = []
+        for key in ("rx_timestamps_only", "empty_programs", ""):
+            rr = t["round_ratios_" + key] if key else t["round_ratios"]
+            med = t["ratio_" + key] if key else t["ratio"]
+            cells.append(f"{med:.3f} {min(rr):.2f}-{max(rr):.2f}")
+        p(f"{'':<10}{'ratio':<15}{'':>10}" + "".join(f"{c:>17}" for c in cells))
+    p("(netstacklat without --bpf-stats; RX tstamps: software RX timestamps on, as any")
+    p(" tracer of skb->tstamp needs; +empty progs: and floor.bpf.c's empty programs in")
+    p(" netstacklat's shape, 3 netfilter + 4 tracepoint programs, statistics off)")
+    p("")
+    p("userspace: CPU time per report (-F json -r 0.5); peak RSS (VmHWM) and RSS (VmRSS)")
+    for name, r in rep.items():
+        p(f"  {name:<10} {fmt(r['ms_per_report'], '.3f'):>7} ms/report over {r['reports']} "
+          f"reports, {r['histograms_per_report']:.0f} histograms each,")
+        p(f"{'':<13}peak RSS {r['peak_rss_mib']:.1f} MiB, RSS while reporting "
+          f"{fmt(r['rss_mib'], '.1f')} MiB")
+    p("")
+    p("targets")
+    for t, m, ok in targets:
+        p(f"  {'met   ' if ok else 'MISSED'} {t:<48} {m}")
+
+
+def main():
+    raw, out_json = sys.argv[1], sys.argv[2]
+    header = dict(l.rstrip("\n").split("=", 1)
+                  for l in open(os.path.join(raw, "header.txt")) if "=" in l)
+    seconds, rounds = int(header["seconds"]), int(header["rounds"])
+    attach = [l.split() for l in open(os.path.join(raw, "attach.txt")) if l.startswith("  ")]
+    header["attach"] = {a[0]: a[1] for a in attach}
+    tries = os.path.join(raw, "tp-processes.txt")
+    if os.path.exists(tries):
+        header["repeated_runs"] = sum(1 for l in open(tries) if l.split()[3] != "1")
+
+    cost_rounds = int(header["cost_rounds"])
+    cost, rounds_of = {}, {}
+    for cfg in COST_CONFIGS + ("bpftrace", "floor"):
+        cost[cfg], rounds_of[cfg] = cost_config(raw, cfg, cost_rounds)
+    tool = {cfg: tool_stats(raw, cfg, cost_rounds) for cfg in COST_CONFIGS}
+    rows = program_rows(cost, tool)
+    events = tracepoint_events(rounds_of)
+    tput = throughput(raw, rounds, seconds)
+    rep = {"ungrouped": report_cost(raw, "plain"), "cgroups": report_cost(raw, "groups")}
+    targets = check_targets(rows, tput, rep)
+
+    result = {
+        "header": header,
+        "bpf_cost": {"programs": rows, "per_tracepoint_event": events, "configs": cost,
+                     "tool_bpf_stats": tool},
+        "throughput": tput,
+        "report_cost": rep,
+        "targets": [{"target": t, "measured": m, "met": ok} for t, m, ok in targets],
+    }
+    with open(out_json, "w") as f:
+        json.dump(result, f, indent=1)
+        f.write("\n")
+    print_table(header, rows, events, cost["floor"], tput, rep, targets, seconds, rounds)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
