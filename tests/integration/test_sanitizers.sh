@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# Memory and undefined-behaviour checks of the userspace (issue #8):
+#  - asan_*: the core, error, netfilter and Prometheus suites again, with
+#    the tool built with ASan+UBSan (make asan). Any sanitizer report fails
+#    the test during which it was written: the tool aborts (exit status
+#    134, where the tests want 0 or 2), and the report files are checked
+#    after each test, so a report from a run whose status a test does not
+#    look at fails as well.
+#  - valgrind_count2: memcheck on the normal build, no leak, no error.
+#  - fuzz_options_corpus: the committed libFuzzer corpus of the option
+#    parser replayed (make fuzz grows it).
+source "$(dirname "$0")/lib.sh"
+
+ASAN_NSL=${ASAN_NSL:-$ROOT/.output/asan/netstacklat}
+FUZZ_BIN=$ROOT/.output/fuzz/fuzz_options
+SUITES=(test_core test_errors test_netfilter test_prometheus)
+
+# Reports go to files (one per process) that the tool can write also after
+# it switched to --user: $TMP is private, so open a way through it.
+chmod 711 "$TMP"
+SANLOG=$TMP/san
+mkdir -m 1777 "$SANLOG"
+export ASAN_OPTIONS="halt_on_error=1:abort_on_error=1:detect_leaks=1:print_stacktrace=1:log_path=$SANLOG/asan"
+export UBSAN_OPTIONS="halt_on_error=1:abort_on_error=1:print_stacktrace=1:log_path=$SANLOG/ubsan"
+
+# asan_suite NAME: tests/integration/NAME.sh with the ASan build, its
+# RESULT lines renamed test_x -> asan_x.
+asan_suite() {
+	local suite=$1 line verdict name rest reports r
+	while IFS= read -r line; do
+		if [[ "$line" != "RESULT "* ]]; then
+			printf '%s\n' "$line"
+			continue
+		fi
+		read -r _ verdict name rest <<< "$line"
+		reports=$(find "$SANLOG" -type f)
+		if [ -n "$reports" ]; then
+			for r in $reports; do
+				sed 's/^/  sanitizer: /' "$r" | head -40
+				rm -f "$r"
+			done
+			verdict=FAIL
+			rest="${rest:+$rest }(sanitizer report)"
+		fi
+		echo "RESULT $verdict asan_${name#test_}${rest:+ $rest}"
+	done < <(NSL=$ASAN_NSL bash "$ROOT/tests/integration/$suite.sh" 2>&1)
+}
+
+if [ -x "$ASAN_NSL" ]; then
+	for s in "${SUITES[@]}"; do
+		asan_suite "$s"
+	done
+else
+	echo "RESULT SKIP asan_suites (no $ASAN_NSL: make asan)"
+fi
+
+# A short run under memcheck: all reachable memory is fine (libc, libelf
+# caches), definitely or indirectly lost is not, nor is any other error.
+# tests/valgrind.supp says what it suppresses and why.
+test_valgrind_count2() {
+	local rc
+	command -v valgrind >/dev/null || { skip "valgrind missing"; return; }
+	valgrind --quiet --suppressions="$ROOT/tests/valgrind.supp" \
+		--leak-check=full --errors-for-leak-kinds=definite,indirect \
+		--error-exitcode=99 --log-file="$TMP/valgrind.log" \
+		"$ROOT/netstacklat" -r 0.2 --count 2 -F json \
+		> "$TMP/vg.json" 2> "$TMP/tool.err"
+	rc=$?
+	expect "exit status under valgrind (99: memcheck errors)" "$rc" -eq 0 ||
+		grep -v 'unhandled eBPF command' "$TMP/valgrind.log" | head -60 | sed 's/^/  /'
+	expect "JSON reports" "$(wc -l < "$TMP/vg.json")" -eq 2
+}
+
+# Every input of the corpus once, through the parser built with
+# libFuzzer+ASan+UBSan: no crash, no leak, no broken promise of options.h.
+test_fuzz_options_corpus() {
+	local corpus=$ROOT/tests/fuzz/corpus/options files
+	[ -x "$FUZZ_BIN" ] || { skip "no $FUZZ_BIN: make $FUZZ_BIN"; return; }
+	files=("$corpus"/*)
+	expect "corpus inputs" "${#files[@]}" -ge 50 || return
+	# the fuzzer's own flags, not the suites' log files
+	ASAN_OPTIONS= UBSAN_OPTIONS= "$FUZZ_BIN" -artifact_prefix="$TMP/" "${files[@]}" > "$TMP/fuzz.log" 2>&1 ||
+		{ fail "replay failed: $(grep -m3 -E 'ERROR|runtime error|deadly' "$TMP/fuzz.log")"; return; }
+	expect "inputs replayed" "$(grep -c '^Executed ' "$TMP/fuzz.log")" -eq "${#files[@]}"
+}
+
+if [ "$(id -u)" -eq 0 ] && [ -x "$ROOT/netstacklat" ]; then
+	run_test test_valgrind_count2
+else
+	echo "RESULT SKIP test_valgrind_count2 (needs root and ./netstacklat)"
+fi
+run_test test_fuzz_options_corpus
