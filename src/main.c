@@ -429,8 +429,10 @@ int main(int argc, char **argv)
 		nsl_free_options(&opts);
 		return 2;
 	}
-	if (opts.info_only)
+	if (opts.info_only) {	/* --version, --help: printed by the parser */
+		nsl_free_options(&opts);
 		return 0;
+	}
 	nsl_verbose = opts.verbose;
 	libbpf_set_print(libbpf_print);
 	err = preflight(&opts);
