@@ -342,8 +342,9 @@ def print_table(header, rows, events, floor, tput, rep, targets, seconds, rounds
     others = header.get("others", "").strip()
     if others:
         p("other BPF users: " + textwrap.fill(others, 83, subsequent_indent="                 "))
-    p(f"runtime: {header.get('runtime_s', '?')} s; throughput runs repeated because others "
-      f"were busy: {header.get('repeated_runs', '?')},")
+    waited = f", {header['waited_s']} s of it waiting for others" if "waited_s" in header else ""
+    p(f"runtime: {header.get('runtime_s', '?')} s{waited}; throughput runs repeated because "
+      f"others were busy: {header.get('repeated_runs', '?')},")
     p(f"kept anyway after 3 tries or --patience s of waiting: {header.get('noisy_blocks', '?')}")
     p("")
     p(f"BPF programs, ns per run (kernel BPF statistics), all workloads together: median of")
