@@ -170,6 +170,12 @@ static __always_inline void record_latency(__u32 hook, __u64 tstamp,
 	h->sum_ns += lat;
 }
 
+/* skb_iif and the socket's RX ifindex are read only when -i or -I needs them. */
+static __always_inline int need_ifindex(void)
+{
+	return cfg.filter_ifindex || cfg.group_by_ifindex;
+}
+
 static __always_inline int ifindex_selected(__u32 ifindex)
 {
 	return !cfg.filter_ifindex ||
@@ -183,9 +189,26 @@ static __always_inline int ifindex_selected(__u32 ifindex)
  * vmlinux.h's preserve_access_index): no bpf_probe_read_kernel() call per
  * field on the per-packet path.
  */
-static __always_inline int netns_selected(struct net *net)
+static __always_inline int sk_netns_selected(struct sock *sk)
 {
-	return !cfg.netns_ino || net->ns.inum == cfg.netns_ino;
+	return !cfg.netns_ino ||
+	       sk->__sk_common.skc_net.net->ns.inum == cfg.netns_ino;
+}
+
+/*
+ * The namespace of an skb on its way in: the socket's once it is queued
+ * (sk), else the device's. Only read with -n. (One helper for both with
+ * a NULL skb from the socket-only callers is rejected by the 6.1 verifier:
+ * it follows the sk == NULL branch into a NULL skb.)
+ */
+static __always_inline int rx_netns_selected(struct sock *sk,
+					     struct sk_buff *skb)
+{
+	if (!cfg.netns_ino)
+		return 1;
+	if (sk)
+		return sk_netns_selected(sk);
+	return skb->dev->nd_net.net->ns.inum == cfg.netns_ino;
 }
 
 /* The filters that only make sense in the reading process's context. */
@@ -211,22 +234,23 @@ static __always_inline int reader_selected(struct sock *sk)
 
 /*
  * The hooks that see an skb on its way in. A zero tstamp means RX
- * timestamping was off when the skb arrived: nothing to measure. net is the
- * namespace to filter on: the device's before the skb has a socket, the
- * socket's once it is queued.
+ * timestamping was off when the skb arrived: nothing to measure. sk is
+ * the socket it was queued on, NULL before it has one.
  */
-static __always_inline void record_rx(struct sk_buff *skb, struct net *net,
+static __always_inline void record_rx(struct sk_buff *skb, struct sock *sk,
 				      __u32 hook)
 {
 	__u64 ts = skb->tstamp;
-	__u32 ifindex;
+	__u32 ifindex = 0;
 
 	if ((__s64)ts <= 0)
 		return;
-	ifindex = skb->skb_iif;
-	if (!ifindex_selected(ifindex))
-		return;
-	if (!netns_selected(net))
+	if (need_ifindex()) {
+		ifindex = skb->skb_iif;
+		if (!ifindex_selected(ifindex))
+			return;
+	}
+	if (!rx_netns_selected(sk, skb))
 		return;
 	/* after the filters: counters cover what -i/-n select, as samples do */
 	if (!nsl_skb_tstamp_is_rx(skb)) {
@@ -238,14 +262,14 @@ static __always_inline void record_rx(struct sk_buff *skb, struct net *net,
 
 static __always_inline void record_skb(struct sk_buff *skb, __u32 hook)
 {
-	record_rx(skb, skb->dev->nd_net.net, hook);
+	record_rx(skb, NULL, hook);
 }
 
 /* Enqueue hooks: the skb has just been put on sk's receive queue. */
 static __always_inline void record_enqueued(struct sock *sk,
 					    struct sk_buff *skb, __u32 hook)
 {
-	record_rx(skb, sk->__sk_common.skc_net.net, hook);
+	record_rx(skb, sk, hook);
 }
 
 /*
@@ -298,16 +322,18 @@ err:
 
 static __always_inline void record_tcp_read(struct sock *sk, __u64 ts)
 {
-	__u32 ifindex;
+	__u32 ifindex = 0;
 
 	if ((__s64)ts <= 0)
 		return;
 	if (!reader_selected(sk))
 		return;
-	ifindex = nsl_sk_rx_ifindex(sk);
-	if (!ifindex_selected(ifindex))
-		return;
-	if (!netns_selected(sk->__sk_common.skc_net.net))
+	if (need_ifindex()) {
+		ifindex = nsl_sk_rx_ifindex(sk);
+		if (!ifindex_selected(ifindex))
+			return;
+	}
+	if (!sk_netns_selected(sk))
 		return;
 	if (!cfg.include_hol && tcp_read_hol_blocked(sk))
 		return;
@@ -320,6 +346,20 @@ static __always_inline int sk_is_inet(struct sock *sk, __u16 protocol)
 
 	return (family == AF_INET || family == AF_INET6) &&
 	       sk->sk_protocol == protocol;
+}
+
+/*
+ * Where two hooks fall back to the same attach point (sk_data_ready for
+ * both enqueue hooks, netfilter LOCAL_IN for tcp-start and udp-start), one
+ * program serves both: one run per event instead of two, the protocol read
+ * once. It records a hook only if that hook chose this program (it may be
+ * disabled, or attached by fentry): cfg.fallback_hooks has a bit for each
+ * hook attached by a fallback method, and as it is constant the verifier
+ * drops the branches of the hooks that did not.
+ */
+static __always_inline int shared_hook_on(__u32 hook)
+{
+	return cfg.fallback_hooks & (1u << hook);
 }
 
 /* ---- primary attach: fentry/fexit ------------------------------------ */
@@ -383,14 +423,16 @@ int BPF_PROG(fentry_skb_consume_udp, struct sock *sk, struct sk_buff *skb,
 	     int len)
 {
 	__u64 ts = skb->tstamp;
-	__u32 ifindex;
+	__u32 ifindex = 0;
 
 	if (len < 0 || (__s64)ts <= 0 || !reader_selected(sk))
 		return 0;
-	ifindex = skb->skb_iif;
-	if (!ifindex_selected(ifindex))
-		return 0;
-	if (!netns_selected(sk->__sk_common.skc_net.net))
+	if (need_ifindex()) {
+		ifindex = skb->skb_iif;
+		if (!ifindex_selected(ifindex))
+			return 0;
+	}
+	if (!sk_netns_selected(sk))
 		return 0;
 	record_latency(NSL_HOOK_UDP_SOCK_READ, ts, ifindex);
 	return 0;
@@ -405,29 +447,30 @@ int BPF_PROG(fentry_skb_consume_udp, struct sock *sk, struct sk_buff *skb,
  * tail of sk_receive_queue (for TCP a coalesced skb carries the newest
  * timestamp, as tcp_try_coalesce() moves it over).
  */
-static __always_inline void record_data_ready(struct sock *sk, __u16 proto,
-					      __u32 hook)
+SEC("tp_btf/sk_data_ready")
+int BPF_PROG(tp_data_ready, struct sock *sk)
 {
+	__u16 family = sk->__sk_common.skc_family;
 	struct sk_buff *tail;
+	__u32 hook;
 
-	if (!sk_is_inet(sk, proto) || !sk->sk_receive_queue.qlen)
-		return;
+	if (family != AF_INET && family != AF_INET6)
+		return 0;
+	switch (sk->sk_protocol) {
+	case IPPROTO_TCP:
+		hook = NSL_HOOK_TCP_SOCK_ENQUEUED;
+		break;
+	case IPPROTO_UDP:
+		hook = NSL_HOOK_UDP_SOCK_ENQUEUED;
+		break;
+	default:
+		return 0;
+	}
+	if (!shared_hook_on(hook) || !sk->sk_receive_queue.qlen)
+		return 0;
 	tail = sk->sk_receive_queue.prev;
 	if (tail)
 		record_enqueued(sk, tail, hook);
-}
-
-SEC("tp_btf/sk_data_ready")
-int BPF_PROG(tp_tcp_data_ready, struct sock *sk)
-{
-	record_data_ready(sk, IPPROTO_TCP, NSL_HOOK_TCP_SOCK_ENQUEUED);
-	return 0;
-}
-
-SEC("tp_btf/sk_data_ready")
-int BPF_PROG(tp_udp_data_ready, struct sock *sk)
-{
-	record_data_ready(sk, IPPROTO_UDP, NSL_HOOK_UDP_SOCK_ENQUEUED);
 	return 0;
 }
 
@@ -514,18 +557,19 @@ static __always_inline __u8 nf_l4_protocol(struct bpf_nf_ctx *ctx)
 	return proto;
 }
 
+/* tcp-start and udp-start: one program at LOCAL_IN (see shared_hook_on()). */
 SEC("netfilter")
-int nf_tcp_start(struct bpf_nf_ctx *ctx)
+int nf_l4_start(struct bpf_nf_ctx *ctx)
 {
-	if (nf_l4_protocol(ctx) == IPPROTO_TCP)
-		record_skb(ctx->skb, NSL_HOOK_TCP_START);
-	return NF_ACCEPT;
-}
-
-SEC("netfilter")
-int nf_udp_start(struct bpf_nf_ctx *ctx)
-{
-	if (nf_l4_protocol(ctx) == IPPROTO_UDP)
-		record_skb(ctx->skb, NSL_HOOK_UDP_START);
+	switch (nf_l4_protocol(ctx)) {
+	case IPPROTO_TCP:
+		if (shared_hook_on(NSL_HOOK_TCP_START))
+			record_skb(ctx->skb, NSL_HOOK_TCP_START);
+		break;
+	case IPPROTO_UDP:
+		if (shared_hook_on(NSL_HOOK_UDP_START))
+			record_skb(ctx->skb, NSL_HOOK_UDP_START);
+		break;
+	}
 	return NF_ACCEPT;
 }

@@ -97,6 +97,8 @@ struct nsl_config {
 	__u8 group_by_ifindex;	/* -I */
 	__u8 group_by_cgroup;	/* -C */
 	__u8 include_hol;	/* -y: do not apply the HOL filter */
+	/* bit per hook attached by a fallback (tracepoint or netfilter) method */
+	__u8 fallback_hooks;
 };
 
 #endif /* NETSTACKLAT_H */

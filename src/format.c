@@ -330,22 +330,58 @@ static void table_hook(FILE *out, const struct nsl_report *r, __u32 hook)
 	table_counters(out, r->counters[hook]);
 }
 
+/*
+ * The hooks a program serves, short: "tcp/udp-start" when the names differ
+ * only before the first '-' (the programs two hooks share), else joined.
+ */
+static const char *table_cost_hooks(uint32_t hooks, char *buf, size_t len)
+{
+	const char *tail = NULL;
+	size_t n = 0;
+
+	for (int h = 0; h < NSL_NR_HOOKS; h++) {
+		const char *dash;
+
+		if (!(hooks & (1u << h)))
+			continue;
+		dash = strchr(nsl_hooks[h].name, '-');
+		if (!dash || (tail && strcmp(dash, tail) != 0))
+			return nsl_hook_names(hooks, ",", buf, len);
+		tail = dash;
+		n += snprintf(buf + n, n < len ? len - n : 0, "%s%.*s", n ? "/" : "",
+			      (int)(dash - nsl_hooks[h].name), nsl_hooks[h].name);
+	}
+	if (!tail)
+		return nsl_hook_names(hooks, ",", buf, len);
+	snprintf(buf + n, n < len ? len - n : 0, "%s", tail);
+	return buf;
+}
+
 /* --bpf-stats: one line per program, what it cost over the interval. */
 static void table_costs(FILE *out, const struct nsl_report *r)
 {
-	char avg[DUR_LEN];
+	char avg[DUR_LEN], hooks[NSL_MAX_PROG_COSTS][NSL_HOOK_NAMES_LEN];
+	int hook_w = 4, prog_w = 7;
 
 	if (!r->bpf_stats)
 		return;
-	fputs("BPF programs: runs, average per run, share of one CPU\n", out);
+	for (size_t i = 0; i < r->nr_costs; i++) {
+		table_cost_hooks(r->costs[i].hooks, hooks[i], sizeof(hooks[i]));
+		int hw = (int)strlen(hooks[i]);
+		int pw = (int)strnlen(r->costs[i].prog, sizeof(r->costs[i].prog));
+
+		hook_w = hw > hook_w ? hw : hook_w;
+		prog_w = pw > prog_w ? pw : prog_w;
+	}
+	fprintf(out, "BPF programs (share of one CPU)\n  %-*s %-*s %9s %7s %8s\n",
+		hook_w, "hook", prog_w, "program", "runs", "per run", "CPU");
 	for (size_t i = 0; i < r->nr_costs; i++) {
 		const struct nsl_prog_cost *c = &r->costs[i];
 
 		fmt_duration(avg, sizeof(avg), nsl_cost_avg_ns(c));
-		/* widest hook and program names: 19 and 30 columns */
-		fprintf(out, "  %-19s %-30s %9" PRIu64 " %7s %7.3f%%\n",
-			hook_name(c->hook), c->prog, c->run_cnt,
-			c->run_cnt ? avg : "-",
+		fprintf(out, "  %-*s %-*.*s %9" PRIu64 " %7s %7.3f%%\n", hook_w,
+			hooks[i], prog_w, (int)sizeof(c->prog), c->prog,
+			c->run_cnt, c->run_cnt ? avg : "-",
 			100.0 * nsl_cost_cpu_share(c, r->interval_s));
 	}
 }
@@ -578,10 +614,15 @@ static void json_costs(FILE *out, const struct nsl_report *r)
 	for (size_t i = 0; i < r->nr_costs; i++) {
 		const struct nsl_prog_cost *c = &r->costs[i];
 
-		fprintf(out, "%s{\"hook\":", i ? "," : "");
-		json_string(out, hook_name(c->hook), SIZE_MAX);
-		fputs(",\"program\":", out);
+		fputs(i ? ",{\"program\":" : "{\"program\":", out);
 		json_string(out, c->prog, sizeof(c->prog));
+		fputs(",\"hooks\":[", out);
+		for (int h = 0, n = 0; h < NSL_NR_HOOKS; h++)
+			if (c->hooks & (1u << h)) {
+				fputs(n++ ? "," : "", out);
+				json_string(out, hook_name(h), SIZE_MAX);
+			}
+		fputc(']', out);
 		fprintf(out, ",\"runs\":%" PRIu64 ",\"run_time_ns\":%" PRIu64
 			",\"avg_ns\":%.1f,\"cpu_share\":%.6f}",
 			c->run_cnt, c->run_time_ns, nsl_cost_avg_ns(c),

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
+#include <stdio.h>
 #include <string.h>
 #include "hooks.h"
 
@@ -17,25 +18,25 @@ const struct nsl_hook_desc nsl_hooks[NSL_NR_HOOKS] = {
 		.name = "tcp-start",
 		.desc = "packet reaches TCP (past IP and routing)",
 		.cands = { FENTRY("fentry_tcp_v4_rcv", "fentry_tcp_v6_rcv"),
-			   NF("nf_tcp_start", NSL_NF_LOCAL_IN_LAST) },
+			   NF("nf_l4_start", NSL_NF_LOCAL_IN_LAST) },
 	},
 	[NSL_HOOK_UDP_START] = {
 		.name = "udp-start",
 		.desc = "packet reaches UDP",
 		.cands = { FENTRY("fentry_udp_rcv", "fentry_udpv6_rcv"),
-			   NF("nf_udp_start", NSL_NF_LOCAL_IN_LAST) },
+			   NF("nf_l4_start", NSL_NF_LOCAL_IN_LAST) },
 	},
 	[NSL_HOOK_TCP_SOCK_ENQUEUED] = {
 		.name = "tcp-socket-enqueued",
 		.desc = "packet is queued on a TCP socket",
 		.cands = { FENTRY("fexit_tcp_queue_rcv"),
-			   TP("tp_tcp_data_ready") },
+			   TP("tp_data_ready") },
 	},
 	[NSL_HOOK_UDP_SOCK_ENQUEUED] = {
 		.name = "udp-socket-enqueued",
 		.desc = "packet is queued on a UDP socket",
 		.cands = { FENTRY("fexit_udp_enqueue_schedule_skb"),
-			   TP("tp_udp_data_ready") },
+			   TP("tp_data_ready") },
 	},
 	[NSL_HOOK_TCP_SOCK_READ] = {
 		.name = "tcp-socket-read",
@@ -67,6 +68,19 @@ const char *const nsl_counter_names[NSL_NR_COUNTERS] = {
 	[NSL_CNT_NEGATIVE] = "negative_latency",
 	[NSL_CNT_MAP_FULL] = "map_full",
 };
+
+const char *nsl_hook_names(uint32_t hooks, const char *sep, char *buf,
+			   size_t len)
+{
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (int h = 0; h < NSL_NR_HOOKS && n < len; h++)
+		if (hooks & (1u << h))
+			n += snprintf(buf + n, len - n, "%s%s", n ? sep : "",
+				      nsl_hooks[h].name);
+	return buf;
+}
 
 int nsl_hook_by_name(const char *name)
 {

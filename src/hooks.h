@@ -7,6 +7,8 @@
 #define NSL_HOOKS_H
 
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 #include "netstacklat.h"
 
 enum nsl_method {
@@ -43,6 +45,14 @@ struct nsl_hook_desc {
 
 extern const struct nsl_hook_desc nsl_hooks[NSL_NR_HOOKS];
 extern const char *const nsl_counter_names[NSL_NR_COUNTERS];
+
+/*
+ * The names of the hooks in a bit mask, joined by sep (in buf, returned;
+ * NSL_HOOK_NAMES_LEN holds all of them).
+ */
+#define NSL_HOOK_NAMES_LEN 160
+const char *nsl_hook_names(uint32_t hooks, const char *sep, char *buf,
+			   size_t len);
 
 /* Returns the hook id for name, or -1. */
 int nsl_hook_by_name(const char *name);

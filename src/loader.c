@@ -179,6 +179,30 @@ int nsl_loader_probe(struct nsl_loader *l, const struct nsl_options *o)
 	return 0;
 }
 
+uint32_t nsl_loader_prog_hooks(const struct nsl_loader *l, const char *prog)
+{
+	uint32_t hooks = 0;
+
+	if (!prog)
+		return 0;
+	for (int h = 0; h < NSL_NR_HOOKS; h++) {
+		const struct nsl_candidate *c = nsl_loader_chosen(l, h);
+
+		for (int i = 0; c && i < NSL_MAX_PROGS && c->progs[i]; i++)
+			if (!strcmp(c->progs[i], prog))
+				hooks |= 1u << h;
+	}
+	return hooks;
+}
+
+/* A program two hooks share is attached once, by the first of them. */
+static bool attaches_prog(const struct nsl_loader *l, int h, const char *prog)
+{
+	uint32_t hooks = nsl_loader_prog_hooks(l, prog);
+
+	return hooks && __builtin_ctz(hooks) == h;
+}
+
 int nsl_loader_nr_attached(const struct nsl_loader *l)
 {
 	int n = 0;
@@ -381,6 +405,11 @@ static int configure(struct nsl_loader *l, const struct nsl_options *o)
 	cfg->group_by_ifindex = o->group_ifindex;
 	cfg->group_by_cgroup = o->group_cgroup;
 	cfg->include_hol = o->include_hol;
+	_Static_assert(NSL_NR_HOOKS <= 8, "cfg.fallback_hooks has 8 bits");
+	for (int h = 0; h < NSL_NR_HOOKS; h++)
+		if (l->hooks[h].method == NSL_METHOD_TRACEPOINT ||
+		    l->hooks[h].method == NSL_METHOD_NETFILTER)
+			cfg->fallback_hooks |= 1u << h;
 	/* the per-group map costs memory per CPU and entry: only when grouping */
 	bpf_map__set_max_entries(l->skel->maps.group_hist,
 				 o->group_ifindex || o->group_cgroup ? o->max_groups : 1);
@@ -429,7 +458,8 @@ static int attach_hooks(struct nsl_loader *l)
 		const struct nsl_candidate *c = nsl_loader_chosen(l, h);
 
 		if (c && c->method == NSL_METHOD_NETFILTER) {
-			int err = attach_netfilter(l, h, c);
+			int err = attaches_prog(l, h, c->progs[0]) ?
+				attach_netfilter(l, h, c) : 0;
 
 			if (err)
 				return err;
@@ -439,6 +469,8 @@ static int attach_hooks(struct nsl_loader *l)
 			struct bpf_program *p = bpf_object__find_program_by_name(
 				l->skel->obj, c->progs[i]);
 
+			if (!attaches_prog(l, h, c->progs[i]))
+				continue;
 			hs->links[i] = bpf_program__attach(p);
 			if (!hs->links[i]) {
 				int err = -errno;

@@ -48,6 +48,9 @@ void nsl_loader_close(struct nsl_loader *l);
 /* The attach candidate hook h got, or NULL when it got none. */
 const struct nsl_candidate *nsl_loader_chosen(const struct nsl_loader *l, int h);
 
+/* Bit per hook whose chosen candidate uses program prog (two may share one). */
+uint32_t nsl_loader_prog_hooks(const struct nsl_loader *l, const char *prog);
+
 /* Number of enabled hooks that got a method. */
 int nsl_loader_nr_attached(const struct nsl_loader *l);
 

@@ -130,9 +130,12 @@ static void prom_costs(FILE *out, const struct nsl_report *r)
 			what[m][1], what[m][0]);
 		for (size_t i = 0; i < r->nr_costs; i++) {
 			const struct nsl_prog_cost *c = &r->costs[i];
+			char hooks[NSL_HOOK_NAMES_LEN];
 
+			/* a program two hooks share: hook="tcp-start,udp-start" */
 			fprintf(out, "%s{hook=\"%s\",program=\"%s\"} ", what[m][0],
-				nsl_hooks[c->hook].name, c->prog);
+				nsl_hook_names(c->hooks, ",", hooks, sizeof(hooks)),
+				c->prog);
 			if (m)
 				fprintf(out, "%.9f\n", (double)c->run_time_ns * 1e-9);
 			else

@@ -24,7 +24,7 @@ struct nsl_report_hist {
 
 /* --bpf-stats: one attached BPF program's cost over the report's interval. */
 struct nsl_prog_cost {
-	uint32_t hook;
+	uint32_t hooks;			/* bit per hook the program serves */
 	char prog[40];			/* program name in bpf/netstacklat.bpf.c */
 	uint64_t run_cnt;		/* invocations */
 	uint64_t run_time_ns;		/* time spent in the program */

@@ -69,7 +69,8 @@ vm_fentry_attach() {
 	done
 	grep -q "attached (with HOL filter)" "$OUT/fentry-all.err" 2>/dev/null ||
 		fail "the HOL filter is not active"
-	expect "exit status of the tool after SIGINT" "$(cat "$OUT/fentry-all.rc" 2>/dev/null)" -eq 0
+	expect "exit status of the tool after SIGINT" "$(cat "$OUT/fentry-all.rc" 2>/dev/null)" -eq 0 ||
+		tail -20 "$OUT/fentry-all.err" 2>/dev/null | sed 's/^/  tool: /'
 }
 
 vm_fentry_samples() {

@@ -506,10 +506,11 @@ static void test_write_error_errno(void **state)
 static void add_costs(struct fixture *f)
 {
 	static const struct nsl_prog_cost costs[] = {
-		{ NSL_HOOK_TCP_SOCK_ENQUEUED, "tp_tcp_data_ready", 1000, 85000 },
-		{ NSL_HOOK_TCP_SOCK_READ, "tp_tcp_copy_datagram", 812, 48720 },
-		{ NSL_HOOK_TCP_SOCK_READ, "tp_tcp_recv_length", 900, 0 },
-		{ NSL_HOOK_UDP_SOCK_READ, "fentry_skb_consume_udp", 0, 0 },
+		{ 1u << NSL_HOOK_TCP_SOCK_ENQUEUED | 1u << NSL_HOOK_UDP_SOCK_ENQUEUED,
+		  "tp_data_ready", 1000, 85000 },
+		{ 1u << NSL_HOOK_TCP_SOCK_READ, "tp_tcp_copy_datagram", 812, 48720 },
+		{ 1u << NSL_HOOK_TCP_SOCK_READ, "tp_tcp_recv_length", 900, 0 },
+		{ 1u << NSL_HOOK_UDP_SOCK_READ, "fentry_skb_consume_udp", 0, 0 },
 	};
 
 	f->r.bpf_stats = true;
