@@ -24,7 +24,7 @@ CFLAGS   += -std=gnu11 -Wall -Wextra -Werror -MMD -MP $(INCLUDES)
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Werror \
 	      -Ivmlinux/$(ARCH) -Iinclude -Ibpf -MMD -MP
 LIBBPF_LIBS = $(shell $(PKG_CONFIG) --libs libbpf 2>/dev/null || echo -lbpf) -lelf -lz
-HTTP_LIBS = $(shell $(PKG_CONFIG) --libs libmicrohttpd 2>/dev/null || echo -lmicrohttpd) -lpthread
+HTTP_LIBS := -lpthread	# the /metrics server's thread (src/http.c)
 
 # Pure userspace code: no libbpf, unit-tested on the host.
 CORE_SRCS := src/hooks.c src/options.c src/stats.c src/format.c src/prom.c

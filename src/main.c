@@ -208,7 +208,7 @@ static int reader_init(struct nsl_reader *rd, const struct nsl_loader *l,
 /*
  * --listen: each scrape reads the maps afresh through a reader of its own,
  * always cumulative, whatever the reports on stdout or -o do. Scrapes run
- * in libmicrohttpd's one thread, one at a time.
+ * in the HTTP server's one thread (src/http.c), one at a time.
  */
 struct metrics {
 	struct nsl_reader rd;

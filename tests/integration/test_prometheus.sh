@@ -7,7 +7,7 @@ source "$(dirname "$0")/lib.sh"
 
 TESTS=(test_prom_promtool test_prom_textfile_atomic test_prom_concurrent_scrapes
        test_prom_listen_in_use test_prom_signal_while_serving test_prom_real_server
-       test_prom_bpf_stats_counters test_prom_textfile_unwritable)
+       test_prom_bpf_stats_counters test_prom_textfile_unwritable test_prom_http)
 # below the ephemeral range (32768-60999), where a client socket might sit
 PORT=$((20000 + ID % 10000))
 PROM_PORT=$((PORT + 1))
@@ -94,6 +94,16 @@ test_prom_listen_in_use() {
 	expect "stderr lines" "$(wc -l < "$TMP/busy.err")" -eq 1
 	grep -q -- "--listen: cannot listen on 127.0.0.1 port $PORT" "$TMP/busy.err" ||
 		fail "message: $(cat "$TMP/busy.err")"
+}
+
+# The /metrics server (src/http.c) against raw requests: HEAD, query
+# strings, 405/404/400/431, a request in single bytes, 40 connections that
+# never ask (more than its 32 slots) and a client that stops reading.
+test_prom_http() {
+	start_tool "$TMP/http.json" --listen "127.0.0.1:$PORT" -r 60 || return
+	python3 "$ROOT/tests/integration/httpcheck.py" 127.0.0.1 "$PORT" > "$TMP/httpcheck.out" 2>&1 ||
+		while read -r line; do fail "$line"; done < "$TMP/httpcheck.out"
+	stop_tool
 }
 
 # While serving scrapes, SIGINT still ends the tool at once, not at the
