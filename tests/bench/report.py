@@ -19,16 +19,17 @@ import textwrap
 WORKLOADS = ("stream", "rr", "udp")
 COST_CONFIGS = ("ours", "ours_y", "ours_I", "ours_C")
 
-# Our tracepoint programs and the bpftrace probe doing the same work.
+# Our tracepoint programs and the bpftrace probes doing the same work.
+# tp_data_ready serves both enqueue hooks in one run per sk_data_ready
+# event; bpftrace runs its two probes there (TCP and UDP) on every event:
+# bt_data_ready is both of them, per event (see bt_per_event()).
 BT_PEER = {
-    "tp_tcp_data_ready": "bt_tcp_enqueued",
-    "tp_udp_data_ready": "bt_udp_enqueued",
+    "tp_data_ready": "bt_data_ready",
     "tp_tcp_copy_datagram": "bt_copy_datagram",
     "tp_tcp_recv_length": "bt_recv_length",
 }
 TRACEPOINT = {
-    "tp_tcp_data_ready": "sock:sk_data_ready",
-    "tp_udp_data_ready": "sock:sk_data_ready",
+    "tp_data_ready": "sock:sk_data_ready",
     "tp_tcp_copy_datagram": "skb:skb_copy_datagram_iovec",
     "tp_tcp_recv_length": "sock:sock_recv_length",
 }
@@ -38,10 +39,8 @@ TRACEPOINT = {
 # floor table shows what that read costs alone).
 FLOOR_OF = {
     "nf_ip_start": "nf_pre_empty",
-    "nf_tcp_start": "nf_floor_empty",
-    "nf_udp_start": "nf_floor_empty",
-    "tp_tcp_data_ready": "floor_empty",
-    "tp_udp_data_ready": "floor_empty",
+    "nf_l4_start": "nf_floor_empty",
+    "tp_data_ready": "floor_empty",
     "tp_tcp_copy_datagram": "floor_empty_cp",
     "tp_tcp_recv_length": "floor_empty_rl",
 }
@@ -92,6 +91,26 @@ def bt_names(maps_path, ids, progs):
     return names
 
 
+def bt_per_event(progs):
+    """bpftrace's two sk_data_ready probes as one program: the time of both
+    per event (they run on the same events)."""
+    pair = [progs[n] for n in ("bt_tcp_enqueued", "bt_udp_enqueued") if n in progs]
+    if pair:
+        progs["bt_data_ready"] = {
+            w: {"runs": max(p[w]["runs"] for p in pair),
+                "run_time_ns": sum(p[w]["run_time_ns"] for p in pair)}
+            for w in WORKLOADS + ("all",)}
+    return progs
+
+
+def short_hooks(hooks):
+    """["tcp-start", "udp-start"] -> "tcp/udp-start", as netstacklat's table."""
+    tails = {h.partition("-")[2] for h in hooks}
+    if len(hooks) > 1 and len(tails) == 1:
+        return "/".join(h.partition("-")[0] for h in hooks) + "-" + tails.pop()
+    return ",".join(hooks)
+
+
 def cost_round(raw, cfg, r):
     """One round: per program, runs and run time in total and per workload."""
     base = os.path.join(raw, f"cost-{cfg}-r{r}")
@@ -115,7 +134,7 @@ def cost_round(raw, cfg, r):
             entry[w] = {"runs": runs, "run_time_ns": ns}
             prev = w
         progs[name] = entry
-    return progs
+    return bt_per_event(progs) if cfg == "bpftrace" else progs
 
 
 def median_or_none(values):
@@ -153,7 +172,7 @@ def tool_stats(raw, cfg, rounds):
     for r in range(1, rounds + 1):
         lines = [l for l in open(os.path.join(raw, f"cost-{cfg}-r{r}.tool.jsonl")) if l.strip()]
         for c in (json.loads(lines[-1]).get("bpf_stats", []) if lines else []):
-            t = total.setdefault(c["program"], {"hook": c["hook"], "runs": 0, "run_time_ns": 0})
+            t = total.setdefault(c["program"], {"hook": short_hooks(c.get("hooks") or [c["hook"]]), "runs": 0, "run_time_ns": 0})
             t["runs"] += c["runs"]
             t["run_time_ns"] += c["run_time_ns"]
     return total
@@ -349,12 +368,12 @@ def print_table(header, rows, events, floor, tput, rep, targets, seconds, rounds
     p("")
     p(f"BPF programs, ns per run (kernel BPF statistics), all workloads together: median of")
     p(f"{header['cost_rounds']} rounds of {header['cost_seconds']} s per workload")
-    p(f"{'':<41}{'ours':>5}{'ours':>5}{'ours':>5}{'ours':>5}{'':>6}{'ours-':>6}{'':>9}"
+    p(f"{'':<45}{'ours':>5}{'ours':>5}{'ours':>5}{'ours':>5}{'':>6}{'ours-':>6}{'':>9}"
       f"{'ratio':>12}")
-    p(f"{'program':<21}{'hook':<20}{'':>5}{'-y':>5}{'-I':>5}{'-C':>5}{'floor':>6}"
+    p(f"{'program':<21}{'hook':<24}{'':>5}{'-y':>5}{'-I':>5}{'-C':>5}{'floor':>6}"
       f"{'floor':>6}{'bpftrace':>9}{'':>6}{'-floor':>6}")
     for r in rows:
-        p(f"{r['program']:<21}{r['hook'] or '?':<20}{fmt(r['avg_ns']):>5}{fmt(r['avg_ns_y']):>5}"
+        p(f"{r['program']:<21}{r['hook'] or '?':<24}{fmt(r['avg_ns']):>5}{fmt(r['avg_ns_y']):>5}"
           f"{fmt(r['avg_ns_I']):>5}{fmt(r['avg_ns_C']):>5}{fmt(r['floor_ns']):>6}"
           f"{fmt(r['minus_floor_ns']):>6}{fmt(r['bpftrace_ns']):>9}"
           f"{fmt(r['ratio_to_bpftrace'], '.2f'):>6}{fmt(r['ratio_above_floor'], '.2f'):>6}")
@@ -378,7 +397,8 @@ def print_table(header, rows, events, floor, tput, rep, targets, seconds, rounds
         f"{'max ' + fmt(max((r['per_workload'][w]['avg_ns_C'] or 0) for r in rows)):>24}"
         for w in WORKLOADS))
     p("")
-    p("per tracepoint event: all programs on it (ours: one per hook, bpftrace: the same)")
+    p("per tracepoint event: all programs on it (ours: one per attach point, bpftrace: one")
+    p("per hook)")
     p(f"{'tracepoint':<30}{'events':>10}{'ours ns':>9}{'bpftrace ns':>13}{'ratio':>7}")
     for e in events:
         p(f"{e['tracepoint']:<30}{e['events_ours']:>10}{fmt(e['ours_ns_per_event']):>9}"
@@ -409,7 +429,7 @@ def print_table(header, rows, events, floor, tput, rep, targets, seconds, rounds
         p(f"{'':<10}{'ratio':<15}{'':>10}" + "".join(f"{c:>17}" for c in cells))
     p("(netstacklat without --bpf-stats; RX tstamps: software RX timestamps on, as any")
     p(" tracer of skb->tstamp needs; +empty progs: and floor.bpf.c's empty programs in")
-    p(" netstacklat's shape, 3 netfilter + 4 tracepoint programs, statistics off)")
+    p(" netstacklat's shape, 2 netfilter + 3 tracepoint programs, statistics off)")
     p("")
     p("userspace: CPU time per report (-F json -r 0.5); peak RSS (VmHWM) and RSS (VmRSS)")
     for name, r in rep.items():
