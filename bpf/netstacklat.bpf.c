@@ -238,7 +238,7 @@ static __always_inline int reader_selected(struct sock *sk)
  * the socket it was queued on, NULL before it has one.
  */
 static __always_inline void record_rx(struct sk_buff *skb, struct sock *sk,
-				      __u32 hook)
+				      __u32 hook, int netns_known)
 {
 	__u64 ts = skb->tstamp;
 	__u32 ifindex = 0;
@@ -250,7 +250,7 @@ static __always_inline void record_rx(struct sk_buff *skb, struct sock *sk,
 		if (!ifindex_selected(ifindex))
 			return;
 	}
-	if (!rx_netns_selected(sk, skb))
+	if (!netns_known && !rx_netns_selected(sk, skb))
 		return;
 	/* after the filters: counters cover what -i/-n select, as samples do */
 	if (!nsl_skb_tstamp_is_rx(skb)) {
@@ -262,14 +262,24 @@ static __always_inline void record_rx(struct sk_buff *skb, struct sock *sk,
 
 static __always_inline void record_skb(struct sk_buff *skb, __u32 hook)
 {
-	record_rx(skb, NULL, hook);
+	record_rx(skb, NULL, hook, 0);
+}
+
+/*
+ * Netfilter programs run only for packets of the namespace their link was
+ * made in (nf_hook_slow() walks state->net's hook entries), and the loader
+ * makes them in the namespace -n selects: no namespace to check.
+ */
+static __always_inline void record_nf(struct sk_buff *skb, __u32 hook)
+{
+	record_rx(skb, NULL, hook, 1);
 }
 
 /* Enqueue hooks: the skb has just been put on sk's receive queue. */
 static __always_inline void record_enqueued(struct sock *sk,
 					    struct sk_buff *skb, __u32 hook)
 {
-	record_rx(skb, sk, hook);
+	record_rx(skb, sk, hook, 0);
 }
 
 /*
@@ -510,6 +520,13 @@ int BPF_PROG(tp_tcp_recv_length, struct sock *sk, int ret, int flags)
 	struct nsl_read_state *rs;
 	__u64 ts;
 
+	/*
+	 * Every recvmsg() of every socket fires this: leave the others at
+	 * once, before the task-storage lookup. A TCP read that returns data
+	 * has copied it, so the state is always fresh by then.
+	 */
+	if (sk->sk_protocol != IPPROTO_TCP)
+		return 0;
 	rs = bpf_task_storage_get(&read_state, bpf_get_current_task_btf(), 0,
 				  0);
 	if (!rs || !rs->tstamp)
@@ -536,25 +553,35 @@ int BPF_PROG(tp_tcp_recv_length, struct sock *sk, int ret, int flags)
 SEC("netfilter")
 int nf_ip_start(struct bpf_nf_ctx *ctx)
 {
-	record_skb(ctx->skb, NSL_HOOK_IP_START);
+	record_nf(ctx->skb, NSL_HOOK_IP_START);
 	return NF_ACCEPT;
 }
 
 /*
  * At LOCAL_IN the network header is in place (ip_rcv_core() and
- * ipv6_rcv() set it): the protocol byte of IPv4 is at offset 9, the next
- * header of IPv6 at offset 6 (extension headers are not followed: such
- * packets count as neither TCP nor UDP).
+ * ipv6_rcv() set it); the protocol is iphdr->protocol, or the IPv6 next
+ * header (extension headers are not followed: such packets count as
+ * neither TCP nor UDP).
+ *
+ * skb->head is a plain byte pointer the verifier will not let us
+ * dereference; bpf_rdonly_cast() (v6.2, for every program type; netfilter
+ * programs came in v6.4) types it, and the verifier turns the call into a
+ * register move and the field load into an inline fault-tolerant one: no
+ * bpf_probe_read_kernel() call per packet. __weak: kernels without it
+ * still load the other programs of this object.
  */
+extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym __weak;
+
 static __always_inline __u8 nf_l4_protocol(struct bpf_nf_ctx *ctx)
 {
 	struct sk_buff *skb = ctx->skb;
-	unsigned char *nh = skb->head + skb->network_header;
-	__u8 proto = 0;
+	void *nh = skb->head + skb->network_header;
 
-	bpf_probe_read_kernel(&proto, sizeof(proto),
-			      nh + (ctx->state->pf == NFPROTO_IPV4 ? 9 : 6));
-	return proto;
+	if (ctx->state->pf == NFPROTO_IPV4)
+		return ((struct iphdr *)bpf_rdonly_cast(
+				nh, bpf_core_type_id_kernel(struct iphdr)))->protocol;
+	return ((struct ipv6hdr *)bpf_rdonly_cast(
+			nh, bpf_core_type_id_kernel(struct ipv6hdr)))->nexthdr;
 }
 
 /* tcp-start and udp-start: one program at LOCAL_IN (see shared_hook_on()). */
@@ -564,11 +591,11 @@ int nf_l4_start(struct bpf_nf_ctx *ctx)
 	switch (nf_l4_protocol(ctx)) {
 	case IPPROTO_TCP:
 		if (shared_hook_on(NSL_HOOK_TCP_START))
-			record_skb(ctx->skb, NSL_HOOK_TCP_START);
+			record_nf(ctx->skb, NSL_HOOK_TCP_START);
 		break;
 	case IPPROTO_UDP:
 		if (shared_hook_on(NSL_HOOK_UDP_START))
-			record_skb(ctx->skb, NSL_HOOK_UDP_START);
+			record_nf(ctx->skb, NSL_HOOK_UDP_START);
 		break;
 	}
 	return NF_ACCEPT;

@@ -139,6 +139,8 @@ static void add_seconds(struct timespec *t, double s)
  * collector, which reads *.prom) and is renamed over FILE.
  */
 static const char *atomic_path;
+/* where reports go, for messages: -o's path, or standard output */
+static const char *out_name = "standard output";
 
 static int write_atomically(const struct nsl_report *rep,
 			    const struct nsl_format_opts *fo)
@@ -188,7 +190,8 @@ static int report_once(struct nsl_reader *rd, struct nsl_bpfstats *bs,
 	if (err == -EPIPE)
 		return 1;
 	if (err)
-		pr_warn("cannot write the report: %s\n", strerror(-err));
+		pr_warn("cannot write the report to %s: %s\n", out_name,
+			strerror(-err));
 	return err;
 }
 
@@ -399,6 +402,7 @@ static int open_output(const struct nsl_options *o, FILE **out)
 
 	if (!o->output)
 		return 0;
+	out_name = o->output;
 	if (o->format == NSL_FMT_PROMETHEUS) {
 		atomic_path = o->output;
 		snprintf(tmp, sizeof(tmp), "%s.tmp", o->output);

@@ -7,7 +7,7 @@ TESTS=(test_list_probes test_traffic_samples test_one_sample_per_read
        test_known_answer test_cumulative test_netns_filter test_iface_filter
        test_pid_filter test_cgroup_filter test_group_by_interface
        test_group_by_cgroup test_enable_disable test_bpf_stats
-       test_shared_programs test_queue_length_filter)
+       test_bpf_stats_off_after_exit test_shared_programs test_queue_length_filter)
 
 # traffic OUT TOOL_ARGS...: TCP server up (TCP_PID), tool attached, 200 TCP
 # messages then 200 UDP datagrams, tool stopped with SIGINT.
@@ -203,6 +203,46 @@ print(runs.get("tcp-socket-read", 0), runs.get("tcp-socket-enqueued", 0))' "$out
 		{ fail "bad bpf_stats in JSON"; return; }
 	expect "tcp-socket-read program runs" "${runs% *}" -ge "$(json_field "$TMP/server.json" reads)"
 	expect "tcp-socket-enqueued program runs" "${runs#* }" -gt 0
+}
+
+# prog_runs PID: run_cnt of all the BPF programs PID holds, added up
+prog_runs() {
+	local ids
+	ids=$(bpf_ids_of prog "$1")
+	bpftool -j prog show 2>/dev/null | python3 -c '
+import json, sys
+want = set(int(i) for i in sys.argv[1:])
+print(sum(p.get("run_cnt", 0) for p in json.load(sys.stdin) or [] if p["id"] in want))' $ids
+}
+
+# Run statistics stop when the --bpf-stats instance exits (its
+# BPF_ENABLE_STATS fd closes, SIGKILL included): a second instance without
+# --bpf-stats sees its programs' run counts stop growing (the kernel
+# counts runs only while statistics are on).
+test_bpf_stats_off_after_exit() {
+	local quiet=$TMP/quiet.json stats=$TMP/stats2.json r0 r1 pid
+	start_tool "$quiet" -n "/run/netns/$NS_B" || return
+	pid=$TOOL_PID
+	serve udp 5008 --count 1000 --duration-s 30 || return
+	client udp 5008 --count 50 --interval-us 200
+	r0=$(prog_runs "$pid")
+	if [ "$r0" -gt 0 ] || [ "$(cat /proc/sys/kernel/bpf_stats_enabled)" != 0 ]; then
+		skip "BPF statistics already on (another process holds them)"
+		kill -INT "$pid"; wait "$pid"
+		return
+	fi
+	"$NSL" --bpf-stats -n "/run/netns/$NS_B" -F json -r 1 > "$stats" 2>&1 &
+	local spid=$!
+	BG_PIDS+=("$spid")
+	wait_for 20 grep -q "attached" "$stats" || { fail "--bpf-stats instance did not attach"; return; }
+	client udp 5008 --count 50 --interval-us 200
+	r1=$(prog_runs "$pid")
+	expect "runs counted while --bpf-stats runs" "$r1" -gt 0
+	kill -KILL "$spid"; wait "$spid" 2>/dev/null
+	client udp 5008 --count 50 --interval-us 200
+	expect "runs counted after the --bpf-stats instance was killed" "$(prog_runs "$pid")" -eq "$r1"
+	kill -INT "$pid"; wait "$pid"
+	kill "$SERVER_JOB" 2>/dev/null
 }
 
 # hist_nonempty PID: the hook ids whose ungrouped histogram in PID's "hist"

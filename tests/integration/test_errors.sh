@@ -139,7 +139,8 @@ test_closed_pipe() {
 test_full_disk() {
 	"$NSL" -r 0.2 --count 3 -o /dev/full > /dev/null 2> "$TMP/full.err"
 	expect "exit status writing to /dev/full" "$?" -eq 1
-	grep -q "No space left on device" "$TMP/full.err" || fail "ENOSPC not reported: $(tail -1 "$TMP/full.err")"
+	grep -q "cannot write the report to /dev/full: No space left on device" "$TMP/full.err" ||
+		fail "ENOSPC not reported with the file: $(tail -1 "$TMP/full.err")"
 }
 
 # Each of SIGINT, SIGTERM, SIGHUP: a final report (long interval, so it is

@@ -203,6 +203,21 @@ test_prom_textfile_unwritable() {
 	expect "exit status as --user nobody" "$rc" -eq 0
 	[ -s "$d/nsl.prom" ] && promtool check metrics < "$d/nsl.prom" > /dev/null 2>&1 ||
 		fail "no valid textfile written as nobody"
+	# the directory turns read-only while running: the tool stops with
+	# one line naming the file, and the last complete file stays
+	"$NSL" -F prometheus -o "$d/nsl.prom" -r 0.2 --user nobody \
+		> /dev/null 2> "$TMP/late.err" &
+	TOOL_PID=$!
+	BG_PIDS+=("$TOOL_PID")
+	wait_for 20 grep -q "attached" "$TMP/late.err" || { fail "tool did not attach"; return; }
+	sleep 0.5
+	chmod 0555 "$d"
+	wait_for 5 bash -c "! kill -0 $TOOL_PID 2>/dev/null" || fail "tool still running with its textfile directory read-only"
+	wait "$TOOL_PID"; rc=$?
+	expect "exit status, directory read-only while running" "$rc" -eq 1
+	grep -q "cannot write the report to $d/nsl.prom: Permission denied" "$TMP/late.err" ||
+		fail "message: $(tail -1 "$TMP/late.err")"
+	promtool check metrics < "$d/nsl.prom" > /dev/null 2>&1 || fail "last textfile damaged"
 }
 
 prom_query() {	# prom_query PROMQL: the value of a one-element vector, or ""
