@@ -90,6 +90,21 @@ vm_fentry_samples() {
 		"$($JQ "$f" counter ip-start not_rx_tstamp)" -eq "$($JQ "$f" count tcp-start)"
 	# counted by the HOL filter's counter, even if zero: the filter ran
 	$JQ "$f" counter tcp-socket-read hol_excluded > /dev/null || fail "no hol_excluded counter"
+	# --bpf-stats on the fentry programs: each listed once, under its
+	# hook; each hook's programs ran (IPv6 ones may not: IPv4 traffic)
+	python3 - "$f" > "$TMP/vmstats.out" 2>&1 <<-'PY' || fail "--bpf-stats (fentry): $(cat "$TMP/vmstats.out")"
+	import json, sys
+	runs, progs = {}, set()
+	for line in open(sys.argv[1]):
+	    for c in json.loads(line)["bpf_stats"]:
+	        assert c["program"].startswith(("fentry_", "fexit_")), c
+	        assert len(c["hooks"]) == 1, c
+	        progs.add(c["program"])
+	        runs[c["hooks"][0]] = runs.get(c["hooks"][0], 0) + c["runs"]
+	assert len(progs) == 10, sorted(progs)  # 6 SKB_FENTRY, 2 fexit, 2 read
+	idle = [h for h in runs if runs[h] == 0]
+	assert len(runs) == 7 and not idle, runs
+	PY
 }
 
 vm_fentry_one_sample_per_read() {

@@ -91,9 +91,9 @@ tool_stop() {	# tool_stop NAME: SIGINT (final report), keep the exit status
 
 # all hooks, TCP and UDP traffic (UDP is sampled at ip-start over veth,
 # TCP keeps its departure timestamp there)
-run_all() {	# run_all NAME MODE
+run_all() {	# run_all NAME MODE TOOL_ARGS...
 	serve $1-tcp tcp 5001
-	tool_start $1 --attach=$2 -n /run/netns/B
+	tool_start $1 --attach=$2 -n /run/netns/B "${@:3}"
 	client $1-tcp tcp 5001 --count 200 --interval-us 1000
 	wait $SERVER_JOB
 	serve $1 udp 5002 --count 200 --duration-s 60
@@ -169,7 +169,7 @@ emit list-auto /tmp/list-fentry.out
 netstacklat -l --attach=fallback > /tmp/list-fallback.out 2>&1
 emit list-fallback /tmp/list-fallback.out
 
-run_all fentry-all fentry
+run_all fentry-all fentry --bpf-stats
 run_reads fentry-reads fentry
 run_udp_reads fentry-udpreads fentry
 run_known fentry-known fentry
