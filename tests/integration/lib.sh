@@ -187,14 +187,14 @@ setup_tunwire() {
 	ip -n "$NS_A" link set "$TUN_A" up && ip -n "$NS_B" link set "$TUN_B" up
 }
 
-# bpf_ids_of prog|link PID: ids of the BPF programs or links PID holds open
+# bpf_ids_of prog|link|map PID: ids of the BPF programs, links or maps PID holds open
 # (from /proc/PID/fdinfo: bpftool here cannot show owners).
 bpf_ids_of() {
 	cat /proc/"$2"/fdinfo/* 2>/dev/null | awk -v k="$1_id:" '$1 == k { print $2 }' |
 		sort -un | tr '\n' ' '
 }
 
-# bpf_ids_alive prog|link IDS...: how many of these ids still exist.
+# bpf_ids_alive prog|link|map IDS...: how many of these ids still exist.
 bpf_ids_alive() {
 	local kind=$1; shift
 	bpftool -j "$kind" show 2>/dev/null | python3 -c '

@@ -132,15 +132,17 @@ test_nf_all_namespaces_note() {
 # No program or link of ours after exit, SIGKILL included.
 # check_nothing_left HOW: start the tool, note its programs and links, stop it HOW.
 check_nothing_left() {
-	local how=$1 progs links
+	local how=$1 progs links maps
 	start_tool "$TMP/nf-left.json" --attach=fallback -n "/run/netns/$NS_B" || return
 	progs=$(bpf_ids_of prog "$TOOL_PID")
 	links=$(bpf_ids_of link "$TOOL_PID")
+	maps=$(bpf_ids_of map "$TOOL_PID")
 	# nf_ip_start, nf_l4_start (tcp-start and udp-start share it),
 	# tp_data_ready (both enqueue hooks), tp_tcp_copy_datagram and
 	# tp_tcp_recv_length; a link for each netfilter program on IPv4 and IPv6
 	expect "programs held by the tool" "$(wc -w <<< "$progs")" -eq 5
 	expect "links held by the tool (2 netfilter x 2 + 3 tracepoints)" "$(wc -w <<< "$links")" -eq 7
+	expect "maps held by the tool" "$(wc -w <<< "$maps")" -ge 9
 	if [ "$how" = KILL ]; then
 		kill -KILL "$TOOL_PID"; wait "$TOOL_PID" 2>/dev/null
 	else
@@ -148,8 +150,10 @@ check_nothing_left() {
 	fi
 	# programs are freed after an RCU grace period: allow a moment
 	wait_for 5 none_alive prog $progs
+	wait_for 5 none_alive map $maps
 	expect "programs left after SIG$how" "$(bpf_ids_alive prog $progs)" -eq 0
 	expect "links left after SIG$how" "$(bpf_ids_alive link $links)" -eq 0
+	expect "maps left after SIG$how" "$(bpf_ids_alive map $maps)" -eq 0
 }
 
 none_alive() {
