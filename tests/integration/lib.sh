@@ -47,6 +47,22 @@ skip_all() {
 	exit 0
 }
 
+# need WHY COMMAND...: runs COMMAND; if it fails, every test of the suite
+# (TESTS) is a SKIP because of WHY (or the SKIP_WHY COMMAND set, if WHY is
+# empty) and the suite ends.
+need() {
+	local why=$1; shift
+	"$@" && return 0
+	SKIP_WHY=${why:-$SKIP_WHY}
+	skip_all "${TESTS[@]}"
+}
+
+# run_tests: every test of the suite, in order.
+run_tests() {
+	local t
+	for t in "${TESTS[@]}"; do run_test "$t"; done
+}
+
 prereqs() {
 	SKIP_WHY=
 	[ "$(id -u)" -eq 0 ] || SKIP_WHY="needs root"

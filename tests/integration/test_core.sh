@@ -310,8 +310,6 @@ test_queue_length_filter() {
 	expect "tcp-socket-read samples with -q 1000000" "$($JQ "$out" count tcp-socket-read)" -eq 0
 }
 
-prereqs || skip_all "${TESTS[@]}"
-setup_netns || { SKIP_WHY="cannot create namespaces/veth"; skip_all "${TESTS[@]}"; }
-for t in "${TESTS[@]}"; do
-	run_test "$t"
-done
+need "" prereqs
+need "cannot create namespaces/veth" setup_netns
+run_tests

@@ -235,8 +235,6 @@ test_switch_user() {
 	expect "tcp-socket-read samples as nobody" "$($JQ "$out" count tcp-socket-read)" -gt 0
 }
 
-prereqs || skip_all "${TESTS[@]}"
-setup_netns || { SKIP_WHY="cannot create namespaces/veth"; skip_all "${TESTS[@]}"; }
-for t in "${TESTS[@]}"; do
-	run_test "$t"
-done
+need "" prereqs
+need "cannot create namespaces/veth" setup_netns
+run_tests

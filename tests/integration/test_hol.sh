@@ -145,15 +145,13 @@ test_hol_forced_rto_fentry() { hol_forced_rto fentry; }
 test_hol_no_loss_fentry() { hol_no_loss fentry; }
 test_hol_random_loss_fentry() { hol_random_loss fentry; }
 
-prereqs || skip_all "${TESTS[@]}"
+need "" prereqs
 for c in tc bpftool; do
-	command -v $c >/dev/null || { SKIP_WHY="$c missing"; skip_all "${TESTS[@]}"; }
+	need "$c missing" command -v $c > /dev/null
 done
-[ -r "$TB_OBJ" ] || { SKIP_WHY="testbed dropper not built (make testbed)"; skip_all "${TESTS[@]}"; }
-setup_netns || { SKIP_WHY="cannot create namespaces/veth"; skip_all "${TESTS[@]}"; }
+need "testbed dropper not built (make testbed)" test -r "$TB_OBJ"
+need "cannot create namespaces/veth" setup_netns
 # one segment per skb from the sender, so that the dropper drops segments
-tb_one_seg "$NS_A" "$IF_A" && tb_attach "$NS_B" "$IF_B" ||
-	{ SKIP_WHY="cannot attach the testbed dropper (tc clsact, cls_bpf)"; skip_all "${TESTS[@]}"; }
-for t in "${TESTS[@]}"; do
-	run_test "$t"
-done
+need "cannot attach the testbed dropper (tc clsact, cls_bpf)" \
+	eval 'tb_one_seg "$NS_A" "$IF_A" && tb_attach "$NS_B" "$IF_B"'
+run_tests

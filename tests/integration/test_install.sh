@@ -27,7 +27,5 @@ test_make_install() {
 	"$TMP/root/usr/sbin/netstacklat" --version | grep -q netstacklat || fail "installed binary does not run"
 }
 
-[ -x "$NSL" ] || { SKIP_WHY="tool not built"; skip_all "${TESTS[@]}"; }
-for t in "${TESTS[@]}"; do
-	run_test "$t"
-done
+need "tool not built" test -x "$NSL"
+run_tests

@@ -167,9 +167,7 @@ test_nf_nothing_left() {
 	check_nothing_left KILL
 }
 
-prereqs || skip_all "${TESTS[@]}"
-setup_netns || { SKIP_WHY="cannot create namespaces/veth"; skip_all "${TESTS[@]}"; }
-[ -c /dev/net/tun ] && setup_tunwire || { SKIP_WHY="cannot set up the TUN wire"; skip_all "${TESTS[@]}"; }
-for t in "${TESTS[@]}"; do
-	run_test "$t"
-done
+need "" prereqs
+need "cannot create namespaces/veth" setup_netns
+need "cannot set up the TUN wire" eval '[ -c /dev/net/tun ] && setup_tunwire'
+run_tests

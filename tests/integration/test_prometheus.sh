@@ -235,9 +235,7 @@ prom_has_value() {
 	[[ "$(prom_query "$1")" =~ ^[0-9.e+-]+$ ]]
 }
 
-prereqs || skip_all "${TESTS[@]}"
-prom_prereqs || skip_all "${TESTS[@]}"
-setup_netns || { SKIP_WHY="cannot create namespaces/veth"; skip_all "${TESTS[@]}"; }
-for t in "${TESTS[@]}"; do
-	run_test "$t"
-done
+need "" prereqs
+need "" prom_prereqs
+need "cannot create namespaces/veth" setup_netns
+run_tests

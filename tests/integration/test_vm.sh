@@ -183,10 +183,8 @@ vm_fallback() {
 	fi
 }
 
-[ "$(id -u)" -eq 0 ] || { SKIP_WHY="needs root"; skip_all "${TESTS[@]}"; }
-[ -x "$NSL" ] && [ -x "$TG" ] || { SKIP_WHY="tool not built"; skip_all "${TESTS[@]}"; }
-vm_prereqs || skip_all "${TESTS[@]}"
-boot || skip_all "${TESTS[@]}"
-for t in "${TESTS[@]}"; do
-	run_test "$t"
-done
+need "needs root" test "$(id -u)" -eq 0
+need "tool not built" eval '[ -x "$NSL" ] && [ -x "$TG" ]'
+need "" vm_prereqs
+need "" boot
+run_tests
