@@ -12,8 +12,11 @@
  * connections at once (more wait in the listen backlog), a request head of
  * at most NSL_HTTP_REQ_MAX bytes (else 431), and NSL_HTTP_TIMEOUT_MS from
  * accept to the last byte of the answer (an idle or slow client is
- * dropped). One thread renders one scrape at a time, so the render
- * callback never runs concurrently with itself.
+ * dropped), and at most NSL_HTTP_ANSWERING rendered answers held while
+ * their clients read them (an answer with thousands of groups has
+ * megabytes).
+ * One thread renders one scrape at a time, so the render callback never
+ * runs concurrently with itself.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -290,8 +293,10 @@ static void *serve(void *arg)
 	for (;;) {
 		int64_t now = now_ms(), timeout = -1;
 		bool room = false;
-		int n = 2;
+		int n = 2, answering = 0;
 
+		for (int i = 0; i < NSL_HTTP_CONNS; i++)
+			answering += h->conns[i].fd >= 0 && h->conns[i].out;
 		pfd[0] = (struct pollfd){ .fd = h->wake[0], .events = POLLIN };
 		for (int i = 0; i < NSL_HTTP_CONNS; i++) {
 			struct nsl_http_conn *c = &h->conns[i];
@@ -311,6 +316,13 @@ static void *serve(void *arg)
 				room = true;
 			if (timeout < 0 || wake - now < timeout)
 				timeout = wake - now;
+			/*
+			 * Each answer is rendered whole and held until sent:
+			 * with NSL_HTTP_ANSWERING of them pending (clients
+			 * that do not read), requests wait unread.
+			 */
+			if (!c->out && answering >= NSL_HTTP_ANSWERING)
+				continue;
 			slot[n] = i;
 			pfd[n++] = (struct pollfd){
 				.fd = c->fd, .events = c->out ? POLLOUT : POLLIN };

@@ -18,6 +18,7 @@ typedef int (*nsl_render_fn)(void *ctx, char **buf, size_t *len);
 #define NSL_HTTP_REQ_MAX 8192		/* request head, bytes */
 #define NSL_HTTP_TIMEOUT_MS 10000	/* accept to last byte answered */
 #define NSL_HTTP_IDLE_MS 1000		/* no request yet: slot may be reused */
+#define NSL_HTTP_ANSWERING 4		/* answers rendered and held at once */
 
 struct nsl_http_conn;
 
