@@ -88,17 +88,19 @@ static int64_t now_ms(void)
 
 static void conn_close(struct nsl_http_conn *c)
 {
-	char sink[512];
+	char sink[4096];
 
 	if (c->fd < 0)
 		return;
 	/*
 	 * Unread input at close() makes the kernel send a reset, which can
-	 * cut off the answer at the client: read what is there first.
+	 * cut off the answer at the client: read what is there first (a
+	 * bounded amount: a client that keeps sending gets its reset).
 	 */
 	shutdown(c->fd, SHUT_WR);
-	while (recv(c->fd, sink, sizeof(sink), MSG_DONTWAIT) > 0)
-		;
+	for (int i = 0; i < 16; i++)
+		if (recv(c->fd, sink, sizeof(sink), MSG_DONTWAIT) <= 0)
+			break;
 	close(c->fd);
 	free(c->out);
 	c->out = NULL;
@@ -111,18 +113,20 @@ static void respond(struct nsl_http_conn *c, const char *status,
 		    size_t len, bool head_only)
 {
 	char *out;
-	int n;
+	size_t n;
+	int hn;
 
-	n = asprintf(&out, "HTTP/1.1 %s\r\nContent-Type: %s\r\n"
-		     "Content-Length: %zu\r\nConnection: close\r\n%s\r\n",
-		     status, type, len, extra);
-	if (n < 0) {
+	hn = asprintf(&out, "HTTP/1.1 %s\r\nContent-Type: %s\r\n"
+		      "Content-Length: %zu\r\nConnection: close\r\n%s\r\n",
+		      status, type, len, extra);
+	if (hn < 0) {
 		free(body);
 		conn_close(c);
 		return;
 	}
+	n = (size_t)hn;
 	if (!head_only && len) {
-		char *all = realloc(out, (size_t)n + len);
+		char *all = realloc(out, n + len);
 
 		if (!all) {
 			free(out);
@@ -132,11 +136,11 @@ static void respond(struct nsl_http_conn *c, const char *status,
 		}
 		memcpy(all + n, body, len);
 		out = all;
-		n += (int)len;
+		n += len;
 	}
 	free(body);
 	c->out = out;
-	c->out_len = (size_t)n;
+	c->out_len = n;
 	c->out_off = 0;
 }
 
