@@ -30,14 +30,13 @@ int nsl_bpfstats_init(struct nsl_bpfstats *s, const struct nsl_loader *l,
 		for (int i = 0; c && i < NSL_MAX_PROGS && c->progs[i]; i++) {
 			struct bpf_program *p = bpf_object__find_program_by_name(
 				l->skel->obj, c->progs[i]);
-			uint32_t hooks = nsl_loader_prog_hooks(l, c->progs[i]);
 
-			/* a shared program once, under its first hook */
-			if (!p || s->nr == NSL_MAX_PROG_COSTS || !hooks ||
-			    __builtin_ctz(hooks) != h)
+			/* a shared program once, with all its hooks */
+			if (!p || s->nr == NSL_MAX_PROG_COSTS ||
+			    !nsl_loader_prog_owner(l, h, c->progs[i]))
 				continue;
 			s->prog_fd[s->nr] = bpf_program__fd(p);
-			s->prev[s->nr].hooks = hooks;
+			s->prev[s->nr].hooks = nsl_loader_prog_hooks(l, c->progs[i]);
 			snprintf(s->prev[s->nr].prog, sizeof(s->prev[s->nr].prog),
 				 "%s", c->progs[i]);
 			s->nr++;

@@ -366,8 +366,8 @@ static void table_costs(FILE *out, const struct nsl_report *r)
 	if (!r->bpf_stats)
 		return;
 	for (size_t i = 0; i < r->nr_costs; i++) {
-		table_cost_hooks(r->costs[i].hooks, hooks[i], sizeof(hooks[i]));
-		int hw = (int)strlen(hooks[i]);
+		int hw = (int)strlen(table_cost_hooks(r->costs[i].hooks, hooks[i],
+						      sizeof(hooks[i])));
 		int pw = (int)strnlen(r->costs[i].prog, sizeof(r->costs[i].prog));
 
 		hook_w = hw > hook_w ? hw : hook_w;

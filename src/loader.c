@@ -195,8 +195,7 @@ uint32_t nsl_loader_prog_hooks(const struct nsl_loader *l, const char *prog)
 	return hooks;
 }
 
-/* A program two hooks share is attached once, by the first of them. */
-static bool attaches_prog(const struct nsl_loader *l, int h, const char *prog)
+bool nsl_loader_prog_owner(const struct nsl_loader *l, int h, const char *prog)
 {
 	uint32_t hooks = nsl_loader_prog_hooks(l, prog);
 
@@ -458,7 +457,7 @@ static int attach_hooks(struct nsl_loader *l)
 		const struct nsl_candidate *c = nsl_loader_chosen(l, h);
 
 		if (c && c->method == NSL_METHOD_NETFILTER) {
-			int err = attaches_prog(l, h, c->progs[0]) ?
+			int err = nsl_loader_prog_owner(l, h, c->progs[0]) ?
 				attach_netfilter(l, h, c) : 0;
 
 			if (err)
@@ -469,7 +468,7 @@ static int attach_hooks(struct nsl_loader *l)
 			struct bpf_program *p = bpf_object__find_program_by_name(
 				l->skel->obj, c->progs[i]);
 
-			if (!attaches_prog(l, h, c->progs[i]))
+			if (!nsl_loader_prog_owner(l, h, c->progs[i]))
 				continue;
 			hs->links[i] = bpf_program__attach(p);
 			if (!hs->links[i]) {

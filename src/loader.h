@@ -51,6 +51,12 @@ const struct nsl_candidate *nsl_loader_chosen(const struct nsl_loader *l, int h)
 /* Bit per hook whose chosen candidate uses program prog (two may share one). */
 uint32_t nsl_loader_prog_hooks(const struct nsl_loader *l, const char *prog);
 
+/*
+ * Whether hook h is the one that attaches (and reports) program prog: a
+ * program two hooks share is attached once, by the first of them.
+ */
+bool nsl_loader_prog_owner(const struct nsl_loader *l, int h, const char *prog);
+
 /* Number of enabled hooks that got a method. */
 int nsl_loader_nr_attached(const struct nsl_loader *l);
 
