@@ -220,7 +220,7 @@ print(sum(p.get("run_cnt", 0) for p in json.load(sys.stdin) or [] if p["id"] in 
 # --bpf-stats sees its programs' run counts stop growing (the kernel
 # counts runs only while statistics are on).
 test_bpf_stats_off_after_exit() {
-	local quiet=$TMP/quiet.json stats=$TMP/stats2.json r0 r1 pid
+	local quiet=$TMP/quiet.json stats=$TMP/stats2.json r0 r1 pid spid
 	start_tool "$quiet" -n "/run/netns/$NS_B" || return
 	pid=$TOOL_PID
 	serve udp 5008 --count 1000 --duration-s 30 || return
@@ -231,10 +231,8 @@ test_bpf_stats_off_after_exit() {
 		kill -INT "$pid"; wait "$pid"
 		return
 	fi
-	"$NSL" --bpf-stats -n "/run/netns/$NS_B" -F json -r 1 > "$stats" 2>&1 &
-	local spid=$!
-	BG_PIDS+=("$spid")
-	wait_for 20 grep -q "attached" "$stats" || { fail "--bpf-stats instance did not attach"; return; }
+	start_tool "$stats" --bpf-stats -n "/run/netns/$NS_B" || return
+	spid=$TOOL_PID
 	client udp 5008 --count 50 --interval-us 200
 	r1=$(prog_runs "$pid")
 	expect "runs counted while --bpf-stats runs" "$r1" -gt 0

@@ -6,7 +6,8 @@
 #    134, where the tests want 0 or 2), and the report files are checked
 #    after each test, so a report from a run whose status a test does not
 #    look at fails as well.
-#  - valgrind_count2: memcheck on the normal build, no leak, no error.
+#  - valgrind_count2, valgrind_listen: memcheck on the normal build, no
+#    leak, no error.
 #  - fuzz_options_corpus: the committed libFuzzer corpus of the option
 #    parser replayed (make fuzz grows it).
 source "$(dirname "$0")/lib.sh"
@@ -71,20 +72,30 @@ test_asan_early_exits() {
 	[ -z "$reports" ] || { cat $reports | head -40 | sed 's/^/  /'; rm -f $reports; fail "sanitizer report"; }
 }
 
-# A short run under memcheck: all reachable memory is fine (libc, libelf
-# caches), definitely or indirectly lost is not, nor is any other error.
-# tests/valgrind.supp says what it suppresses and why.
+# memcheck: all reachable memory is fine (libc, libelf caches), definitely
+# or indirectly lost is not, nor is any other error (exit status 99).
+# tests/valgrind.supp says what it suppresses and why. An array, not a
+# function: started with &, a function runs in a subshell, and $! would be
+# that shell rather than valgrind.
+MEMCHECK=(valgrind --quiet --suppressions="$ROOT/tests/valgrind.supp"
+	  --leak-check=full --errors-for-leak-kinds=definite,indirect
+	  --error-exitcode=99)
+
+# expect_memcheck_clean STATUS LOG: the verdict, with the report if not
+expect_memcheck_clean() {
+	expect "exit status under valgrind (99: memcheck errors)" "$1" -eq 0 ||
+		grep -v 'unhandled eBPF command' "$2" | head -60 | sed 's/^/  /'
+}
+
+# A short run under memcheck.
 test_valgrind_count2() {
 	local rc
 	command -v valgrind >/dev/null || { skip "valgrind missing"; return; }
-	valgrind --quiet --suppressions="$ROOT/tests/valgrind.supp" \
-		--leak-check=full --errors-for-leak-kinds=definite,indirect \
-		--error-exitcode=99 --log-file="$TMP/valgrind.log" \
+	"${MEMCHECK[@]}" --log-file="$TMP/valgrind.log" \
 		"$ROOT/netstacklat" -r 0.2 --count 2 -F json \
 		> "$TMP/vg.json" 2> "$TMP/tool.err"
 	rc=$?
-	expect "exit status under valgrind (99: memcheck errors)" "$rc" -eq 0 ||
-		grep -v 'unhandled eBPF command' "$TMP/valgrind.log" | head -60 | sed 's/^/  /'
+	expect_memcheck_clean "$rc" "$TMP/valgrind.log"
 	expect "JSON reports" "$(wc -l < "$TMP/vg.json")" -eq 2
 }
 
@@ -92,12 +103,10 @@ test_valgrind_count2() {
 # by its thread, then SIGINT; no leak, no error (uninitialised reads
 # included, which ASan does not see).
 test_valgrind_listen() {
-	local port=$((30000 + ID % 2000)) pid rc i
+	local port=$((30000 + ID % 2000)) pid rc
 	command -v valgrind >/dev/null || { skip "valgrind missing"; return; }
 	command -v curl >/dev/null || { skip "curl missing"; return; }
-	valgrind --quiet --suppressions="$ROOT/tests/valgrind.supp" \
-		--leak-check=full --errors-for-leak-kinds=definite,indirect \
-		--error-exitcode=99 --log-file="$TMP/valgrind-listen.log" \
+	"${MEMCHECK[@]}" --log-file="$TMP/valgrind-listen.log" \
 		"$ROOT/netstacklat" -r 60 --listen "127.0.0.1:$port" \
 		> /dev/null 2> "$TMP/listen.err" &
 	pid=$!
@@ -107,9 +116,11 @@ test_valgrind_listen() {
 	expect "HEAD /metrics under valgrind" "$(curl -s --max-time 30 -I -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/metrics")" -eq 200
 	grep -q '^netstacklat_latency_seconds_bucket' "$TMP/vg.prom" || fail "no histogram in the scrape"
 	kill -INT "$pid"
+	# bounded: a tool that ignored SIGINT must fail the test, not hang it
+	wait_for 60 bash -c "! kill -0 $pid 2>/dev/null" ||
+		{ kill -KILL "$pid"; fail "no exit within 60 s of SIGINT under valgrind"; }
 	wait "$pid"; rc=$?
-	expect "exit status under valgrind (99: memcheck errors)" "$rc" -eq 0 ||
-		grep -v 'unhandled eBPF command' "$TMP/valgrind-listen.log" | head -60 | sed 's/^/  /'
+	expect_memcheck_clean "$rc" "$TMP/valgrind-listen.log"
 }
 
 # Every input of the corpus once, through the parser built with
