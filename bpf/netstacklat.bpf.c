@@ -28,6 +28,15 @@ char LICENSE[] SEC("license") = "GPL";
 
 const volatile struct nsl_config cfg = {};
 
+/* Written by the loader while we run: see struct nsl_clock. */
+struct nsl_clock nsl_clock = {};
+
+/* Wakes the loader when the clock moved (struct nsl_clock). */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 4096);
+} clock_events SEC(".maps");
+
 /* Ungrouped histograms: one per hook, per CPU, so one lookup and no atomics. */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -135,6 +144,27 @@ static __always_inline struct nsl_hist *group_hist_get(__u32 hook,
 }
 
 /*
+ * Whether the kernel's clock offsets moved since the loader read them
+ * (struct nsl_clock): tai - mono is CLOCK_TAI - CLOCK_MONOTONIC now, less
+ * the few ns between the two reads; a clock step or a new TAI offset moves
+ * it by far more than NSL_CLOCK_SLACK_NS.
+ */
+static __always_inline int clock_moved(__u64 tai, __s64 tai_mono)
+{
+	__s64 d = (__s64)(tai - bpf_ktime_get_ns()) - tai_mono;
+	__u64 one = 1;
+
+	if (d <= NSL_CLOCK_SLACK_NS && d >= -NSL_CLOCK_SLACK_NS)
+		return 0;
+	/* once until the loader has followed: it sleeps in poll() */
+	if (!nsl_clock.moved_reported) {
+		nsl_clock.moved_reported = 1;
+		bpf_ringbuf_output(&clock_events, &one, sizeof(one), 0);
+	}
+	return 1;
+}
+
+/*
  * tstamp is skb->tstamp as the kernel set it at RX: CLOCK_REALTIME in ns
  * (net_timestamp_check()/__net_timestamp()). bpf_ktime_get_tai_ns() minus
  * the TAI offset is the same clock without a syscall.
@@ -142,13 +172,27 @@ static __always_inline struct nsl_hist *group_hist_get(__u32 hook,
 static __always_inline void record_latency(__u32 hook, __u64 tstamp,
 					   __u32 ifindex)
 {
-	__s64 lat = (__s64)(bpf_ktime_get_tai_ns() - cfg.tai_offset_ns - tstamp);
+	/*
+	 * tai_mono_ns is read before tai_offset_ns and the loader writes them
+	 * in the other order: an offset read here is never newer than the
+	 * tai_mono_ns it is checked against (x86: loads and stores are not
+	 * reordered with each other).
+	 */
+	__s64 tai_mono = *(volatile __s64 *)&nsl_clock.tai_mono_ns;
+	__u64 tai = bpf_ktime_get_tai_ns();
+	__s64 lat = (__s64)(tai - *(volatile __s64 *)&nsl_clock.tai_offset_ns - tstamp);
 	struct nsl_hist *h;
 	__u64 slot;
 
-	if (lat < 0) {
-		count_event(hook, NSL_CNT_NEGATIVE);
-		return;
+	if (lat < 0 || lat >= NSL_CLOCK_CHECK_NS) {
+		if (clock_moved(tai, tai_mono)) {
+			count_event(hook, NSL_CNT_CLOCK_STEP);
+			return;
+		}
+		if (lat < 0) {
+			count_event(hook, NSL_CNT_NEGATIVE);
+			return;
+		}
 	}
 	if (cfg.group_by_ifindex || cfg.group_by_cgroup)
 		h = group_hist_get(hook, ifindex);

@@ -70,6 +70,7 @@ enum nsl_counter {
 	NSL_CNT_NOT_RX_TSTAMP,	/* skb carried a departure (mono) timestamp */
 	NSL_CNT_NEGATIVE,	/* timestamp in the future: clock step/skew */
 	NSL_CNT_MAP_FULL,	/* no room for a new group in the hist map */
+	NSL_CNT_CLOCK_STEP,	/* clock offsets changed since we last read them */
 	NSL_NR_COUNTERS,
 };
 
@@ -83,12 +84,45 @@ struct nsl_counters {
 #define NSL_MAX_FILTER_ENTRIES 1024
 
 /*
+ * "now" in the clock of skb->tstamp (CLOCK_REALTIME) is
+ * bpf_ktime_get_tai_ns() - tai_offset_ns: the TAI offset is the kernel's,
+ * which NTP daemons set after boot and leap seconds change, so the loader
+ * keeps this in writable global data and rewrites it whenever the kernel's
+ * offsets change (src/loader.c, nsl_loader_sync_clock()). tai_mono_ns is
+ * CLOCK_TAI - CLOCK_MONOTONIC when tai_offset_ns was read: the BPF side
+ * compares it with bpf_ktime_get_tai_ns() - bpf_ktime_get_ns() to tell
+ * whether the offsets moved since (a clock step or a new TAI offset), in
+ * which case a sample computed with tai_offset_ns cannot be trusted.
+ */
+struct nsl_clock {
+	__s64 tai_mono_ns;
+	__s64 tai_offset_ns;
+	/*
+	 * Set by the BPF side when it first finds the offsets moved, together
+	 * with an event on the clock_events ring buffer that wakes the loader;
+	 * cleared by the loader once it has followed. (ADJ_TAI does not
+	 * cancel CLOCK_REALTIME timerfds, which only watch CLOCK_REALTIME's
+	 * offset: this is how the loader learns of it at once.)
+	 */
+	__u64 moved_reported;
+};
+
+/*
+ * A stale TAI offset moves a sample by whole seconds (ADJ_TAI and leap
+ * seconds change it by whole seconds), so only samples that come out
+ * negative or at least this large are checked against tai_mono_ns: the
+ * check costs a second clock read, which the common sample never pays.
+ */
+#define NSL_CLOCK_CHECK_NS 1000000000LL
+/* tai_mono_ns may differ by this much (two clock reads apart) and be current */
+#define NSL_CLOCK_SLACK_NS 1000000LL
+
+/*
  * Read-only configuration, placed in .rodata of the BPF object and set by
  * the loader before load. Options that are off let the verifier drop the
  * code behind them entirely.
  */
 struct nsl_config {
-	__s64 tai_offset_ns;	/* CLOCK_TAI - CLOCK_REALTIME, from adjtimex() */
 	__u64 netns_ino;	/* 0: every namespace */
 	__u32 min_queue_len;	/* 0: no queue-length filter */
 	__u8 filter_ifindex;	/* -i given: look up ifindex in filter map */

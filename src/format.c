@@ -25,14 +25,6 @@
 /* room for a percentile name such as "p99.9" */
 #define PCT_LEN 16
 
-static const char *const counter_human[NSL_NR_COUNTERS] = {
-	[NSL_CNT_HOL_EXCLUDED] = "excluded as HOL-blocked",
-	[NSL_CNT_HOL_READ_ERROR] = "HOL check errors",
-	[NSL_CNT_NOT_RX_TSTAMP] = "skipped, departure timestamp",
-	[NSL_CNT_NEGATIVE] = "negative latency",
-	[NSL_CNT_MAP_FULL] = "dropped, map full",
-};
-
 static const struct {
 	const char *sym;
 	double scale;
@@ -289,8 +281,7 @@ static void table_counters(FILE *out, const uint64_t *cnt)
 		if (!cnt[c])
 			continue;
 		len = snprintf(item, sizeof(item), "%s: %" PRIu64,
-			       counter_human[c], cnt[c]);
-		/* "; " because some names contain a comma */
+			       nsl_counters[c].name, cnt[c]);
 		if (!col) {
 			fputs("  ", out);
 			col = 2;
@@ -587,7 +578,7 @@ static void json_hist(FILE *out, const struct nsl_report *r,
 static void json_counters(FILE *out, const struct nsl_report *r)
 {
 	bool first = true;
-	int hook, c;
+	int hook, c, n;
 
 	fputs(",\"counters\":{", out);
 	for (hook = 0; hook < NSL_NR_HOOKS; hook++) {
@@ -597,9 +588,10 @@ static void json_counters(FILE *out, const struct nsl_report *r)
 			fputc(',', out);
 		json_string(out, nsl_hooks[hook].name, SIZE_MAX);
 		fputs(":{", out);
-		for (c = 0; c < NSL_NR_COUNTERS; c++)
-			fprintf(out, "%s\"%s\":%" PRIu64, c ? "," : "",
-				nsl_counter_names[c], r->counters[hook][c]);
+		for (c = 0, n = 0; c < NSL_NR_COUNTERS; c++)
+			if (nsl_counter_applies(c, hook))
+				fprintf(out, "%s\"%s\":%" PRIu64, n++ ? "," : "",
+					nsl_counters[c].name, r->counters[hook][c]);
 		fputc('}', out);
 		first = false;
 	}

@@ -61,12 +61,38 @@ const struct nsl_hook_desc nsl_hooks[NSL_NR_HOOKS] = {
 	},
 };
 
-const char *const nsl_counter_names[NSL_NR_COUNTERS] = {
-	[NSL_CNT_HOL_EXCLUDED] = "hol_excluded",
-	[NSL_CNT_HOL_READ_ERROR] = "hol_read_errors",
-	[NSL_CNT_NOT_RX_TSTAMP] = "not_rx_tstamp",
-	[NSL_CNT_NEGATIVE] = "negative_latency",
-	[NSL_CNT_MAP_FULL] = "map_full",
+#define HOOK(h) (1u << NSL_HOOK_##h)
+#define ALL_HOOKS ((1u << NSL_NR_HOOKS) - 1)
+/* the hooks that see an skb on its way in, with the skb's own tstamp */
+#define RX_HOOKS (HOOK(IP_START) | HOOK(TCP_START) | HOOK(UDP_START) | \
+		  HOOK(TCP_SOCK_ENQUEUED) | HOOK(UDP_SOCK_ENQUEUED))
+
+const struct nsl_counter_desc nsl_counters[NSL_NR_COUNTERS] = {
+	[NSL_CNT_HOL_EXCLUDED] = {
+		"hol_excluded",
+		"TCP reads left out as possibly HOL-blocked.",
+		HOOK(TCP_SOCK_READ) },
+	[NSL_CNT_HOL_READ_ERROR] = {
+		"hol_read_errors",
+		"TCP reads left out because the HOL check could not read the socket.",
+		HOOK(TCP_SOCK_READ) },
+	[NSL_CNT_NOT_RX_TSTAMP] = {
+		"not_rx_tstamp",
+		"Packets skipped for carrying a departure, not an RX, timestamp.",
+		RX_HOOKS },
+	[NSL_CNT_NEGATIVE] = {
+		"negative_latency",
+		"Samples dropped for an RX timestamp later than now (stamped before the clock was set back).",
+		ALL_HOOKS },
+	[NSL_CNT_MAP_FULL] = {
+		"map_full",
+		"Samples dropped because the per-group histogram map was full.",
+		ALL_HOOKS },
+	[NSL_CNT_CLOCK_STEP] = {
+		"clock_step",
+		"Samples dropped because the kernel's clock was set (step, TAI "
+		"offset) and the tool had not yet followed.",
+		ALL_HOOKS },
 };
 
 const char *nsl_hook_names(uint32_t hooks, const char *sep, char *buf,

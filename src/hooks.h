@@ -44,7 +44,25 @@ struct nsl_hook_desc {
 };
 
 extern const struct nsl_hook_desc nsl_hooks[NSL_NR_HOOKS];
-extern const char *const nsl_counter_names[NSL_NR_COUNTERS];
+
+/*
+ * The counters (enum nsl_counter): one vocabulary for every output format
+ * (JSON key, Prometheus netstacklat_<name>_total, table), and the hooks
+ * where each can be non-zero; reports leave it out for the others.
+ */
+struct nsl_counter_desc {
+	const char *name;
+	const char *help;	/* one sentence, for Prometheus' HELP and docs */
+	uint32_t hooks;		/* bit per hook */
+};
+
+extern const struct nsl_counter_desc nsl_counters[NSL_NR_COUNTERS];
+
+/* Whether counter c can be non-zero for hook h. */
+static inline bool nsl_counter_applies(int c, int h)
+{
+	return nsl_counters[c].hooks & (1u << h);
+}
 
 /*
  * The names of the hooks in a bit mask, joined by sep (in buf, returned;

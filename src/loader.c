@@ -384,19 +384,12 @@ static int configure(struct nsl_loader *l, const struct nsl_options *o)
 	/* rodata is writable between open and load */
 	struct nsl_config *cfg = (struct nsl_config *)&l->skel->rodata->cfg;
 	uint64_t ino = 0;
-	int64_t tai;
 	int err;
 
 	err = resolve_netns(l, o, &ino);
 	if (err)
 		return err;
 	cfg->netns_ino = ino;
-	err = nsl_tai_offset_ns(&tai);
-	if (err) {
-		pr_warn("adjtimex: %s\n", strerror(-err));
-		return err;
-	}
-	cfg->tai_offset_ns = tai;
 	cfg->min_queue_len = o->min_queue_len;
 	cfg->filter_ifindex = o->nr_ifaces > 0;
 	cfg->filter_pid = o->nr_pids > 0;
@@ -510,6 +503,13 @@ int nsl_loader_attach(struct nsl_loader *l, const struct nsl_options *o)
 	err = fill_filters(l, o, ifidx, cgids);
 	if (err)
 		return err;
+	/* the clock before the first sample (the maps now exist) */
+	err = nsl_loader_sync_clock(l);
+	if (err < 0) {
+		pr_warn("cannot read the kernel's clock offsets (adjtimex): %s\n",
+			strerror(-err));
+		return err;
+	}
 	l->rx_tstamp_fd = nsl_enable_rx_timestamps();
 	if (l->rx_tstamp_fd < 0) {
 		pr_warn("cannot enable RX timestamping: %s\n",
@@ -517,6 +517,57 @@ int nsl_loader_attach(struct nsl_loader *l, const struct nsl_options *o)
 		return l->rx_tstamp_fd;
 	}
 	return attach_hooks(l);
+}
+
+int nsl_loader_sync_clock(struct nsl_loader *l)
+{
+	struct nsl_clock now, *c = &l->skel->bss->nsl_clock;
+	int err = nsl_clock_read(&now);
+
+	if (err)
+		return err;
+	if (l->clock_set && now.tai_offset_ns == c->tai_offset_ns &&
+	    llabs(now.tai_mono_ns - c->tai_mono_ns) <= NSL_CLOCK_SLACK_NS / 2)
+		return 0;
+	if (l->clock_set && now.tai_offset_ns != c->tai_offset_ns)
+		pr_info("the kernel's TAI offset changed from %lld to %lld s: "
+			"following it (samples taken meanwhile are counted in "
+			"clock_step)\n", (long long)(c->tai_offset_ns / 1000000000),
+			(long long)(now.tai_offset_ns / 1000000000));
+	else if (l->clock_set)
+		pr_debug("the clock was set: CLOCK_TAI - CLOCK_MONOTONIC moved by %lld ns\n",
+			 (long long)(now.tai_mono_ns - c->tai_mono_ns));
+	/* the offset first: see record_latency() in the BPF program */
+	__atomic_store_n(&c->tai_offset_ns, now.tai_offset_ns, __ATOMIC_RELEASE);
+	__atomic_store_n(&c->tai_mono_ns, now.tai_mono_ns, __ATOMIC_RELEASE);
+	__atomic_store_n(&c->moved_reported, 0, __ATOMIC_RELEASE);
+	l->clock_set = true;
+	return 1;
+}
+
+static int ignore_event(void *ctx, void *data, size_t size)
+{
+	(void)ctx;
+	(void)data;
+	(void)size;
+	return 0;
+}
+
+int nsl_loader_clock_event_fd(struct nsl_loader *l)
+{
+	if (!l->clock_events) {
+		l->clock_events = ring_buffer__new(bpf_map__fd(l->skel->maps.clock_events),
+						   ignore_event, NULL, NULL);
+		if (!l->clock_events)
+			return -errno;
+	}
+	return ring_buffer__epoll_fd(l->clock_events);
+}
+
+int nsl_loader_clock_event(struct nsl_loader *l)
+{
+	ring_buffer__consume(l->clock_events);
+	return nsl_loader_sync_clock(l);
 }
 
 void nsl_loader_close(struct nsl_loader *l)
@@ -528,6 +579,7 @@ void nsl_loader_close(struct nsl_loader *l)
 			if (l->hooks[h].nf_fds[i] > 0)
 				close(l->hooks[h].nf_fds[i]);
 	}
+	ring_buffer__free(l->clock_events);
 	netstacklat_bpf__destroy(l->skel);
 	if (l->rx_tstamp_fd >= 0)
 		close(l->rx_tstamp_fd);

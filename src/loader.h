@@ -14,6 +14,7 @@
 
 struct netstacklat_bpf;
 struct bpf_link;
+struct ring_buffer;
 
 #define NSL_NF_LINKS 2
 
@@ -31,6 +32,8 @@ struct nsl_loader {
 	int ifname_fd;		/* socket in the netns of -n, for names; or -1 */
 	char netns_path[256];	/* netns of -n to enter, "" for our own */
 	uint64_t nf_netns_ino;	/* where the netfilter hooks attach */
+	bool clock_set;		/* nsl_clock in the BPF object was written */
+	struct ring_buffer *clock_events; /* BPF: "the clock moved" */
 };
 
 /* Opens the BPF object and decides the method per enabled hook (no load). */
@@ -42,6 +45,23 @@ int nsl_loader_probe(struct nsl_loader *l, const struct nsl_options *o);
  * been printed and nsl_loader_close() cleans up.
  */
 int nsl_loader_attach(struct nsl_loader *l, const struct nsl_options *o);
+
+/*
+ * Makes the BPF side's clock (struct nsl_clock) follow the kernel's: call
+ * it every interval and when the clock was set. Says on stderr when the
+ * TAI offset changed. Returns 1 if it wrote anything, 0 if nothing
+ * changed, or a negative errno.
+ */
+int nsl_loader_sync_clock(struct nsl_loader *l);
+
+/*
+ * An fd that poll() reports readable when the BPF side found the clock
+ * moved (the kernel tells no one of a new TAI offset); then call
+ * nsl_loader_clock_event(), which follows the clock as above. The fd or a
+ * negative errno.
+ */
+int nsl_loader_clock_event_fd(struct nsl_loader *l);
+int nsl_loader_clock_event(struct nsl_loader *l);
 
 void nsl_loader_close(struct nsl_loader *l);
 

@@ -6,6 +6,7 @@
  * every interval read the maps and format a report -> on COUNT reached or
  * SIGINT/SIGTERM/SIGHUP a final report, then everything is detached.
  */
+#define _GNU_SOURCE /* ppoll() */
 #include <errno.h>
 #include <limits.h>
 #include <signal.h>
@@ -16,6 +17,7 @@
 #include <time.h>
 #include <pwd.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <unistd.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -27,6 +29,7 @@
 #include "options.h"
 #include "privs.h"
 #include "reader.h"
+#include "sysinfo.h"
 #include "report.h"
 #include "netstacklat.skel.h"
 
@@ -131,6 +134,53 @@ static void add_seconds(struct timespec *t, double s)
 
 	t->tv_sec += ns / 1000000000LL;
 	t->tv_nsec = ns % 1000000000LL;
+}
+
+/*
+ * What wakes the report loop besides its timer: the kernel's clock was set
+ * (a timerfd, see nsl_clock_watch_open()) or the BPF side found samples
+ * computed with stale clock offsets (nsl_loader_clock_event_fd()). Either
+ * way the BPF side's clock follows at once, not one interval later.
+ */
+enum { WAKE_CLOCK_SET, WAKE_CLOCK_MOVED, NR_WAKE };
+
+static void open_wakeups(struct pollfd *pfd, struct nsl_loader *l)
+{
+	pfd[WAKE_CLOCK_SET].fd = nsl_clock_watch_open();
+	pfd[WAKE_CLOCK_MOVED].fd = nsl_loader_clock_event_fd(l);
+	for (int i = 0; i < NR_WAKE; i++) {
+		pfd[i].events = POLLIN;
+		if (pfd[i].fd < 0)
+			pr_debug("no %s notifications (%s): the clock is re-read "
+				 "every interval\n", i ? "BPF clock" : "clock-set",
+				 strerror(-pfd[i].fd));
+	}
+}
+
+/* Sleeps until the CLOCK_MONOTONIC time *until or a signal. */
+static void wait_until(const struct timespec *until, struct pollfd *pfd,
+		       struct nsl_loader *l)
+{
+	while (!stop_signal) {
+		struct timespec now, left;
+
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		left.tv_sec = until->tv_sec - now.tv_sec;
+		left.tv_nsec = until->tv_nsec - now.tv_nsec;
+		if (left.tv_nsec < 0) {
+			left.tv_nsec += 1000000000L;
+			left.tv_sec--;
+		}
+		if (left.tv_sec < 0)
+			return;
+		if (ppoll(pfd, NR_WAKE, &left, NULL) <= 0)
+			continue;
+		if (pfd[WAKE_CLOCK_MOVED].revents)
+			nsl_loader_clock_event(l);
+		if (pfd[WAKE_CLOCK_SET].revents &&
+		    nsl_clock_watch_fired(pfd[WAKE_CLOCK_SET].fd))
+			nsl_loader_sync_clock(l);
+	}
 }
 
 /*
@@ -276,6 +326,7 @@ static int run(struct nsl_loader *l, const struct nsl_options *o, FILE *out,
 	struct nsl_reader rd;
 	struct timespec next;
 	unsigned long n = 0;
+	struct pollfd wake[NR_WAKE] = { { .fd = -1 }, { .fd = -1 } };
 	int err;
 
 	/* reports cover the hooks that run, not those asked for */
@@ -301,20 +352,23 @@ static int run(struct nsl_loader *l, const struct nsl_options *o, FILE *out,
 	if (http->sock >= 0 && (err = start_metrics(http, &metrics, l, attached, o,
 						     o->bpf_stats ? &bs : NULL)))
 		goto out;
+	open_wakeups(wake, l);
 	clock_gettime(CLOCK_MONOTONIC, &next);
 	while (!stop_signal) {
 		add_seconds(&next, o->interval_s);
-		while (!stop_signal &&
-		       clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL) == EINTR)
-			;
+		wait_until(&next, wake, l);
 		/* on a signal, the partial interval still gets its report */
 		err = report_once(&rd, o->bpf_stats ? &bs : NULL, out, &fo);
 		if (err)
 			break;
 		if (o->count && ++n >= o->count)
 			break;
+		/* also without a notification (none on some kernels) */
+		nsl_loader_sync_clock(l);
 	}
 out:
+	if (wake[WAKE_CLOCK_SET].fd >= 0)
+		close(wake[WAKE_CLOCK_SET].fd);
 	/* no scrape may read the maps once they are gone */
 	nsl_http_stop(http);
 	nsl_reader_free(&metrics.rd);

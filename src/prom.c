@@ -94,24 +94,22 @@ static void prom_hist(FILE *out, const struct nsl_report *r,
 	fprintf(out, "} %" PRIu64 "\n", h->count);
 }
 
-static const char *const counter_help[NSL_NR_COUNTERS] = {
-	[NSL_CNT_HOL_EXCLUDED] = "TCP reads left out as possibly HOL-blocked.",
-	[NSL_CNT_HOL_READ_ERROR] = "TCP reads left out because the HOL check could not read the socket.",
-	[NSL_CNT_NOT_RX_TSTAMP] = "Packets skipped for carrying a departure, not an RX, timestamp.",
-	[NSL_CNT_NEGATIVE] = "Samples dropped for a timestamp in the future (clock step).",
-	[NSL_CNT_MAP_FULL] = "Samples dropped because the per-group histogram map was full.",
-};
-
 static void prom_counters(FILE *out, const struct nsl_report *r)
 {
 	for (int c = 0; c < NSL_NR_COUNTERS; c++) {
-		fprintf(out, "# HELP netstacklat_%s_total %s\n", nsl_counter_names[c],
-			counter_help[c]);
-		fprintf(out, "# TYPE netstacklat_%s_total counter\n", nsl_counter_names[c]);
+		int n = 0;
+
 		for (int h = 0; h < NSL_NR_HOOKS; h++)
-			if (r->hook_enabled[h])
+			n += r->hook_enabled[h] && nsl_counter_applies(c, h);
+		if (!n)
+			continue;
+		fprintf(out, "# HELP netstacklat_%s_total %s\n", nsl_counters[c].name,
+			nsl_counters[c].help);
+		fprintf(out, "# TYPE netstacklat_%s_total counter\n", nsl_counters[c].name);
+		for (int h = 0; h < NSL_NR_HOOKS; h++)
+			if (r->hook_enabled[h] && nsl_counter_applies(c, h))
 				fprintf(out, "netstacklat_%s_total{hook=\"%s\"} %" PRIu64 "\n",
-					nsl_counter_names[c], nsl_hooks[h].name,
+					nsl_counters[c].name, nsl_hooks[h].name,
 					r->counters[h][c]);
 	}
 }

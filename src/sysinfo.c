@@ -12,20 +12,93 @@
 #include <linux/net_tstamp.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/timerfd.h>
 #include <sys/timex.h>
+#include <time.h>
 #include "sysinfo.h"
 
 #include <mntent.h>
 #include <stdio.h>
 
-int nsl_tai_offset_ns(int64_t *offset)
+static int64_t clock_ns(clockid_t id)
 {
-	struct timex tx = { 0 };
+	struct timespec ts;
 
-	if (adjtimex(&tx) < 0)
+	clock_gettime(id, &ts);
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* CLOCK_TAI - CLOCK_MONOTONIC, from the midpoint of two monotonic reads. */
+static int64_t tai_mono_ns(void)
+{
+	int64_t m0 = clock_ns(CLOCK_MONOTONIC);
+	int64_t tai = clock_ns(CLOCK_TAI);
+	int64_t m1 = clock_ns(CLOCK_MONOTONIC);
+
+	return tai - (m0 + (m1 - m0) / 2);
+}
+
+/*
+ * adjtimex() with no modes only reads. Both offsets are read twice around
+ * it, so that a clock change in between (it moves tai_mono) is noticed and
+ * the pair read again: the two must describe the same clock state.
+ */
+int nsl_clock_read(struct nsl_clock *c)
+{
+	for (int tries = 0; tries < 5; tries++) {
+		struct timex tx = { 0 };
+		int64_t before = tai_mono_ns(), after;
+
+		if (adjtimex(&tx) < 0)
+			return -errno;
+		after = tai_mono_ns();
+		c->tai_offset_ns = (int64_t)tx.tai * 1000000000LL;
+		c->tai_mono_ns = after;
+		if (llabs(after - before) <= NSL_CLOCK_SLACK_NS / 2)
+			return 0;
+	}
+	return -EAGAIN;	/* the clock keeps being set: try again later */
+}
+
+/*
+ * A CLOCK_REALTIME timer that never expires, armed with
+ * TFD_TIMER_CANCEL_ON_SET: the kernel cancels it (read() fails with
+ * ECANCELED, poll() reports it readable) whenever clock_was_set() runs,
+ * which settimeofday(), clock_settime(), adjtimex() changing the TAI
+ * offset and leap seconds all do (kernel/time/timekeeping.c,
+ * kernel/time/hrtimer.c: clock_was_set() -> timerfd_clock_was_set()).
+ */
+static int clock_watch_arm(int fd)
+{
+	struct itimerspec never = { .it_value = { .tv_sec = INT32_MAX } };
+
+	return timerfd_settime(fd, TFD_TIMER_ABSTIME | TFD_TIMER_CANCEL_ON_SET,
+			       &never, NULL) ? -errno : 0;
+}
+
+int nsl_clock_watch_open(void)
+{
+	int fd = timerfd_create(CLOCK_REALTIME, TFD_NONBLOCK | TFD_CLOEXEC);
+	int err;
+
+	if (fd < 0)
 		return -errno;
-	*offset = (int64_t)tx.tai * 1000000000LL;
-	return 0;
+	err = clock_watch_arm(fd);
+	if (err) {
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
+bool nsl_clock_watch_fired(int fd)
+{
+	uint64_t n;
+
+	if (read(fd, &n, sizeof(n)) >= 0 || errno != ECANCELED)
+		return false;
+	clock_watch_arm(fd);
+	return true;
 }
 
 /*

@@ -3,11 +3,24 @@
 #ifndef NSL_SYSINFO_H
 #define NSL_SYSINFO_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "netstacklat.h"
 
-/* CLOCK_TAI - CLOCK_REALTIME in ns, as the kernel keeps it (adjtimex). */
-int nsl_tai_offset_ns(int64_t *offset);
+/*
+ * The kernel's TAI offset (adjtimex) and CLOCK_TAI - CLOCK_MONOTONIC, read
+ * as one consistent pair (struct nsl_clock). 0 or a negative errno.
+ */
+int nsl_clock_read(struct nsl_clock *c);
+
+/*
+ * A file descriptor that poll() reports readable when the kernel's clock is
+ * set (step, TAI offset, leap second); nsl_clock_watch_fired() then says
+ * so and rearms it. The open returns the fd or a negative errno.
+ */
+int nsl_clock_watch_open(void);
+bool nsl_clock_watch_fired(int fd);
 
 /*
  * Turns on software RX timestamping for the whole kernel for as long as the

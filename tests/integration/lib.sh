@@ -7,6 +7,7 @@ set -uo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 NSL=${NSL:-$ROOT/netstacklat}
 TG=$ROOT/.output/tests/trafficgen
+SETTAI=$ROOT/.output/tests/settai
 JQ="python3 $ROOT/tests/integration/jsonq.py"
 TMP=$(mktemp -d /tmp/nsl-test.XXXXXX)
 ID=$$
@@ -21,10 +22,12 @@ ADDR6_A=fd00:198:18::1 ADDR6_B=fd00:198:18::2
 CG_ROOT=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/self/mounts)
 BG_PIDS=()
 CGROUPS=()
+AT_EXIT=()		# commands that undo a test's changes to the machine
 FAILS=()
 
 cleanup() {
-	local p cg
+	local p cg c
+	for c in "${AT_EXIT[@]}"; do eval "$c" > /dev/null 2>&1; done
 	for p in "${BG_PIDS[@]}"; do kill -KILL "$p" 2>/dev/null; done
 	wait 2>/dev/null
 	for cg in "${CGROUPS[@]}"; do

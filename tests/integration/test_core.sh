@@ -7,7 +7,8 @@ TESTS=(test_list_probes test_traffic_samples test_one_sample_per_read
        test_known_answer test_cumulative test_netns_filter test_iface_filter
        test_pid_filter test_cgroup_filter test_group_by_interface
        test_group_by_cgroup test_enable_disable test_bpf_stats
-       test_bpf_stats_off_after_exit test_shared_programs test_queue_length_filter)
+       test_bpf_stats_off_after_exit test_shared_programs test_queue_length_filter
+       test_tai_offset_change)
 
 # traffic OUT TOOL_ARGS...: TCP server up (TCP_PID), tool attached, 200 TCP
 # messages then 200 UDP datagrams, tool stopped with SIGINT.
@@ -306,6 +307,39 @@ test_queue_length_filter() {
 	expect "reads with >= 3 skbs still queued" "$n" -lt 200
 	traffic "$out" -n "/run/netns/$NS_B" -q 1000000 || return
 	expect "tcp-socket-read samples with -q 1000000" "$($JQ "$out" count tcp-socket-read)" -eq 0
+}
+
+# The kernel's TAI offset changes while the tool runs, as when an NTP daemon
+# sets it after boot (0 -> 37 s) and back: "now" is CLOCK_TAI minus that
+# offset, so a tool that kept the old one would put every later sample
+# 37 s off (into the last bucket) or below zero. Each datagram is a
+# sample or, in the moment before the tool follows, a clock_step.
+test_tai_offset_change() {
+	local out=$TMP/tai.json tai0 h n step
+	tai0=$("$SETTAI") || { skip "cannot read the TAI offset"; return; }
+	AT_EXIT+=("$SETTAI $tai0")
+	serve udp 5010 --count 3000 --duration-s 30 || return
+	start_tool "$out" -n "/run/netns/$NS_B" -e udp-start,udp-socket-enqueued || return
+	client udp 5010 --count 3000 --interval-us 1000 &
+	sleep 1
+	"$SETTAI" $((tai0 + 37)) > /dev/null || { fail "cannot set the TAI offset"; return; }
+	sleep 1
+	"$SETTAI" "$tai0" > /dev/null
+	wait $!
+	wait_server
+	stop_tool
+	for h in udp-start udp-socket-enqueued; do
+		n=$($JQ "$out" count $h)
+		step=$($JQ "$out" counter $h clock_step)
+		expect "$h samples in the last bucket (> 8.59 s)" \
+			"$($JQ "$out" count_lower_ge $h $((1 << 33)))" -eq 0
+		expect "$h negative_latency" "$($JQ "$out" counter $h negative_latency)" -eq 0
+		expect "$h samples + clock_step" "$((n + step))" -eq 3000
+	done
+	grep -q "TAI offset changed from $tai0 to $((tai0 + 37)) s" "$TMP/tool.err" ||
+		fail "no stderr line for the change to $((tai0 + 37)) s"
+	grep -q "TAI offset changed from $((tai0 + 37)) to $tai0 s" "$TMP/tool.err" ||
+		fail "no stderr line for the change back"
 }
 
 need "" prereqs

@@ -53,7 +53,7 @@ test_prom_textfile_atomic() {
 		n=$(wc -l < "$f")
 		last=$(tail -1 "$f")
 		[ -z "$lines" ] && lines=$n
-		if [ "$n" -ne "$lines" ] || [[ "$last" != netstacklat_map_full_total* ]]; then
+		if [ "$n" -ne "$lines" ] || [[ "$last" != netstacklat_clock_step_total* ]]; then
 			bad=$((bad + 1))
 		fi
 	done
