@@ -553,10 +553,19 @@ int BPF_PROG(tp_tcp_copy_datagram, const struct sk_buff *skb, int len)
 	return 0;
 }
 
+#define MSG_ERRQUEUE 0x2000
+
 /*
  * sock_recvmsg_nosec() fires sock_recv_length once per recvmsg, after the
  * protocol's recvmsg returned (socket lock released, as for fentry on
  * tcp_recv_timestamp): one read, one sample.
+ *
+ * A read of the error queue (MSG_ERRQUEUE: TX timestamps and the like,
+ * which sock_queue_err_skb() queues as skbs owned by the socket) copies
+ * with skb_copy_datagram_msg() too, so it fired the copy tracepoint with
+ * the timestamp of a sent packet; tcp_recvmsg() hands such reads to
+ * inet_recv_error() before tcp_recvmsg_locked(), so fentry on
+ * tcp_recv_timestamp never sees them. Neither do we.
  */
 SEC("tp_btf/sock_recv_length")
 int BPF_PROG(tp_tcp_recv_length, struct sock *sk, int ret, int flags)
@@ -577,7 +586,7 @@ int BPF_PROG(tp_tcp_recv_length, struct sock *sk, int ret, int flags)
 		return 0;
 	ts = rs->tstamp;
 	rs->tstamp = 0;
-	if (ret <= 0 || rs->sk != (__u64)sk)
+	if (ret <= 0 || rs->sk != (__u64)sk || (flags & MSG_ERRQUEUE))
 		return 0;
 	record_tcp_read(sk, ts);
 	return 0;

@@ -25,6 +25,7 @@
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <linux/net_tstamp.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -90,10 +91,12 @@ struct config {
 	/* server */
 	uint64_t read_delay_ns;
 	size_t read_size;
+	unsigned int rcvbuf;		/* SO_RCVBUF, 0: the kernel's default */
 	const char *ready_file;
 	/* client */
 	size_t msg_size;
 	uint64_t interval_ns;
+	bool errqueue;			/* TX timestamps, read back (TCP) */
 	/* both */
 	const char *report;
 };
@@ -101,6 +104,7 @@ struct config {
 struct stats {
 	uint64_t ops;			/* reads (server) or writes (client) */
 	uint64_t bytes;
+	uint64_t errqueue_reads;	/* client --errqueue */
 };
 
 static volatile sig_atomic_t stop_requested;
@@ -110,15 +114,17 @@ static size_t guard_msg_len;
 static const char usage_text[] =
 "usage:\n"
 "  " PROG " server --proto tcp|udp --bind ADDR --port N [--read-delay-ms N]\n"
-"             [--read-size B] [--duration-s S] [--count N]\n"
+"             [--read-size B] [--rcvbuf B] [--duration-s S] [--count N]\n"
 "             [--ready-file PATH] [--report PATH]\n"
 "  " PROG " client --proto tcp|udp --connect ADDR --port N [--msg-size B]\n"
-"             [--count N] [--interval-us U] [--duration-s S] [--report PATH]\n"
+"             [--count N] [--interval-us U] [--duration-s S] [--errqueue]\n"
+"             [--report PATH]\n"
 "\n"
 "ADDR is a numeric IPv4 or IPv6 address (IPv6 without brackets).\n"
 "server: accepts one TCP connection (or binds UDP) and counts reads that\n"
 "  returned data; with --read-delay-ms it waits until data is queued, then\n"
 "  sleeps that long before every read.  --read-size defaults to 65536.\n"
+"  --rcvbuf sets SO_RCVBUF (the kernel doubles it) before listen/bind.\n"
 "  Stops at TCP EOF, after --count reads, or after --duration-s; a UDP\n"
 "  server needs --count or --duration-s.  --ready-file is created\n"
 "  (containing the PID) once the socket is listening/bound.\n"
@@ -126,6 +132,9 @@ static const char usage_text[] =
 "  --interval-us apart (default 1000, 0 = back to back), or sends until\n"
 "  --duration-s elapses.  TCP: retries refused connects for 5 s, then\n"
 "  shuts down writing and waits up to 10 s for the server to close.\n"
+"  --errqueue (TCP): software TX timestamps on, and after each message the\n"
+"  error queue is read (recvmsg MSG_ERRQUEUE) until empty, waiting up to\n"
+"  100 ms for its first entry; the report counts them (errqueue_reads).\n"
 "--duration-s accepts fractions (e.g. 0.5).\n"
 "Prints one JSON report line on stdout (also to --report PATH, atomically).\n"
 "Exit: 0 ok, 1 socket/file error, 2 usage error, 3 hard time limit hit.\n";
@@ -350,6 +359,8 @@ enum {
 	OPT_REPORT,
 	OPT_MSG_SIZE,
 	OPT_INTERVAL,
+	OPT_RCVBUF,
+	OPT_ERRQUEUE,
 };
 
 /* Separate tables so an option of the other role is rejected by name. */
@@ -359,6 +370,7 @@ static const struct option server_opts[] = {
 	{ "port",		required_argument, NULL, OPT_PORT },
 	{ "read-delay-ms",	required_argument, NULL, OPT_READ_DELAY },
 	{ "read-size",		required_argument, NULL, OPT_READ_SIZE },
+	{ "rcvbuf",		required_argument, NULL, OPT_RCVBUF },
 	{ "duration-s",		required_argument, NULL, OPT_DURATION },
 	{ "count",		required_argument, NULL, OPT_COUNT },
 	{ "ready-file",		required_argument, NULL, OPT_READY_FILE },
@@ -375,6 +387,7 @@ static const struct option client_opts[] = {
 	{ "count",		required_argument, NULL, OPT_COUNT },
 	{ "interval-us",	required_argument, NULL, OPT_INTERVAL },
 	{ "duration-s",		required_argument, NULL, OPT_DURATION },
+	{ "errqueue",		no_argument,	   NULL, OPT_ERRQUEUE },
 	{ "report",		required_argument, NULL, OPT_REPORT },
 	{ "help",		no_argument,	   NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -490,6 +503,12 @@ static void handle_opt(struct config *cfg, const struct option *opts,
 	case OPT_MSG_SIZE:
 		cfg->msg_size = parse_uint(name, arg, 1, MAX_BUF_SIZE);
 		break;
+	case OPT_RCVBUF:
+		cfg->rcvbuf = parse_uint(name, arg, 1, MAX_BUF_SIZE);
+		break;
+	case OPT_ERRQUEUE:
+		cfg->errqueue = true;
+		break;
 	case OPT_COUNT:
 		cfg->count = parse_uint(name, arg, 1, MAX_COUNT);
 		break;
@@ -532,6 +551,8 @@ static void check_required(struct config *cfg)
 			    "least one of them");
 	if (cfg->role == ROLE_CLIENT && !cfg->count && !cfg->duration_ns)
 		cfg->count = DEFAULT_COUNT;
+	if (cfg->errqueue && cfg->socktype != SOCK_STREAM)
+		usage_error("--errqueue: only with --proto tcp");
 	resolve_addr(cfg, addr_opt);
 }
 
@@ -605,6 +626,12 @@ static int open_server_socket(const struct config *cfg)
 	if (cfg->socktype == SOCK_STREAM &&
 	    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) < 0) {
 		sys_error("setsockopt(SO_REUSEADDR)");
+		goto err;
+	}
+	/* before listen(): an accepted socket inherits it */
+	if (cfg->rcvbuf && setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &cfg->rcvbuf,
+				      sizeof(cfg->rcvbuf)) < 0) {
+		sys_error("setsockopt(SO_RCVBUF)");
 		goto err;
 	}
 	if (bind(fd, (const struct sockaddr *)&cfg->sa, cfg->salen) < 0) {
@@ -874,6 +901,40 @@ static int send_dgram_msg(int fd, const char *buf, size_t len,
 	}
 }
 
+/*
+ * --errqueue: reads the TX timestamps of what was sent back from the error
+ * queue (sock_queue_err_skb() puts a clone of the sent skb there, owned by
+ * this socket), as applications that timestamp their sends do. Waits up to
+ * 100 ms for the first one, then reads until the queue is empty.
+ */
+static int drain_errqueue(int fd, struct stats *st)
+{
+	uint64_t deadline = deadline_after(100 * NSEC_PER_MSEC);
+	char data[2048], ctrl[512];
+	bool got = false;
+
+	for (;;) {
+		struct iovec iov = { .iov_base = data, .iov_len = sizeof(data) };
+		struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1,
+				    .msg_control = ctrl,
+				    .msg_controllen = sizeof(ctrl) };
+		ssize_t n = recvmsg(fd, &m, MSG_ERRQUEUE | MSG_DONTWAIT);
+
+		if (n >= 0) {
+			st->errqueue_reads++;
+			got = true;
+			continue;
+		}
+		if (errno == EINTR)
+			continue;
+		if (errno != EAGAIN)
+			return sys_error("recvmsg(MSG_ERRQUEUE)");
+		/* poll() reports a non-empty error queue as POLLERR */
+		if (got || wait_fd(fd, 0, deadline) <= 0)
+			return 0;
+	}
+}
+
 static int send_loop(const struct config *cfg, int fd, uint64_t deadline,
 		     struct stats *st)
 {
@@ -900,6 +961,10 @@ static int send_loop(const struct config *cfg, int fd, uint64_t deadline,
 					     st);
 		if (ret <= 0)
 			break;
+		if (cfg->errqueue && drain_errqueue(fd, st) < 0) {
+			ret = -1;
+			break;
+		}
 	}
 	free(msg);
 	return ret < 0 ? -1 : 0;
@@ -949,6 +1014,15 @@ static int run_client(const struct config *cfg, uint64_t deadline,
 		close(fd);
 		return -1;
 	}
+	if (cfg->errqueue) {
+		int ts = SOF_TIMESTAMPING_TX_SOFTWARE | SOF_TIMESTAMPING_SOFTWARE;
+
+		if (setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPING, &ts, sizeof(ts)) < 0) {
+			sys_error("setsockopt(SO_TIMESTAMPING)");
+			close(fd);
+			return -1;
+		}
+	}
 	ret = send_loop(cfg, fd, deadline, st);
 	if (cfg->socktype == SOCK_STREAM && ret == 0)
 		wait_peer_close(fd);
@@ -965,10 +1039,11 @@ static int emit_report(const struct config *cfg, const struct stats *st)
 
 	snprintf(line, sizeof(line),
 		 "{\"role\":\"%s\",\"proto\":\"%s\",\"%s\":%llu,"
-		 "\"bytes\":%llu,\"pid\":%ld}\n",
+		 "\"bytes\":%llu,\"errqueue_reads\":%llu,\"pid\":%ld}\n",
 		 server ? "server" : "client", cfg->proto,
 		 server ? "reads" : "writes", (unsigned long long)st->ops,
-		 (unsigned long long)st->bytes, (long)getpid());
+		 (unsigned long long)st->bytes,
+		 (unsigned long long)st->errqueue_reads, (long)getpid());
 	fputs(line, stdout);
 	fflush(stdout);
 	if (cfg->report)

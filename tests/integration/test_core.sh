@@ -8,7 +8,7 @@ TESTS=(test_list_probes test_traffic_samples test_one_sample_per_read
        test_pid_filter test_cgroup_filter test_group_by_interface
        test_group_by_cgroup test_enable_disable test_bpf_stats
        test_bpf_stats_off_after_exit test_shared_programs test_queue_length_filter
-       test_tai_offset_change)
+       test_tai_offset_change test_errqueue_reads)
 
 # traffic OUT TOOL_ARGS...: TCP server up (TCP_PID), tool attached, 200 TCP
 # messages then 200 UDP datagrams, tool stopped with SIGINT.
@@ -340,6 +340,22 @@ test_tai_offset_change() {
 		fail "no stderr line for the change to $((tai0 + 37)) s"
 	grep -q "TAI offset changed from $((tai0 + 37)) to $tai0 s" "$TMP/tool.err" ||
 		fail "no stderr line for the change back"
+}
+
+# A client that sends with software TX timestamps and reads them back from
+# its socket's error queue (recvmsg MSG_ERRQUEUE), as applications that
+# timestamp their sends do, reads no received data: its namespace must show
+# no tcp-socket-read sample. (Copying an error-queue skb fires the same
+# tracepoint as a read; fentry on tcp_recv_timestamp never sees these.)
+test_errqueue_reads() {
+	local out=$TMP/errq.json
+	serve tcp 5011 || return
+	start_tool "$out" -n "/run/netns/$NS_A" -e tcp-socket-read || return
+	client tcp 5011 --count 32 --interval-us 10000 --errqueue
+	wait_server
+	stop_tool
+	expect "error-queue reads by the client" "$(json_field "$TMP/client.json" errqueue_reads)" -ge 32
+	expect "tcp-socket-read samples in the client's namespace" "$($JQ "$out" count tcp-socket-read)" -eq 0
 }
 
 need "" prereqs
