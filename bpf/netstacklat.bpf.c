@@ -91,6 +91,22 @@ struct {
 } hol_state SEC(".maps");
 
 /*
+ * The enqueue hooks in tracepoint mode: the receive-queue tail that
+ * sk_data_ready last sampled on a socket (see tp_data_ready()).
+ */
+struct nsl_tail_state {
+	__u64 skb;	/* address of the tail skb, only compared */
+	__u64 tstamp;	/* its tstamp: TCP coalescing keeps the skb, not this */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_SK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct nsl_tail_state);
+} tail_state SEC(".maps");
+
+/*
  * tcp-socket-read in tracepoint mode: the timestamp of the last skb a
  * recvmsg() copied, kept per task until the recvmsg() returns. Per task and
  * not per CPU: tcp_recvmsg() may sleep between copies and wake elsewhere.
@@ -495,11 +511,46 @@ int BPF_PROG(fentry_skb_consume_udp, struct sock *sk, struct sk_buff *skb,
 /* ---- fallback attach: BTF tracepoints --------------------------------- */
 
 /*
- * sk_data_ready fires from sock_def_readable() and friends right after
- * tcp_queue_rcv()/__udp_enqueue_schedule_skb() queued an skb, for every
- * socket family, so filter on inet TCP/UDP. The skb just queued is the
- * tail of sk_receive_queue (for TCP a coalesced skb carries the newest
- * timestamp, as tcp_try_coalesce() moves it over).
+ * Whether tail, the tail of sk's receive queue, was not sampled yet: sk's
+ * storage remembers the last tail sampled, with its timestamp (TCP
+ * coalescing merges a new segment into the tail skb and gives it the new
+ * timestamp: a new sample under the same address).
+ */
+static __always_inline int tail_is_new(struct sock *sk, struct sk_buff *tail,
+				       __u64 tstamp, __u32 hook)
+{
+	struct nsl_tail_state *st;
+
+	st = bpf_sk_storage_get(&tail_state, sk, NULL,
+				BPF_SK_STORAGE_GET_F_CREATE);
+	if (!st)
+		return 1;	/* no memory: a repeat beats a lost sample */
+	if (st->skb == (__u64)tail && st->tstamp == tstamp) {
+		count_event(hook, NSL_CNT_UNCHANGED_TAIL);
+		return 0;
+	}
+	st->skb = (__u64)tail;
+	st->tstamp = tstamp;
+	return 1;
+}
+
+/*
+ * sock_def_readable() fires sk_data_ready (and so do the data_ready
+ * callbacks of sunrpc, kTLS, MPTCP subflows, ... before they call it as
+ * well), for every socket family: filter on inet TCP/UDP. The skb just
+ * queued is the tail of sk_receive_queue (for TCP a coalesced skb carries
+ * the newest timestamp, as tcp_try_coalesce() moves it over).
+ *
+ * But the tracepoint also fires when nothing was queued, and then the
+ * tail is one sampled before (v6.12, net/ipv4/tcp_input.c): the in-order
+ * and the out-of-order receive-memory drops (tcp_data_queue(),
+ * tcp_data_queue_ofo()), urgent data (tcp_urg(), before the segment is
+ * queued), tcp_set_rcvlowat(); and callbacks that chain to
+ * sock_def_readable() fire it twice per packet. And since v6.18 UDP
+ * queues a batch of datagrams and calls sk_data_ready once per datagram
+ * after it (__udp_enqueue_schedule_skb(), per-NUMA llist): the same tail
+ * each time. So a tail is sampled once per socket (tail_is_new()); the
+ * repeats are counted in unchanged_tail.
  */
 SEC("tp_btf/sk_data_ready")
 int BPF_PROG(tp_data_ready, struct sock *sk)
@@ -507,6 +558,7 @@ int BPF_PROG(tp_data_ready, struct sock *sk)
 	__u16 family = sk->__sk_common.skc_family;
 	struct sk_buff *tail;
 	__u32 hook;
+	__u64 ts;
 
 	if (family != AF_INET && family != AF_INET6)
 		return 0;
@@ -522,9 +574,16 @@ int BPF_PROG(tp_data_ready, struct sock *sk)
 	}
 	if (!shared_hook_on(hook) || !sk->sk_receive_queue.qlen)
 		return 0;
+	/* before the per-socket storage: other namespaces' sockets get none */
+	if (!sk_netns_selected(sk))
+		return 0;
 	tail = sk->sk_receive_queue.prev;
-	if (tail)
-		record_enqueued(sk, tail, hook);
+	if (!tail)
+		return 0;
+	ts = tail->tstamp;
+	if ((__s64)ts <= 0 || !tail_is_new(sk, tail, ts, hook))
+		return 0;
+	record_rx(tail, sk, hook, 1);
 	return 0;
 }
 

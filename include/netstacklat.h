@@ -71,6 +71,7 @@ enum nsl_counter {
 	NSL_CNT_NEGATIVE,	/* timestamp in the future: clock step/skew */
 	NSL_CNT_MAP_FULL,	/* no room for a new group in the hist map */
 	NSL_CNT_CLOCK_STEP,	/* clock offsets changed since we last read them */
+	NSL_CNT_UNCHANGED_TAIL,	/* sk_data_ready: the tail already sampled */
 	NSL_NR_COUNTERS,
 };
 

@@ -93,6 +93,12 @@ const struct nsl_counter_desc nsl_counters[NSL_NR_COUNTERS] = {
 		"Samples dropped because the kernel's clock was set (step, TAI "
 		"offset) and the tool had not yet followed.",
 		ALL_HOOKS },
+	[NSL_CNT_UNCHANGED_TAIL] = {
+		"unchanged_tail",
+		"sk_data_ready calls (tracepoint fallback) that found the tail "
+		"of the receive queue already sampled: no new skb, or one of a "
+		"batch.",
+		HOOK(TCP_SOCK_ENQUEUED) | HOOK(UDP_SOCK_ENQUEUED) },
 };
 
 const char *nsl_hook_names(uint32_t hooks, const char *sep, char *buf,

@@ -97,6 +97,7 @@ struct config {
 	size_t msg_size;
 	uint64_t interval_ns;
 	bool errqueue;			/* TX timestamps, read back (TCP) */
+	bool oob;			/* each message's last byte urgent (TCP) */
 	/* both */
 	const char *report;
 };
@@ -118,7 +119,7 @@ static const char usage_text[] =
 "             [--ready-file PATH] [--report PATH]\n"
 "  " PROG " client --proto tcp|udp --connect ADDR --port N [--msg-size B]\n"
 "             [--count N] [--interval-us U] [--duration-s S] [--errqueue]\n"
-"             [--report PATH]\n"
+"             [--oob] [--report PATH]\n"
 "\n"
 "ADDR is a numeric IPv4 or IPv6 address (IPv6 without brackets).\n"
 "server: accepts one TCP connection (or binds UDP) and counts reads that\n"
@@ -135,6 +136,7 @@ static const char usage_text[] =
 "  --errqueue (TCP): software TX timestamps on, and after each message the\n"
 "  error queue is read (recvmsg MSG_ERRQUEUE) until empty, waiting up to\n"
 "  100 ms for its first entry; the report counts them (errqueue_reads).\n"
+"  --oob (TCP): each message is sent with MSG_OOB (its last byte urgent).\n"
 "--duration-s accepts fractions (e.g. 0.5).\n"
 "Prints one JSON report line on stdout (also to --report PATH, atomically).\n"
 "Exit: 0 ok, 1 socket/file error, 2 usage error, 3 hard time limit hit.\n";
@@ -361,6 +363,7 @@ enum {
 	OPT_INTERVAL,
 	OPT_RCVBUF,
 	OPT_ERRQUEUE,
+	OPT_OOB,
 };
 
 /* Separate tables so an option of the other role is rejected by name. */
@@ -388,6 +391,7 @@ static const struct option client_opts[] = {
 	{ "interval-us",	required_argument, NULL, OPT_INTERVAL },
 	{ "duration-s",		required_argument, NULL, OPT_DURATION },
 	{ "errqueue",		no_argument,	   NULL, OPT_ERRQUEUE },
+	{ "oob",		no_argument,	   NULL, OPT_OOB },
 	{ "report",		required_argument, NULL, OPT_REPORT },
 	{ "help",		no_argument,	   NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -509,6 +513,9 @@ static void handle_opt(struct config *cfg, const struct option *opts,
 	case OPT_ERRQUEUE:
 		cfg->errqueue = true;
 		break;
+	case OPT_OOB:
+		cfg->oob = true;
+		break;
 	case OPT_COUNT:
 		cfg->count = parse_uint(name, arg, 1, MAX_COUNT);
 		break;
@@ -553,6 +560,8 @@ static void check_required(struct config *cfg)
 		cfg->count = DEFAULT_COUNT;
 	if (cfg->errqueue && cfg->socktype != SOCK_STREAM)
 		usage_error("--errqueue: only with --proto tcp");
+	if (cfg->oob && cfg->socktype != SOCK_STREAM)
+		usage_error("--oob: only with --proto tcp");
 	resolve_addr(cfg, addr_opt);
 }
 
@@ -848,14 +857,14 @@ static int connect_retry(const struct config *cfg, uint64_t run_deadline)
  * out are counted even if the message is cut short, so byte totals still
  * match the server's.  Returns 1 sent, 0 cut short (deadline/stop), -1 error.
  */
-static int send_stream_msg(int fd, const char *buf, size_t len,
+static int send_stream_msg(int fd, const char *buf, size_t len, int flags,
 			   uint64_t deadline, struct stats *st)
 {
 	ssize_t n;
 	int ret;
 
 	while (len) {
-		n = send(fd, buf, len, MSG_DONTWAIT | MSG_NOSIGNAL);
+		n = send(fd, buf, len, MSG_DONTWAIT | MSG_NOSIGNAL | flags);
 		if (n > 0) {
 			st->bytes += n;
 			buf += n;
@@ -954,8 +963,8 @@ static int send_loop(const struct config *cfg, int fd, uint64_t deadline,
 		if (stop_requested || deadline_passed(deadline))
 			break;
 		if (cfg->socktype == SOCK_STREAM)
-			ret = send_stream_msg(fd, msg, cfg->msg_size, deadline,
-					      st);
+			ret = send_stream_msg(fd, msg, cfg->msg_size,
+					      cfg->oob ? MSG_OOB : 0, deadline, st);
 		else
 			ret = send_dgram_msg(fd, msg, cfg->msg_size, deadline,
 					     st);

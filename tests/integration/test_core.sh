@@ -8,7 +8,7 @@ TESTS=(test_list_probes test_traffic_samples test_one_sample_per_read
        test_pid_filter test_cgroup_filter test_group_by_interface
        test_group_by_cgroup test_enable_disable test_bpf_stats
        test_bpf_stats_off_after_exit test_shared_programs test_queue_length_filter
-       test_tai_offset_change test_errqueue_reads)
+       test_tai_offset_change test_errqueue_reads test_enqueue_once_per_skb)
 
 # traffic OUT TOOL_ARGS...: TCP server up (TCP_PID), tool attached, 200 TCP
 # messages then 200 UDP datagrams, tool stopped with SIGINT.
@@ -356,6 +356,47 @@ test_errqueue_reads() {
 	stop_tool
 	expect "error-queue reads by the client" "$(json_field "$TMP/client.json" errqueue_reads)" -ge 32
 	expect "tcp-socket-read samples in the client's namespace" "$($JQ "$out" count tcp-socket-read)" -eq 0
+}
+
+# udp_stat NAME: a counter of /proc/net/snmp's Udp line in the receiver's namespace
+udp_stat() {
+	ip netns exec "$NS_B" awk -v k="$1" '$1 == "Udp:" && !n++ { for (i = 2; i <= NF; i++) col[$i] = i; next }
+		$1 == "Udp:" { print $col[k] }' /proc/net/snmp
+}
+
+# An enqueue sample is one skb queued (or coalesced into the tail). The
+# tracepoint fallback sees sk_data_ready, which also fires when nothing
+# new was queued; urgent data is a deterministic case: tcp_urg() calls it
+# before the segment is queued, with the previous segment as the tail.
+# 300 messages with MSG_OOB (one segment each, plus the FIN) may give at
+# most 301 samples (before the fix: 500). And a UDP flood into a tiny
+# receive buffer: no more samples than datagrams queued (sent, less the
+# receive-buffer drops), each call either a sample or an unchanged_tail.
+test_enqueue_once_per_skb() {
+	local out=$TMP/oob.json n err0 sent
+	serve tcp 5012 --read-delay-ms 5 || return
+	start_tool "$out" -n "/run/netns/$NS_B" -e tcp-socket-enqueued,udp-socket-enqueued || return
+	client tcp 5012 --count 300 --interval-us 2000 --msg-size 100 --oob
+	wait_server
+	err0=$(udp_stat InErrors)
+	serve udp 5013 --rcvbuf 2048 --read-delay-ms 1 --duration-s 8 --count 100000 || return
+	client udp 5013 --count 20000 --msg-size 64 --interval-us 0
+	sent=$(json_field "$TMP/client.json" writes)
+	wait_server
+	stop_tool
+	n=$($JQ "$out" count tcp-socket-enqueued)
+	expect "tcp-socket-enqueued samples for 300 urgent messages" "$n" -le 301
+	expect "tcp-socket-enqueued samples for 300 urgent messages" "$n" -ge 250
+	if grep -Eq "tcp-socket-enqueued +tracepoint" "$TMP/tool.err"; then
+		expect "tcp-socket-enqueued unchanged_tail" \
+			"$($JQ "$out" counter tcp-socket-enqueued unchanged_tail)" -ge 100
+	fi
+	n=$($JQ "$out" count udp-socket-enqueued)
+	sent=$((sent - ($(udp_stat InErrors) - err0)))
+	expect "udp-socket-enqueued samples <= datagrams queued ($sent)" "$n" -le "$sent"
+	expect "udp-socket-enqueued samples + unchanged_tail <= datagrams queued" \
+		"$((n + $($JQ "$out" counter udp-socket-enqueued unchanged_tail)))" -le "$sent"
+	expect "udp-socket-enqueued samples" "$n" -gt 0
 }
 
 need "" prereqs

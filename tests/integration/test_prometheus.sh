@@ -46,14 +46,16 @@ test_prom_promtool() {
 # The textfile collector may read at any moment: every read sees a whole
 # file (the same number of lines, ending in the last metric family).
 test_prom_textfile_atomic() {
-	local f=$TMP/atomic.prom lines= n i bad=0 last
+	local f=$TMP/atomic.prom lines= n i bad=0 last metric=
 	start_tool "$TMP/ignored" -F prometheus -o "$f" -r 0.05 || return
 	wait_for 5 test -s "$f" || { fail "no textfile"; return; }
 	for i in $(seq 200); do
 		n=$(wc -l < "$f")
 		last=$(tail -1 "$f")
-		[ -z "$lines" ] && lines=$n
-		if [ "$n" -ne "$lines" ] || [[ "$last" != netstacklat_clock_step_total* ]]; then
+		# a whole file always ends with a sample of the same metric
+		[ -z "$lines" ] && lines=$n metric=${last%%\{*}
+		if [ "$n" -ne "$lines" ] || [[ "$last" != netstacklat_*_total\{*\}\ [0-9]* ]] ||
+		   [ "${last%%\{*}" != "$metric" ]; then
 			bad=$((bad + 1))
 		fi
 	done
