@@ -23,6 +23,7 @@
 #define AF_INET6 10
 #define IPPROTO_TCP 6
 #define IPPROTO_UDP 17
+#define IPPROTO_MPTCP 262
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -405,17 +406,35 @@ static __always_inline void record_tcp_read(struct sock *sk, __u64 ts)
 	}
 	if (!sk_netns_selected(sk))
 		return;
-	if (!cfg.include_hol && tcp_read_hol_blocked(sk))
-		return;
+	if (!cfg.include_hol) {
+		/*
+		 * An MPTCP read (of the MPTCP socket, whose data came over
+		 * one or more TCP subflows) may have waited for a subflow's
+		 * retransmission or for another subflow; the filter sees no
+		 * subflow, so it cannot tell: left out, and counted.
+		 */
+		if (sk->sk_protocol == IPPROTO_MPTCP) {
+			count_event(NSL_HOOK_TCP_SOCK_READ, NSL_CNT_MPTCP_EXCLUDED);
+			return;
+		}
+		if (tcp_read_hol_blocked(sk))
+			return;
+	}
 	record_latency(NSL_HOOK_TCP_SOCK_READ, ts, ifindex);
 }
 
-static __always_inline int sk_is_inet(struct sock *sk, __u16 protocol)
+/*
+ * TCP reads, and reads of MPTCP sockets (mptcp_recvmsg() calls
+ * tcp_recv_timestamp() with the MPTCP socket, and copies skbs that it
+ * owns), for fentry and tracepoint mode alike.
+ */
+static __always_inline int sk_is_tcp_reader(struct sock *sk)
 {
 	__u16 family = sk->__sk_common.skc_family;
 
 	return (family == AF_INET || family == AF_INET6) &&
-	       sk->sk_protocol == protocol;
+	       (sk->sk_protocol == IPPROTO_TCP ||
+		sk->sk_protocol == IPPROTO_MPTCP);
 }
 
 /*
@@ -474,8 +493,11 @@ int BPF_PROG(fexit_udp_enqueue_schedule_skb, struct sock *sk,
 
 /*
  * tcp_recvmsg() calls tcp_recv_timestamp() after releasing the socket,
- * once per read that returned data with an RX timestamp; tss->ts[0] is
- * the timestamp of the last skb the read copied from.
+ * once per read that returned data with an RX timestamp (also for
+ * MSG_PEEK, MSG_TRUNC, and TCP_ZEROCOPY_RECEIVE through
+ * tcp_zc_finalize_rx_tstamp()); tss->ts[0] is the timestamp of the last
+ * skb the read copied from. mptcp_recvmsg() calls it too, with the MPTCP
+ * socket.
  */
 SEC("fentry/tcp_recv_timestamp")
 int BPF_PROG(fentry_tcp_recv_timestamp, struct msghdr *msg, struct sock *sk,
@@ -601,7 +623,7 @@ int BPF_PROG(tp_tcp_copy_datagram, const struct sk_buff *skb, int len)
 	struct sock *sk = skb->sk;
 	__u64 ts = skb->tstamp;
 
-	if ((__s64)ts <= 0 || !sk || !sk_is_inet(sk, IPPROTO_TCP))
+	if ((__s64)ts <= 0 || !sk || !sk_is_tcp_reader(sk))
 		return 0;
 	rs = bpf_task_storage_get(&read_state, bpf_get_current_task_btf(), 0,
 				  BPF_LOCAL_STORAGE_GET_F_CREATE);
@@ -637,7 +659,7 @@ int BPF_PROG(tp_tcp_recv_length, struct sock *sk, int ret, int flags)
 	 * once, before the task-storage lookup. A TCP read that returns data
 	 * has copied it, so the state is always fresh by then.
 	 */
-	if (sk->sk_protocol != IPPROTO_TCP)
+	if (sk->sk_protocol != IPPROTO_TCP && sk->sk_protocol != IPPROTO_MPTCP)
 		return 0;
 	rs = bpf_task_storage_get(&read_state, bpf_get_current_task_btf(), 0,
 				  0);

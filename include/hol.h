@@ -76,8 +76,15 @@ static __always_inline __u32 nsl_hol_range_end(const struct nsl_hol_input *in)
  * 0 if it is to be recorded. Updates *st. Callers skip this entirely (and
  * record) while rcv_ooopack is 0: the socket never saw OOO data.
  *
- * A read that crosses the end of the range is excluded too (it returned the
- * data that waited); the first read that starts at or after it is recorded.
+ * A read's sample is the timestamp of the last skb it copied from, which
+ * holds byte copied_seq - 1. While that byte lies inside the range (up to
+ * end_seq, exclusive) the skb may have waited for the hole. Once it lies
+ * past the range, the skb arrived in order after the hole was filled (data
+ * beyond the range that arrived while the hole was still open would have
+ * gone to the out-of-order queue and raised rcv_ooopack), and a segment
+ * coalesced into a waiting skb gives it its own, newer timestamp
+ * (tcp_try_coalesce()): so that read is recorded, including the one that
+ * crosses the end in one go. This is upstream netstacklat's rule.
  */
 static __always_inline int nsl_hol_exclude(struct nsl_hol_state *st,
 					   const struct nsl_hol_input *in)
@@ -87,14 +94,14 @@ static __always_inline int nsl_hol_exclude(struct nsl_hol_state *st,
 		st->end_seq = nsl_hol_range_end(in);
 		st->active = 1;
 		/* this read returned data that may have waited already */
-		if (!nsl_seq_before(in->copied_seq, st->end_seq))
-			st->active = 0;
 		return 1;
 	}
 	if (!st->active)
 		return 0;
-	if (!nsl_seq_before(in->copied_seq, st->end_seq))
+	if (nsl_seq_before(st->end_seq, in->copied_seq)) {
 		st->active = 0;
+		return 0;
+	}
 	return 1;
 }
 

@@ -72,6 +72,7 @@ enum nsl_counter {
 	NSL_CNT_MAP_FULL,	/* no room for a new group in the hist map */
 	NSL_CNT_CLOCK_STEP,	/* clock offsets changed since we last read them */
 	NSL_CNT_UNCHANGED_TAIL,	/* sk_data_ready: the tail already sampled */
+	NSL_CNT_MPTCP_EXCLUDED,	/* tcp-socket-read: MPTCP, HOL state unknown */
 	NSL_NR_COUNTERS,
 };
 

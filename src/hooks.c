@@ -99,6 +99,11 @@ const struct nsl_counter_desc nsl_counters[NSL_NR_COUNTERS] = {
 		"of the receive queue already sampled: no new skb, or one of a "
 		"batch.",
 		HOOK(TCP_SOCK_ENQUEUED) | HOOK(UDP_SOCK_ENQUEUED) },
+	[NSL_CNT_MPTCP_EXCLUDED] = {
+		"mptcp_excluded",
+		"MPTCP reads left out by the HOL filter, which cannot see "
+		"their subflows (-y records them).",
+		HOOK(TCP_SOCK_READ) },
 };
 
 const char *nsl_hook_names(uint32_t hooks, const char *sep, char *buf,

@@ -99,6 +99,8 @@ struct config {
 	bool errqueue;			/* TX timestamps, read back (TCP) */
 	bool oob;			/* each message's last byte urgent (TCP) */
 	/* both */
+	int protocol;			/* socket(): 0, or IPPROTO_MPTCP */
+	/* both */
 	const char *report;
 };
 
@@ -116,10 +118,10 @@ static const char usage_text[] =
 "usage:\n"
 "  " PROG " server --proto tcp|udp --bind ADDR --port N [--read-delay-ms N]\n"
 "             [--read-size B] [--rcvbuf B] [--duration-s S] [--count N]\n"
-"             [--ready-file PATH] [--report PATH]\n"
+"             [--ready-file PATH] [--report PATH] [--mptcp]\n"
 "  " PROG " client --proto tcp|udp --connect ADDR --port N [--msg-size B]\n"
 "             [--count N] [--interval-us U] [--duration-s S] [--errqueue]\n"
-"             [--oob] [--report PATH]\n"
+"             [--oob] [--mptcp] [--report PATH]\n"
 "\n"
 "ADDR is a numeric IPv4 or IPv6 address (IPv6 without brackets).\n"
 "server: accepts one TCP connection (or binds UDP) and counts reads that\n"
@@ -137,6 +139,7 @@ static const char usage_text[] =
 "  error queue is read (recvmsg MSG_ERRQUEUE) until empty, waiting up to\n"
 "  100 ms for its first entry; the report counts them (errqueue_reads).\n"
 "  --oob (TCP): each message is sent with MSG_OOB (its last byte urgent).\n"
+"--mptcp (both, TCP): Multipath TCP sockets (IPPROTO_MPTCP).\n"
 "--duration-s accepts fractions (e.g. 0.5).\n"
 "Prints one JSON report line on stdout (also to --report PATH, atomically).\n"
 "Exit: 0 ok, 1 socket/file error, 2 usage error, 3 hard time limit hit.\n";
@@ -364,6 +367,7 @@ enum {
 	OPT_RCVBUF,
 	OPT_ERRQUEUE,
 	OPT_OOB,
+	OPT_MPTCP,
 };
 
 /* Separate tables so an option of the other role is rejected by name. */
@@ -373,6 +377,7 @@ static const struct option server_opts[] = {
 	{ "port",		required_argument, NULL, OPT_PORT },
 	{ "read-delay-ms",	required_argument, NULL, OPT_READ_DELAY },
 	{ "read-size",		required_argument, NULL, OPT_READ_SIZE },
+	{ "mptcp",		no_argument,	   NULL, OPT_MPTCP },
 	{ "rcvbuf",		required_argument, NULL, OPT_RCVBUF },
 	{ "duration-s",		required_argument, NULL, OPT_DURATION },
 	{ "count",		required_argument, NULL, OPT_COUNT },
@@ -392,6 +397,7 @@ static const struct option client_opts[] = {
 	{ "duration-s",		required_argument, NULL, OPT_DURATION },
 	{ "errqueue",		no_argument,	   NULL, OPT_ERRQUEUE },
 	{ "oob",		no_argument,	   NULL, OPT_OOB },
+	{ "mptcp",		no_argument,	   NULL, OPT_MPTCP },
 	{ "report",		required_argument, NULL, OPT_REPORT },
 	{ "help",		no_argument,	   NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -516,6 +522,9 @@ static void handle_opt(struct config *cfg, const struct option *opts,
 	case OPT_OOB:
 		cfg->oob = true;
 		break;
+	case OPT_MPTCP:
+		cfg->protocol = IPPROTO_MPTCP;
+		break;
 	case OPT_COUNT:
 		cfg->count = parse_uint(name, arg, 1, MAX_COUNT);
 		break;
@@ -562,6 +571,8 @@ static void check_required(struct config *cfg)
 		usage_error("--errqueue: only with --proto tcp");
 	if (cfg->oob && cfg->socktype != SOCK_STREAM)
 		usage_error("--oob: only with --proto tcp");
+	if (cfg->protocol && cfg->socktype != SOCK_STREAM)
+		usage_error("--mptcp: only with --proto tcp");
 	resolve_addr(cfg, addr_opt);
 }
 
@@ -628,7 +639,7 @@ static int open_server_socket(const struct config *cfg)
 	int one = 1;
 	int fd;
 
-	fd = socket(cfg->family, cfg->socktype | SOCK_CLOEXEC, 0);
+	fd = socket(cfg->family, cfg->socktype | SOCK_CLOEXEC, cfg->protocol);
 	if (fd < 0)
 		return sys_error("socket");
 	/* Back-to-back test runs must not fail on a TIME_WAIT leftover. */
@@ -832,7 +843,7 @@ static int connect_retry(const struct config *cfg, uint64_t run_deadline)
 	int fd, err;
 
 	for (;;) {
-		fd = socket(cfg->family, cfg->socktype | SOCK_CLOEXEC, 0);
+		fd = socket(cfg->family, cfg->socktype | SOCK_CLOEXEC, cfg->protocol);
 		if (fd < 0)
 			return sys_error("socket");
 		if (connect_bounded(cfg, fd, deadline) == 0)

@@ -59,16 +59,37 @@ static void test_active_range_excludes_until_passed(void **state)
 	in.copied_seq = 8000;			/* still inside the range */
 	assert_int_equal(nsl_hol_exclude(&st, &in), 1);
 	assert_int_equal(st.active, 1);
-	in.copied_seq = 10000;			/* this read reached the end */
+	in.copied_seq = 10000;			/* last byte read: 9999, inside */
 	assert_int_equal(nsl_hol_exclude(&st, &in), 1);
-	assert_int_equal(st.active, 0);
+	assert_int_equal(st.active, 1);
 	in.copied_seq = 12000;			/* first read past it */
 	assert_int_equal(nsl_hol_exclude(&st, &in), 0);
+	assert_int_equal(st.active, 0);
 	in.copied_seq = 14000;
 	assert_int_equal(nsl_hol_exclude(&st, &in), 0);
 }
 
-/* A read that already returned everything up to the range end deactivates at once. */
+/*
+ * A read that crosses the end of the range in one go returns, last, data
+ * that arrived after the hole was filled: recorded, as upstream does (it
+ * used to be excluded, one clean read lost per HOL event).
+ */
+static void test_read_crossing_the_end_is_recorded(void **state)
+{
+	struct nsl_hol_state st = { 0 };
+	struct nsl_hol_input in = sock_at(10000, 4000);
+
+	(void)state;
+	in.rcv_ooopack = 1;
+	assert_int_equal(nsl_hol_exclude(&st, &in), 1);
+	in.copied_seq = 8000;
+	assert_int_equal(nsl_hol_exclude(&st, &in), 1);
+	in.copied_seq = 10001;			/* 8000..10000, crossing */
+	assert_int_equal(nsl_hol_exclude(&st, &in), 0);
+	assert_int_equal(st.active, 0);
+}
+
+/* A read that returned everything up to the range end is excluded; the next one is not. */
 static void test_read_that_covers_the_whole_range(void **state)
 {
 	struct nsl_hol_state st = { 0 };
@@ -77,9 +98,9 @@ static void test_read_that_covers_the_whole_range(void **state)
 	(void)state;
 	in.rcv_ooopack = 1;
 	assert_int_equal(nsl_hol_exclude(&st, &in), 1);
-	assert_int_equal(st.active, 0);
 	in.copied_seq = 11000;
 	assert_int_equal(nsl_hol_exclude(&st, &in), 0);
+	assert_int_equal(st.active, 0);
 }
 
 static void test_ooo_queue_end_used(void **state)
@@ -184,6 +205,7 @@ int main(void)
 		cmocka_unit_test(test_seq_before_wraps),
 		cmocka_unit_test(test_empty_ooo_queue_range_is_rcv_nxt),
 		cmocka_unit_test(test_active_range_excludes_until_passed),
+		cmocka_unit_test(test_read_crossing_the_end_is_recorded),
 		cmocka_unit_test(test_read_that_covers_the_whole_range),
 		cmocka_unit_test(test_ooo_queue_end_used),
 		cmocka_unit_test(test_new_ooo_extends_range),
