@@ -119,16 +119,20 @@ static void add_reason(struct nsl_hook_state *hs, const char *reason)
 	snprintf(hs->why + n, sizeof(hs->why) - n, "%s%s", n ? "; " : "", reason);
 }
 
-/* The first allowed candidate that works; else why none did, all reasons. */
+/*
+ * The first allowed candidate from index from on that works; else why none
+ * did, all reasons (with those of earlier candidates, when from > 0).
+ */
 static void choose_method(struct nsl_loader *l, const struct btf *vmlinux,
-			  int hook, enum nsl_attach_mode mode)
+			  int hook, enum nsl_attach_mode mode, int from)
 {
 	const struct nsl_hook_desc *d = &nsl_hooks[hook];
 	struct nsl_hook_state *hs = &l->hooks[hook];
 	char why[sizeof(hs->why)];
 
-	hs->why[0] = '\0';
-	for (int i = 0; i < NSL_MAX_CANDIDATES && d->cands[i].method; i++) {
+	if (!from)
+		hs->why[0] = '\0';
+	for (int i = from; i < NSL_MAX_CANDIDATES && d->cands[i].method; i++) {
 		const struct nsl_candidate *c = &d->cands[i];
 
 		if (!method_allowed(c->method, mode)) {
@@ -136,7 +140,7 @@ static void choose_method(struct nsl_loader *l, const struct btf *vmlinux,
 				 nsl_method_name(c->method));
 		} else if (candidate_works(l, vmlinux, c, why, sizeof(why))) {
 			hs->method = c->method;
-			hs->why[0] = '\0';
+			hs->cand = i;
 			pr_debug("%s: %s works\n", d->name, nsl_method_name(c->method));
 			return;
 		}
@@ -171,7 +175,7 @@ int nsl_loader_probe(struct nsl_loader *l, const struct nsl_options *o)
 	}
 	for (int h = 0; h < NSL_NR_HOOKS; h++) {
 		if (o->hook_enabled[h])
-			choose_method(l, vmlinux, h, o->attach);
+			choose_method(l, vmlinux, h, o->attach, 0);
 		else
 			snprintf(l->hooks[h].why, sizeof(l->hooks[h].why), "disabled");
 	}
@@ -213,31 +217,53 @@ int nsl_loader_nr_attached(const struct nsl_loader *l)
 
 const struct nsl_candidate *nsl_loader_chosen(const struct nsl_loader *l, int h)
 {
-	for (int i = 0; i < NSL_MAX_CANDIDATES; i++)
-		if (l->hooks[h].method != NSL_METHOD_NONE &&
-		    nsl_hooks[h].cands[i].method == l->hooks[h].method)
-			return &nsl_hooks[h].cands[i];
-	return NULL;
+	if (l->hooks[h].method == NSL_METHOD_NONE)
+		return NULL;
+	return &nsl_hooks[h].cands[l->hooks[h].cand];
 }
 
-/* Only the chosen programs are loaded: the others may not even load here. */
-static void set_autoload(struct nsl_loader *l)
+/*
+ * Test seam: NSL_TEST_REJECT=prog[,prog...] makes the kernel refuse to
+ * load those programs (an invalid program type), as a verifier that
+ * rejects one of them on some kernel would. Used by the tests of the
+ * per-hook load fallback; it can only make the tool do less.
+ */
+static bool test_rejects(const char *prog)
+{
+	const char *list = getenv("NSL_TEST_REJECT");
+	size_t n = strlen(prog);
+
+	for (const char *p = list; p && *p; p += strcspn(p, ",") + !!p[strcspn(p, ",")])
+		if (strcspn(p, ",") == n && !strncmp(p, prog, n))
+			return true;
+	return false;
+}
+
+/*
+ * Only the chosen programs of the hooks in mask are loaded: the others may
+ * not even load here.
+ */
+static void set_autoload(const struct nsl_loader *l, struct netstacklat_bpf *s,
+			 uint32_t hooks)
 {
 	struct bpf_program *p;
 
-	bpf_object__for_each_program(p, l->skel->obj)
+	bpf_object__for_each_program(p, s->obj)
 		bpf_program__set_autoload(p, false);
 	for (int h = 0; h < NSL_NR_HOOKS; h++) {
 		const struct nsl_candidate *c = nsl_loader_chosen(l, h);
 
-		for (int i = 0; c && i < NSL_MAX_PROGS && c->progs[i]; i++) {
-			p = bpf_object__find_program_by_name(l->skel->obj, c->progs[i]);
+		for (int i = 0; c && (hooks & (1u << h)) && i < NSL_MAX_PROGS &&
+				c->progs[i]; i++) {
+			p = bpf_object__find_program_by_name(s->obj, c->progs[i]);
 			bpf_program__set_autoload(p, true);
 			/* libbpf 1.1 does not know SEC("netfilter") */
 			if (c->method == NSL_METHOD_NETFILTER) {
 				bpf_program__set_type(p, NSL_BPF_PROG_TYPE_NETFILTER);
 				bpf_program__set_expected_attach_type(p, NSL_BPF_NETFILTER);
 			}
+			if (test_rejects(c->progs[i]))
+				bpf_program__set_type(p, BPF_PROG_TYPE_UNSPEC);
 		}
 	}
 }
@@ -379,17 +405,12 @@ static int resolve_cgroups(const struct nsl_options *o, uint64_t *ids)
 	return 0;
 }
 
-static int configure(struct nsl_loader *l, const struct nsl_options *o)
+/* The read-only configuration of the BPF object, for o and the chosen methods. */
+static void fill_config(const struct nsl_loader *l, const struct nsl_options *o,
+			struct nsl_config *cfg)
 {
-	/* rodata is writable between open and load */
-	struct nsl_config *cfg = (struct nsl_config *)&l->skel->rodata->cfg;
-	uint64_t ino = 0;
-	int err;
-
-	err = resolve_netns(l, o, &ino);
-	if (err)
-		return err;
-	cfg->netns_ino = ino;
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->netns_ino = l->netns_ino;
 	cfg->min_queue_len = o->min_queue_len;
 	cfg->filter_ifindex = o->nr_ifaces > 0;
 	cfg->filter_pid = o->nr_pids > 0;
@@ -402,10 +423,123 @@ static int configure(struct nsl_loader *l, const struct nsl_options *o)
 		if (l->hooks[h].method == NSL_METHOD_TRACEPOINT ||
 		    l->hooks[h].method == NSL_METHOD_NETFILTER)
 			cfg->fallback_hooks |= 1u << h;
+}
+
+/* The BPF object, configured, with the programs of the hooks in mask. */
+static struct netstacklat_bpf *open_object(const struct nsl_loader *l,
+					   const struct nsl_options *o,
+					   uint32_t hooks)
+{
+	struct netstacklat_bpf *s = netstacklat_bpf__open();
+
+	if (!s)
+		return NULL;
+	/* rodata is writable between open and load */
+	fill_config(l, o, (struct nsl_config *)&s->rodata->cfg);
 	/* the per-group map costs memory per CPU and entry: only when grouping */
-	bpf_map__set_max_entries(l->skel->maps.group_hist,
+	bpf_map__set_max_entries(s->maps.group_hist,
 				 o->group_ifindex || o->group_cgroup ? o->max_groups : 1);
-	return 0;
+	set_autoload(l, s, hooks);
+	return s;
+}
+
+/* Loads an object with the programs of the hooks in mask: 0 or -errno. */
+static int try_load(const struct nsl_loader *l, const struct nsl_options *o,
+		    uint32_t hooks)
+{
+	struct netstacklat_bpf *s = open_object(l, o, hooks);
+	int err;
+
+	if (!s)
+		return -errno;
+	err = netstacklat_bpf__load(s);
+	netstacklat_bpf__destroy(s);
+	return err;
+}
+
+/*
+ * After a failed load: which hooks' programs does the kernel refuse? Each
+ * is loaded alone (with the maps); a refused one moves on to its next
+ * method (probed as at start) or becomes unavailable. Returns how many
+ * hooks moved; 0 when none fails alone (then the failure is not a hook's).
+ */
+static int move_rejected_hooks(struct nsl_loader *l, const struct nsl_options *o)
+{
+	struct btf *vmlinux = NULL;
+	int moved = 0;
+
+	for (int h = 0; h < NSL_NR_HOOKS; h++) {
+		struct nsl_hook_state *hs = &l->hooks[h];
+		char why[128];
+		int err;
+
+		if (hs->method == NSL_METHOD_NONE)
+			continue;
+		err = try_load(l, o, 1u << h);
+		if (!err)
+			continue;
+		snprintf(why, sizeof(why), "%s programs refused at load: %s",
+			 nsl_method_name(hs->method), strerror(-err));
+		add_reason(hs, why);
+		if (!vmlinux && !(vmlinux = btf__load_vmlinux_btf()))
+			return -errno;
+		choose_method(l, vmlinux, h, o->attach, hs->cand + 1);
+		if (hs->method != NSL_METHOD_NONE)
+			pr_warn("%s: %s; trying %s\n", nsl_hooks[h].name, why,
+				nsl_method_name(hs->method));
+		else
+			pr_warn("%s: %s; no other method: unavailable\n",
+				nsl_hooks[h].name, why);
+		moved++;
+	}
+	btf__free(vmlinux);
+	return moved;
+}
+
+static int resolve_netns_once(struct nsl_loader *l, const struct nsl_options *o)
+{
+	int err;
+
+	if (l->netns_resolved)
+		return 0;
+	err = resolve_netns(l, o, &l->netns_ino);
+	l->netns_resolved = !err;
+	return err;
+}
+
+int nsl_loader_load(struct nsl_loader *l, const struct nsl_options *o)
+{
+	int err = resolve_netns_once(l, o);
+
+	if (err)
+		return err;
+	/* libbpf's own account of a refusal (the verifier's log) with -v only */
+	nsl_libbpf_quiet = true;
+	for (;;) {
+		netstacklat_bpf__destroy(l->skel);
+		l->skel = open_object(l, o, UINT32_MAX);
+		if (!l->skel) {
+			err = -errno;
+			pr_warn("cannot open the BPF object: %s\n", strerror(-err));
+			break;
+		}
+		err = netstacklat_bpf__load(l->skel);
+		if (!err)
+			break;
+		/* the maps alone must load, or the failure is no hook's */
+		if (try_load(l, o, 0) || move_rejected_hooks(l, o) <= 0) {
+			pr_warn("cannot load the BPF programs: %s%s\n", strerror(-err),
+				nsl_verbose ? "" : " (-v shows libbpf's details)");
+			break;
+		}
+		if (!nsl_loader_nr_attached(l)) {
+			pr_warn("no enabled hook can load on this kernel (see -l)\n");
+			err = -ENOENT;
+			break;
+		}
+	}
+	nsl_libbpf_quiet = false;
+	return err;
 }
 
 /*
@@ -487,19 +621,15 @@ int nsl_loader_attach(struct nsl_loader *l, const struct nsl_options *o)
 		return -ENOENT;
 	}
 	/* the netns first: interface names are looked up inside it */
-	err = configure(l, o);
+	err = resolve_netns_once(l, o);
 	if (!err)
 		err = resolve_ifaces(l, o, ifidx);
 	if (!err)
 		err = resolve_cgroups(o, cgids);
+	if (!err)
+		err = nsl_loader_load(l, o);
 	if (err)
 		return err;
-	set_autoload(l);
-	err = netstacklat_bpf__load(l->skel);
-	if (err) {
-		pr_warn("cannot load the BPF programs: %s\n", strerror(-err));
-		return err;
-	}
 	err = fill_filters(l, o, ifidx, cgids);
 	if (err)
 		return err;

@@ -20,6 +20,7 @@ struct ring_buffer;
 
 struct nsl_hook_state {
 	enum nsl_method method;		/* NSL_METHOD_NONE: not attached */
+	int cand;			/* index of the method in nsl_hooks[].cands */
 	char why[160];			/* why no method works here */
 	struct bpf_link *links[NSL_MAX_PROGS];
 	int nf_fds[NSL_NF_LINKS];	/* netfilter links: IPv4, IPv6 */
@@ -31,13 +32,25 @@ struct nsl_loader {
 	int rx_tstamp_fd;
 	int ifname_fd;		/* socket in the netns of -n, for names; or -1 */
 	char netns_path[256];	/* netns of -n to enter, "" for our own */
+	uint64_t netns_ino;	/* the netns -n selects, 0 for all */
 	uint64_t nf_netns_ino;	/* where the netfilter hooks attach */
+	bool netns_resolved;
 	bool clock_set;		/* nsl_clock in the BPF object was written */
 	struct ring_buffer *clock_events; /* BPF: "the clock moved" */
 };
 
 /* Opens the BPF object and decides the method per enabled hook (no load). */
 int nsl_loader_probe(struct nsl_loader *l, const struct nsl_options *o);
+
+/*
+ * Loads the programs of the chosen methods. Where the kernel refuses a
+ * hook's programs (a verifier that rejects what another accepts), that
+ * hook moves on to its next method, or becomes unavailable with the
+ * reason, and the others load without it: one rejection never costs every
+ * hook. Call after nsl_loader_probe(); -l calls it too, so that it shows
+ * what really loads. 0, or a negative errno when nothing can load.
+ */
+int nsl_loader_load(struct nsl_loader *l, const struct nsl_options *o);
 
 /*
  * Resolves the filters of o (interfaces, netns, cgroups), loads, fills the

@@ -6,6 +6,8 @@
 #include <stdio.h>
 
 extern bool nsl_verbose;
+/* libbpf's warnings too are for -v only (while the loader retries loads) */
+extern bool nsl_libbpf_quiet;
 
 /* One line on stderr, prefixed with the tool's name. */
 #define pr_warn(fmt, ...) fprintf(stderr, "netstacklat: " fmt, ##__VA_ARGS__)

@@ -34,6 +34,7 @@
 #include "netstacklat.skel.h"
 
 bool nsl_verbose;
+bool nsl_libbpf_quiet;
 static volatile sig_atomic_t stop_signal;
 
 static void on_signal(int sig)
@@ -47,6 +48,8 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt,
 	if (level == LIBBPF_DEBUG && !nsl_verbose)
 		return 0;
 	if (level == LIBBPF_INFO && !nsl_verbose)
+		return 0;
+	if (nsl_libbpf_quiet && !nsl_verbose)
 		return 0;
 	return vfprintf(stderr, fmt, args);
 }
@@ -512,6 +515,9 @@ int main(int argc, char **argv)
 	if (err)
 		goto cleanup;
 	if (opts.list_probes) {
+		/* what really loads: a verifier may refuse what probing let by */
+		if (nsl_loader_nr_attached(&l))
+			nsl_loader_load(&l, &opts);
 		printf("hooks and how they attach on this kernel:\n");
 		print_hooks(&l, stdout, true);
 		goto cleanup;

@@ -7,7 +7,7 @@ source "$(dirname "$0")/lib.sh"
 TESTS=(test_bad_invocations test_no_hook_can_attach test_not_root
        test_closed_pipe test_full_disk test_signals_final_report
        test_map_full test_interface_disappears test_drop_capabilities
-       test_switch_user)
+       test_switch_user test_load_refused_per_hook)
 
 # ids of BPF programs and links in the kernel, for before/after comparisons
 kernel_objects() {
@@ -180,6 +180,37 @@ traffic_tcp() {
 	client tcp 5201 --count 200 --interval-us 500
 	wait_server
 	stop_tool
+}
+
+# The kernel refuses one hook's programs at load (NSL_TEST_REJECT makes it
+# refuse them, as a verifier that rejects what another kernel's accepts
+# would): that hook moves on to its next method or is unavailable, says
+# why, on stderr and in -l, and every other hook still loads and records.
+# Before, one refusal failed the whole load. All refused: exit 1.
+test_load_refused_per_hook() {
+	local out=$TMP/refused.json all
+	grep -Eq "^  udp-socket-enqueued +tracepoint " <<< "$("$NSL" -l 2>/dev/null)" ||
+		{ skip "udp-socket-enqueued does not attach with its tracepoint here"; return; }
+	grep -Eq "^  udp-socket-enqueued +unavailable .*tracepoint programs refused at load" \
+		<<< "$(NSL_TEST_REJECT=tp_data_ready "$NSL" -l 2>/dev/null)" ||
+		fail "-l does not show udp-socket-enqueued refused at load"
+	serve udp 5203 --count 200 --duration-s 10 || return
+	NSL_TEST_REJECT=tp_data_ready start_tool "$out" -n "/run/netns/$NS_B" || return
+	client udp 5203 --count 200 --interval-us 500
+	wait_server
+	stop_tool
+	grep -q "udp-socket-enqueued: tracepoint programs refused at load" "$TMP/tool.err" ||
+		fail "no stderr line for the refused hook"
+	grep -Eq "^  udp-socket-enqueued +(fentry|tracepoint|netfilter) " "$TMP/tool.err" &&
+		fail "udp-socket-enqueued listed as attached"
+	expect "hooks reporting" "$($JQ "$out" hooks)" = "ip-start tcp-socket-read tcp-start udp-start"
+	expect "udp-start samples" "$($JQ "$out" count udp-start)" -eq 200
+	all=nf_ip_start,nf_l4_start,tp_data_ready,tp_tcp_copy_datagram,tp_tcp_recv_length
+	NSL_TEST_REJECT=$all "$NSL" --attach=fallback -e ip-start,tcp-socket-read -r 0.1 --count 1 \
+		> /dev/null 2> "$TMP/bad.err" < /dev/null
+	expect "exit status when every hook is refused" "$?" -eq 1
+	grep -q "no enabled hook can load" "$TMP/bad.err" ||
+		fail "no clear message: $(cat "$TMP/bad.err")"
 }
 
 # A grouped interface vanishes mid-run: the tool keeps reporting.
