@@ -6,9 +6,11 @@
 
 RAW_DIR holds what scripts/bench recorded: bpftool program lists before and
 after each workload, the workloads' own reports, CPU-time samples of the
-tool. Nothing here measures; it only subtracts, divides and compares with
-the targets of issue #7. A missed target is reported, not an error: a
-benchmark is a measurement, not a test.
+tool; with --baseline the same for the baseline build (header "baseline",
+configurations base_*, throughput mode "base"), which then gets a section of
+its own, side by side with this build. Nothing here measures; it only
+subtracts, divides and compares with the targets of issue #7. A missed
+target is reported, not an error: a benchmark is a measurement, not a test.
 """
 import json
 import os
@@ -18,6 +20,10 @@ import textwrap
 
 WORKLOADS = ("stream", "rr", "udp")
 COST_CONFIGS = ("ours", "ours_y", "ours_I", "ours_C")
+# scripts/bench --baseline: the baseline build's configurations are ours
+# with this prefix, its throughput mode is "base".
+BASE = "base_"
+OPTIONS = {"ours": "", "ours_y": "-y", "ours_I": "-I", "ours_C": "-C"}
 
 # Our tracepoint programs and the bpftrace probes doing the same work.
 # tp_data_ready serves both enqueue hooks in one run per sk_data_ready
@@ -63,6 +69,11 @@ TARGET_RSS_MIB = 16.0
 def load(path):
     with open(path) as f:
         return json.load(f)
+
+
+def attach_of(path):
+    """netstacklat -l: {hook: how it attaches here}."""
+    return {a[0]: a[1] for a in (l.split() for l in open(path) if l.startswith("  "))}
 
 
 def full_name(name):
@@ -191,14 +202,14 @@ TP_MODES = ("off", "tstamp", "floor", "on")
 TP_WORKLOADS = ("stream", "udp")
 
 
-def throughput(raw, rounds, seconds):
+def throughput(raw, rounds, seconds, modes):
     """Per round, each mode against 'nothing attached' of the same round (the
-    four ran back to back); the median of those ratios is the result."""
+    modes ran back to back); the median of those ratios is the result."""
     out = {}
     for w in TP_WORKLOADS:
         runs = {m: [metric(w, os.path.join(raw, f"tp-{m}-{i}-{w}.json"), seconds)
-                    for i in range(1, rounds + 1)] for m in TP_MODES}
-        ratios = {m: [a / b for a, b in zip(runs[m], runs["off"])] for m in TP_MODES}
+                    for i in range(1, rounds + 1)] for m in modes}
+        ratios = {m: [a / b for a, b in zip(runs[m], runs["off"])] for m in modes}
         out[w] = {
             "unit": {"stream": "Gbit/s", "udp": "datagrams/s", "rr": "transactions/s"}[w],
             "without_tool": runs["off"], "rx_timestamps_only": runs["tstamp"],
@@ -214,6 +225,17 @@ def throughput(raw, rounds, seconds):
             "ratio_empty_programs": statistics.median(ratios["floor"]),
             "ratio_rx_timestamps_only": statistics.median(ratios["tstamp"]),
         }
+        if "base" in modes:
+            this_to_base = [a / b for a, b in zip(runs["on"], runs["base"])]
+            out[w].update({
+                "with_baseline": runs["base"],
+                "median_with_baseline": statistics.median(runs["base"]),
+                "round_ratios_baseline": ratios["base"],
+                "ratio_baseline": statistics.median(ratios["base"]),
+                # this build against the baseline, round by round
+                "round_ratios_to_baseline": this_to_base,
+                "ratio_to_baseline": statistics.median(this_to_base),
+            })
     return out
 
 
@@ -286,6 +308,63 @@ def program_rows(cost, tool):
             "per_workload": per_w,
         })
     return rows
+
+
+def minus(a, b):
+    return a - b if a is not None and b is not None else None
+
+
+def build_side(prog, floor_ns):
+    """One build's figures for one program; None: the build has no such
+    program (added or removed by the change, or renamed)."""
+    if prog is None:
+        return None
+    return {"runs": prog["runs"], "avg_ns": prog["avg_ns"],
+            "minus_floor_ns": minus(prog["avg_ns"], floor_ns),
+            "per_workload": {w: avg_in(prog, w) for w in WORKLOADS}}
+
+
+def baseline_rows(cost, tool):
+    """Every program of either build, ours in the order of FLOOR_OF first:
+    per configuration the baseline and this build, each also minus the
+    floor at the program's attach point, and this build minus the baseline."""
+    both = [cost[c] for c in COST_CONFIGS] + [cost[BASE + c] for c in COST_CONFIGS]
+    seen = set().union(*both)
+    names = [n for n in FLOOR_OF if n in seen] + sorted(seen - set(FLOOR_OF))
+    rows = []
+    for name in names:
+        hook = (tool["ours"].get(name) or tool[BASE + "ours"].get(name) or {}).get("hook")
+        fprog = cost["floor"].get(FLOOR_OF.get(name, ""))
+        f = (fprog or {}).get("avg_ns")
+        configs = {}
+        for cfg in COST_CONFIGS:
+            base = build_side(cost[BASE + cfg].get(name), f)
+            this = build_side(cost[cfg].get(name), f)
+            configs[cfg] = {
+                "options": OPTIONS[cfg], "floor_ns": f, "baseline": base, "this_build": this,
+                "diff_ns": minus((this or {}).get("avg_ns"), (base or {}).get("avg_ns")),
+                "per_workload_floor_ns": {w: avg_in(fprog, w) for w in WORKLOADS},
+                "per_workload_diff_ns": {
+                    w: minus((this or {}).get("per_workload", {}).get(w),
+                             (base or {}).get("per_workload", {}).get(w))
+                    for w in WORKLOADS},
+            }
+        rows.append({"program": name, "hook": hook, "floor_program": FLOOR_OF.get(name),
+                     "configs": configs})
+    return rows
+
+
+def baseline_throughput(tput):
+    return {w: {"unit": t["unit"],
+                "median_without": t["median_without"],
+                "median_baseline": t["median_with_baseline"],
+                "median_this_build": t["median_with"],
+                "ratio_baseline": t["ratio_baseline"],
+                "ratio_this_build": t["ratio"],
+                "round_ratios_baseline": t["round_ratios_baseline"],
+                "round_ratios_this_build": t["round_ratios"],
+                "ratio_this_build_to_baseline": t["ratio_to_baseline"]}
+            for w, t in tput.items()}
 
 
 def tracepoint_events(rounds_of):
@@ -411,7 +490,8 @@ def print_table(header, rows, events, floor, tput, rep, targets, seconds, rounds
             per = " / ".join(fmt(avg_in(f, w)) for w in WORKLOADS)
             p(f"  {name:<16}{f['runs']:>9} runs {fmt(f['avg_ns']):>5}   {per}")
     p("")
-    p(f"throughput: medians of {rounds} rounds, the four modes back to back in each; ratio:")
+    modes = "five" if "ratio_baseline" in tput["stream"] else "four"  # the baseline's below
+    p(f"throughput: medians of {rounds} rounds, the {modes} modes back to back in each; ratio:")
     p("median over the rounds of mode / nothing in the same round (range over the rounds)")
     p(f"{'workload':<10}{'':<15}{'nothing':>10}{'RX tstamps':>17}{'+empty progs':>17}"
       f"{'netstacklat':>17}")
@@ -443,25 +523,79 @@ def print_table(header, rows, events, floor, tput, rep, targets, seconds, rounds
         p(f"  {'met   ' if ok else 'MISSED'} {t:<48} {m}")
 
 
+def print_baseline(header, base, rounds):
+    """This build against the baseline: what a change costs, per program."""
+    p = print
+
+    def signed(v):
+        return "-" if v is None else format(v, "+.0f")
+
+    p("")
+    p(f"baseline: {header['baseline']}, against this build (commit {header['tool_commit']})")
+    if base["attach"] != header["attach"]:
+        att = ", ".join(f"{h} {m}" for h, m in base["attach"].items())
+        p("baseline attach: " + textwrap.fill(att, 83, subsequent_indent=" " * 17))
+    p("BPF programs, ns per run, all workloads together, in the same rounds as above;")
+    p("-floor: minus the empty program at the same attach point; diff: this - baseline")
+    p(f"{'':<49}{'baseline':>13}{'this build':>13}")
+    p(f"{'program':<21}{'hook':<24}{'':<4}{'ns':>6}{'-floor':>7}{'ns':>6}{'-floor':>7}"
+      f"{'diff':>6}")
+    for r in base["programs"]:
+        for i, (cfg, c) in enumerate(r["configs"].items()):
+            first = f"{r['program']:<21}{r['hook'] or '?':<24}" if i == 0 else f"{'':<45}"
+            sides = ""
+            for side in (c["baseline"], c["this_build"]):
+                sides += (f"{'missing':>13}" if side is None else
+                          f"{fmt(side['avg_ns']):>6}{fmt(side['minus_floor_ns']):>7}")
+            p(f"{first}{c['options']:<4}{sides}{signed(c['diff_ns']):>6}")
+    p("")
+    p("per workload, all hooks and HOL filter, ns per run: baseline / this build (diff)")
+    p(f"{'program':<21}" + "".join(f"{w:>24}" for w in WORKLOADS))
+    for r in base["programs"]:
+        c = r["configs"]["ours"]
+        cells = []
+        for w in WORKLOADS:
+            # 'missing': the build has no such program
+            bw, tw = ("missing" if s is None else fmt(s["per_workload"][w])
+                      for s in (c["baseline"], c["this_build"]))
+            cells.append(f"{bw}/{tw} ({signed(c['per_workload_diff_ns'][w])})")
+        p(f"{r['program']:<21}" + "".join(f"{c:>24}" for c in cells))
+    p("")
+    p(f"throughput with each build attached: medians of {rounds} rounds; ratio: to nothing")
+    p("attached in the same round, as above; this/base: this build / the baseline, per round")
+    p(f"{'workload':<10}{'':<15}{'nothing':>10}{'baseline':>17}{'this build':>17}"
+      f"{'this/base':>11}")
+    for w, t in base["throughput"].items():
+        sp = ".2f" if w == "stream" else ".0f"
+        p(f"{w:<10}{t['unit']:<15}{t['median_without']:>10{sp}}"
+          f"{t['median_baseline']:>17{sp}}{t['median_this_build']:>17{sp}}")
+        cells = [f"{t['ratio_' + k]:.3f} {min(rr):.2f}-{max(rr):.2f}"
+                 for k, rr in (("baseline", t["round_ratios_baseline"]),
+                               ("this_build", t["round_ratios_this_build"]))]
+        p(f"{'':<10}{'ratio':<15}{'':>10}" + "".join(f"{c:>17}" for c in cells)
+          + f"{t['ratio_this_build_to_baseline']:>11.3f}")
+
+
 def main():
     raw, out_json = sys.argv[1], sys.argv[2]
     header = dict(l.rstrip("\n").split("=", 1)
                   for l in open(os.path.join(raw, "header.txt")) if "=" in l)
     seconds, rounds = int(header["seconds"]), int(header["rounds"])
-    attach = [l.split() for l in open(os.path.join(raw, "attach.txt")) if l.startswith("  ")]
-    header["attach"] = {a[0]: a[1] for a in attach}
+    header["attach"] = attach_of(os.path.join(raw, "attach.txt"))
     tries = os.path.join(raw, "tp-processes.txt")
     if os.path.exists(tries):
         header["repeated_runs"] = sum(1 for l in open(tries) if l.split()[3] != "1")
 
     cost_rounds = int(header["cost_rounds"])
+    has_base = "baseline" in header
+    configs = COST_CONFIGS + (tuple(BASE + c for c in COST_CONFIGS) if has_base else ())
     cost, rounds_of = {}, {}
-    for cfg in COST_CONFIGS + ("bpftrace", "floor"):
+    for cfg in configs + ("bpftrace", "floor"):
         cost[cfg], rounds_of[cfg] = cost_config(raw, cfg, cost_rounds)
-    tool = {cfg: tool_stats(raw, cfg, cost_rounds) for cfg in COST_CONFIGS}
+    tool = {cfg: tool_stats(raw, cfg, cost_rounds) for cfg in configs}
     rows = program_rows(cost, tool)
     events = tracepoint_events(rounds_of)
-    tput = throughput(raw, rounds, seconds)
+    tput = throughput(raw, rounds, seconds, TP_MODES + (("base",) if has_base else ()))
     rep = {"ungrouped": report_cost(raw, "plain"), "cgroups": report_cost(raw, "groups")}
     targets = check_targets(rows, tput, rep)
 
@@ -473,10 +607,17 @@ def main():
         "report_cost": rep,
         "targets": [{"target": t, "measured": m, "met": ok} for t, m, ok in targets],
     }
+    if has_base:
+        result["baseline"] = {
+            "build": header["baseline"],
+            "attach": attach_of(os.path.join(raw, "baseline-attach.txt")),
+            "programs": baseline_rows(cost, tool), "throughput": baseline_throughput(tput)}
     with open(out_json, "w") as f:
         json.dump(result, f, indent=1)
         f.write("\n")
     print_table(header, rows, events, cost["floor"], tput, rep, targets, seconds, rounds)
+    if has_base:
+        print_baseline(header, result["baseline"], rounds)
     return 0
 
 
