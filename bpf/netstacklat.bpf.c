@@ -23,6 +23,7 @@
 #define AF_INET6 10
 #define IPPROTO_TCP 6
 #define IPPROTO_UDP 17
+#define IPPROTO_UDPLITE 136
 #define IPPROTO_MPTCP 262
 
 char LICENSE[] SEC("license") = "GPL";
@@ -108,13 +109,15 @@ struct {
 } tail_state SEC(".maps");
 
 /*
- * tcp-socket-read in tracepoint mode: the timestamp of the last skb a
- * recvmsg() copied, kept per task until the recvmsg() returns. Per task and
- * not per CPU: tcp_recvmsg() may sleep between copies and wake elsewhere.
+ * The read hooks in tracepoint mode: what a recvmsg() read, kept per task
+ * until sock_recv_length says the recvmsg() returned. Per task and not per
+ * CPU: tcp_recvmsg() may sleep between copies and wake elsewhere.
  */
 struct nsl_read_state {
-	__u64 tstamp;
-	__u64 sk;	/* address of the socket, only compared */
+	__u64 tcp_tstamp;	/* the last skb a TCP read copied */
+	__u64 tcp_sk;		/* address of its socket, only compared */
+	__u64 udp_tstamp;	/* the datagram a UDP read consumed */
+	__u32 udp_ifindex;	/* its skb_iif, with -i/-I */
 };
 
 struct {
@@ -481,7 +484,12 @@ int BPF_PROG(fexit_tcp_queue_rcv, struct sock *sk, struct sk_buff *skb)
 	return 0;
 }
 
-/* Non-zero return: dropped (rcvbuf full, no memory), never queued. */
+/*
+ * Before v6.18: 0 means queued, non-zero dropped (rcvbuf full, no memory).
+ * Since v6.18 it may return 0 before the datagram is queued (a per-NUMA
+ * batch another CPU queues, or drops, later): the loader does not use
+ * this program there (NSL_NEED_UDP_QUEUED_ON_RETURN).
+ */
 SEC("fexit/__udp_enqueue_schedule_skb")
 int BPF_PROG(fexit_udp_enqueue_schedule_skb, struct sock *sk,
 	     struct sk_buff *skb, int ret)
@@ -509,24 +517,26 @@ int BPF_PROG(fentry_tcp_recv_timestamp, struct msghdr *msg, struct sock *sk,
 	return 0;
 }
 
+/* A datagram read from sk: its RX timestamp and receive interface. */
+static __always_inline void record_udp_read(struct sock *sk, __u64 ts,
+					    __u32 ifindex)
+{
+	if ((__s64)ts <= 0 || !reader_selected(sk))
+		return;
+	if (need_ifindex() && !ifindex_selected(ifindex))
+		return;
+	if (!sk_netns_selected(sk))
+		return;
+	record_latency(NSL_HOOK_UDP_SOCK_READ, ts, ifindex);
+}
+
 /* udp_recvmsg() consumes the datagram it returned; len < 0 when peeking. */
 SEC("fentry/skb_consume_udp")
 int BPF_PROG(fentry_skb_consume_udp, struct sock *sk, struct sk_buff *skb,
 	     int len)
 {
-	__u64 ts = skb->tstamp;
-	__u32 ifindex = 0;
-
-	if (len < 0 || (__s64)ts <= 0 || !reader_selected(sk))
-		return 0;
-	if (need_ifindex()) {
-		ifindex = skb->skb_iif;
-		if (!ifindex_selected(ifindex))
-			return 0;
-	}
-	if (!sk_netns_selected(sk))
-		return 0;
-	record_latency(NSL_HOOK_UDP_SOCK_READ, ts, ifindex);
+	if (len >= 0)
+		record_udp_read(sk, skb->tstamp, need_ifindex() ? skb->skb_iif : 0);
 	return 0;
 }
 
@@ -629,8 +639,42 @@ int BPF_PROG(tp_tcp_copy_datagram, const struct sk_buff *skb, int len)
 				  BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (!rs)
 		return 0;
-	rs->tstamp = ts;
-	rs->sk = (__u64)sk;
+	rs->tcp_tstamp = ts;
+	rs->tcp_sk = (__u64)sk;
+	return 0;
+}
+
+/*
+ * udp-socket-read without trampolines, v6.3 to v6.17: a datagram that
+ * udp_recvmsg()/udpv6_recvmsg() read is freed in skb_consume_udp() by
+ * __consume_stateless_skb(), which fires consume_skb with its return
+ * address as location (v6.3, "net: add location to trace_consume_skb()"):
+ * inside skb_consume_udp(), or inside the recvmsg function when the
+ * compiler made the free a tail call. Neither recvmsg function calls
+ * consume_skb() itself. So a location in one of these three functions
+ * (their addresses from /proc/kallsyms, in cfg) is the datagram this task
+ * is reading; anything else (every skb freed on the system) leaves at
+ * once. Not when peeking (skb_consume_udp() then drops a reference and
+ * frees nothing), and not on v6.18+, where UDP defers the free to the CPU
+ * that allocated the skb (skb_attempt_defer_free()); the loader knows.
+ */
+SEC("tp_btf/consume_skb")
+int BPF_PROG(tp_udp_consume_skb, struct sk_buff *skb, void *location)
+{
+	__u64 at = (__u64)location;
+	struct nsl_read_state *rs;
+
+	if (at - cfg.udp_free_at[0] >= cfg.udp_free_len[0] &&
+	    at - cfg.udp_free_at[1] >= cfg.udp_free_len[1] &&
+	    at - cfg.udp_free_at[2] >= cfg.udp_free_len[2])
+		return 0;
+	rs = bpf_task_storage_get(&read_state, bpf_get_current_task_btf(), 0,
+				  BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!rs)
+		return 0;
+	rs->udp_tstamp = skb->tstamp;
+	if (need_ifindex())
+		rs->udp_ifindex = skb->skb_iif;
 	return 0;
 }
 
@@ -639,7 +683,8 @@ int BPF_PROG(tp_tcp_copy_datagram, const struct sk_buff *skb, int len)
 /*
  * sock_recvmsg_nosec() fires sock_recv_length once per recvmsg, after the
  * protocol's recvmsg returned (socket lock released, as for fentry on
- * tcp_recv_timestamp): one read, one sample.
+ * tcp_recv_timestamp): one read, one sample. One program for both read
+ * hooks (see shared_hook_on()).
  *
  * A read of the error queue (MSG_ERRQUEUE: TX timestamps and the like,
  * which sock_queue_err_skb() queues as skbs owned by the socket) copies
@@ -649,27 +694,43 @@ int BPF_PROG(tp_tcp_copy_datagram, const struct sk_buff *skb, int len)
  * tcp_recv_timestamp never sees them. Neither do we.
  */
 SEC("tp_btf/sock_recv_length")
-int BPF_PROG(tp_tcp_recv_length, struct sock *sk, int ret, int flags)
+int BPF_PROG(tp_recv_length, struct sock *sk, int ret, int flags)
 {
+	__u16 proto = sk->sk_protocol;
 	struct nsl_read_state *rs;
 	__u64 ts;
 
 	/*
 	 * Every recvmsg() of every socket fires this: leave the others at
 	 * once, before the task-storage lookup. A TCP read that returns data
-	 * has copied it, so the state is always fresh by then.
+	 * has copied it, and a UDP read has consumed its datagram, so the
+	 * state is always fresh by then.
 	 */
-	if (sk->sk_protocol != IPPROTO_TCP && sk->sk_protocol != IPPROTO_MPTCP)
-		return 0;
-	rs = bpf_task_storage_get(&read_state, bpf_get_current_task_btf(), 0,
-				  0);
-	if (!rs || !rs->tstamp)
-		return 0;
-	ts = rs->tstamp;
-	rs->tstamp = 0;
-	if (ret <= 0 || rs->sk != (__u64)sk || (flags & MSG_ERRQUEUE))
-		return 0;
-	record_tcp_read(sk, ts);
+	if (proto == IPPROTO_TCP || proto == IPPROTO_MPTCP) {
+		if (!shared_hook_on(NSL_HOOK_TCP_SOCK_READ))
+			return 0;
+		rs = bpf_task_storage_get(&read_state, bpf_get_current_task_btf(),
+					  0, 0);
+		if (!rs || !rs->tcp_tstamp)
+			return 0;
+		ts = rs->tcp_tstamp;
+		rs->tcp_tstamp = 0;
+		if (ret <= 0 || rs->tcp_sk != (__u64)sk || (flags & MSG_ERRQUEUE))
+			return 0;
+		record_tcp_read(sk, ts);
+	} else if (proto == IPPROTO_UDP || proto == IPPROTO_UDPLITE) {
+		if (!shared_hook_on(NSL_HOOK_UDP_SOCK_READ))
+			return 0;
+		rs = bpf_task_storage_get(&read_state, bpf_get_current_task_btf(),
+					  0, 0);
+		if (!rs || !rs->udp_tstamp)
+			return 0;
+		ts = rs->udp_tstamp;
+		rs->udp_tstamp = 0;
+		/* 0 is a read too: of an empty datagram */
+		if (ret >= 0 && !(flags & MSG_ERRQUEUE))
+			record_udp_read(sk, ts, rs->udp_ifindex);
+	}
 	return 0;
 }
 

@@ -119,6 +119,8 @@ struct nsl_clock {
 /* tai_mono_ns may differ by this much (two clock reads apart) and be current */
 #define NSL_CLOCK_SLACK_NS 1000000LL
 
+#define NSL_UDP_FREE_FUNCS 3
+
 /*
  * Read-only configuration, placed in .rodata of the BPF object and set by
  * the loader before load. Options that are off let the verifier drop the
@@ -135,6 +137,13 @@ struct nsl_config {
 	__u8 include_hol;	/* -y: do not apply the HOL filter */
 	/* bit per hook attached by a fallback (tracepoint or netfilter) method */
 	__u8 fallback_hooks;
+	/*
+	 * udp-socket-read in tracepoint mode: where in the kernel a datagram
+	 * that a UDP read returned is freed (skb_consume_udp(), udp_recvmsg(),
+	 * udpv6_recvmsg(); start and length each, from /proc/kallsyms).
+	 */
+	__u64 udp_free_at[NSL_UDP_FREE_FUNCS];
+	__u64 udp_free_len[NSL_UDP_FREE_FUNCS];
 };
 
 #endif /* NETSTACKLAT_H */

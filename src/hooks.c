@@ -4,7 +4,9 @@
 #include "hooks.h"
 
 #define FENTRY(...) { NSL_METHOD_FENTRY, { __VA_ARGS__ } }
+#define FENTRY_NEEDS(what, ...) { NSL_METHOD_FENTRY, { __VA_ARGS__ }, .need = (what) }
 #define TP(...) { NSL_METHOD_TRACEPOINT, { __VA_ARGS__ } }
+#define TP_NEEDS(what, ...) { NSL_METHOD_TRACEPOINT, { __VA_ARGS__ }, .need = (what) }
 #define NF(prog, place) { NSL_METHOD_NETFILTER, { prog }, place }
 
 const struct nsl_hook_desc nsl_hooks[NSL_NR_HOOKS] = {
@@ -35,7 +37,8 @@ const struct nsl_hook_desc nsl_hooks[NSL_NR_HOOKS] = {
 	[NSL_HOOK_UDP_SOCK_ENQUEUED] = {
 		.name = "udp-socket-enqueued",
 		.desc = "packet is queued on a UDP socket",
-		.cands = { FENTRY("fexit_udp_enqueue_schedule_skb"),
+		.cands = { FENTRY_NEEDS(NSL_NEED_UDP_QUEUED_ON_RETURN,
+					"fexit_udp_enqueue_schedule_skb"),
 			   TP("tp_data_ready") },
 	},
 	[NSL_HOOK_TCP_SOCK_READ] = {
@@ -43,21 +46,20 @@ const struct nsl_hook_desc nsl_hooks[NSL_NR_HOOKS] = {
 		.desc = "packet is read by the application (TCP)",
 		.reader_ctx = true,
 		.cands = { FENTRY("fentry_tcp_recv_timestamp"),
-			   TP("tp_tcp_copy_datagram", "tp_tcp_recv_length") },
+			   TP("tp_tcp_copy_datagram", "tp_recv_length") },
 	},
 	[NSL_HOOK_UDP_SOCK_READ] = {
 		.name = "udp-socket-read",
 		.desc = "packet is read by the application (UDP)",
 		.reader_ctx = true,
-		.cands = { FENTRY("fentry_skb_consume_udp") },
 		/*
-		 * Measured on 6.18: 256 UDP reads, 0 skb_copy_datagram_iovec
-		 * events (linear skbs are copied without it); and consume_skb
-		 * from skb_consume_udp() no longer fires since UDP frees read
-		 * datagrams with skb_attempt_defer_free() (300 reads, 0 events).
+		 * skb_copy_datagram_iovec does not see every UDP read (linear
+		 * skbs are copied without it: 256 reads, 0 events on 6.18);
+		 * consume_skb from skb_consume_udp() does, on 6.3 to 6.17.
 		 */
-		.no_fallback = "no tracepoint sees every UDP read (linear skbs "
-			       "are copied without skb_copy_datagram_iovec)",
+		.cands = { FENTRY("fentry_skb_consume_udp"),
+			   TP_NEEDS(NSL_NEED_UDP_FREE_SITE, "tp_udp_consume_skb",
+				    "tp_recv_length") },
 	},
 };
 

@@ -27,11 +27,21 @@ enum nsl_nf_place {
 #define NSL_MAX_CANDIDATES 3
 #define NSL_MAX_PROGS 2
 
+/* What a candidate needs beyond its attach points, checked by the loader. */
+enum nsl_need {
+	NSL_NEED_NOTHING,
+	/* consume_skb with a location, fired in the reader (6.3 to 6.17) */
+	NSL_NEED_UDP_FREE_SITE,
+	/* __udp_enqueue_schedule_skb() returns 0 once queued (before 6.18) */
+	NSL_NEED_UDP_QUEUED_ON_RETURN,
+};
+
 struct nsl_candidate {
 	enum nsl_method method;
 	/* BPF program names (bpf/netstacklat.bpf.c) that together make the hook */
 	const char *progs[NSL_MAX_PROGS];
 	enum nsl_nf_place nf_place;	/* NSL_METHOD_NETFILTER only */
+	enum nsl_need need;
 };
 
 struct nsl_hook_desc {
@@ -39,8 +49,6 @@ struct nsl_hook_desc {
 	const char *desc;
 	bool reader_ctx;	/* runs in the reading process: -p/-c/-q/-C apply */
 	struct nsl_candidate cands[NSL_MAX_CANDIDATES];
-	/* why there is nothing after the last candidate, shown when all fail */
-	const char *no_fallback;
 };
 
 extern const struct nsl_hook_desc nsl_hooks[NSL_NR_HOOKS];

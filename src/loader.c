@@ -93,10 +93,92 @@ static bool method_allowed(enum nsl_method m, enum nsl_attach_mode mode)
 	return true;
 }
 
+/* Parameters of the tracepoint in vmlinux BTF (its ctx excluded), or -1. */
+static int tracepoint_args(const struct btf *vmlinux, const char *tp)
+{
+	char name[128];
+	const struct btf_type *t;
+	int id;
+
+	snprintf(name, sizeof(name), "btf_trace_%s", tp);
+	id = btf__find_by_name_kind(vmlinux, name, BTF_KIND_TYPEDEF);
+	if (id < 0)
+		return -1;
+	/* typedef -> pointer -> func_proto(void *ctx, args...) */
+	t = btf__type_by_id(vmlinux, btf__type_by_id(vmlinux, id)->type);
+	if (!btf_is_ptr(t))
+		return -1;
+	t = btf__type_by_id(vmlinux, t->type);
+	return btf_is_func_proto(t) ? btf_vlen(t) - 1 : -1;
+}
+
+/*
+ * NSL_NEED_UDP_FREE_SITE: consume_skb must carry its location (v6.3) and
+ * still fire in the reader (not v6.18+), and kallsyms must say where UDP
+ * frees a read datagram (tp_udp_consume_skb in the BPF program).
+ */
+static bool udp_free_site_known(struct nsl_loader *l, const struct btf *vmlinux,
+				char *why, size_t len)
+{
+	static const char *const funcs[NSL_UDP_FREE_FUNCS] = {
+		"skb_consume_udp", "udp_recvmsg", "udpv6_recvmsg",
+	};
+	int err;
+
+	if (nsl_kernel_version() >= NSL_KERNEL(6, 18)) {
+		snprintf(why, len, "tp_btf/consume_skb: since Linux 6.18 UDP frees "
+			 "read datagrams later, elsewhere (skb_attempt_defer_free)");
+		return false;
+	}
+	if (tracepoint_args(vmlinux, "consume_skb") < 2) {
+		snprintf(why, len, "tp_btf/consume_skb: no location argument "
+			 "(Linux 6.3 added it)");
+		return false;
+	}
+	memset(l->udp_free_at, 0, sizeof(l->udp_free_at));
+	err = nsl_ksym_ranges(funcs, NSL_UDP_FREE_FUNCS, l->udp_free_at,
+			      l->udp_free_len);
+	if (err || !l->udp_free_len[0]) {
+		snprintf(why, len, "tp_btf/consume_skb: no address for %s in "
+			 "/proc/kallsyms%s", funcs[0],
+			 err ? "" : " (hidden by kernel.kptr_restrict?)");
+		return false;
+	}
+	return true;
+}
+
+/* What a candidate needs beyond its attach points (enum nsl_need). */
+static bool need_met(struct nsl_loader *l, const struct btf *vmlinux,
+		     enum nsl_need need, char *why, size_t len)
+{
+	switch (need) {
+	case NSL_NEED_UDP_FREE_SITE:
+		return udp_free_site_known(l, vmlinux, why, len);
+	case NSL_NEED_UDP_QUEUED_ON_RETURN:
+		/*
+		 * v6.18, "udp: remove busylock and add per NUMA queues": a
+		 * producer adds the skb to a per-NUMA list and returns 0; the
+		 * producer that finds the list empty queues the batch later,
+		 * and may drop some. By the time fexit runs, the skb may be
+		 * unqueued yet, dropped, or read and freed.
+		 */
+		if (nsl_kernel_version() >= NSL_KERNEL(6, 18)) {
+			snprintf(why, len, "fexit/__udp_enqueue_schedule_skb: since "
+				 "Linux 6.18 it returns before the datagram is queued");
+			return false;
+		}
+		return true;
+	default:
+		return true;
+	}
+}
+
 static bool candidate_works(struct nsl_loader *l, const struct btf *vmlinux,
 			    const struct nsl_candidate *c, char *why,
 			    size_t len)
 {
+	if (!need_met(l, vmlinux, c->need, why, len))
+		return false;
 	for (int i = 0; i < NSL_MAX_PROGS && c->progs[i]; i++) {
 		struct bpf_program *p =
 			bpf_object__find_program_by_name(l->skel->obj, c->progs[i]);
@@ -149,8 +231,6 @@ static void choose_method(struct nsl_loader *l, const struct btf *vmlinux,
 		add_reason(hs, why);
 	}
 	hs->method = NSL_METHOD_NONE;
-	if (d->no_fallback)
-		add_reason(hs, d->no_fallback);
 }
 
 int nsl_loader_probe(struct nsl_loader *l, const struct nsl_options *o)
@@ -418,6 +498,8 @@ static void fill_config(const struct nsl_loader *l, const struct nsl_options *o,
 	cfg->group_by_ifindex = o->group_ifindex;
 	cfg->group_by_cgroup = o->group_cgroup;
 	cfg->include_hol = o->include_hol;
+	memcpy(cfg->udp_free_at, l->udp_free_at, sizeof(cfg->udp_free_at));
+	memcpy(cfg->udp_free_len, l->udp_free_len, sizeof(cfg->udp_free_len));
 	_Static_assert(NSL_NR_HOOKS <= 8, "cfg.fallback_hooks has 8 bits");
 	for (int h = 0; h < NSL_NR_HOOKS; h++)
 		if (l->hooks[h].method == NSL_METHOD_TRACEPOINT ||

@@ -35,6 +35,9 @@ struct nsl_loader {
 	uint64_t netns_ino;	/* the netns -n selects, 0 for all */
 	uint64_t nf_netns_ino;	/* where the netfilter hooks attach */
 	bool netns_resolved;
+	/* where UDP frees a read datagram (cfg.udp_free_*), when needed */
+	uint64_t udp_free_at[NSL_UDP_FREE_FUNCS];
+	uint64_t udp_free_len[NSL_UDP_FREE_FUNCS];
 	bool clock_set;		/* nsl_clock in the BPF object was written */
 	struct ring_buffer *clock_events; /* BPF: "the clock moved" */
 };

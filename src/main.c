@@ -395,6 +395,13 @@ static int preflight(const struct nsl_options *o)
 			"(and CAP_NET_ADMIN for netfilter hooks)\n");
 		return -EPERM;
 	}
+	/* every sample reads this clock (v6.1): nothing works without it */
+	if (libbpf_probe_bpf_helper(BPF_PROG_TYPE_SOCKET_FILTER,
+				    BPF_FUNC_ktime_get_tai_ns, NULL) == 0) {
+		pr_warn("this kernel lacks the BPF helper bpf_ktime_get_tai_ns() "
+			"(Linux 6.1): netstacklat needs Linux 6.1 or later\n");
+		return -EOPNOTSUPP;
+	}
 	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
 		pr_warn("kernel without BTF (/sys/kernel/btf/vmlinux: %s); "
 			"CO-RE needs CONFIG_DEBUG_INFO_BTF\n", strerror(errno));

@@ -32,11 +32,13 @@ OPTIONS = {"ours": "", "ours_y": "-y", "ours_I": "-I", "ours_C": "-C"}
 BT_PEER = {
     "tp_data_ready": "bt_data_ready",
     "tp_tcp_copy_datagram": "bt_copy_datagram",
-    "tp_tcp_recv_length": "bt_recv_length",
+    "tp_recv_length": "bt_recv_length",
+    "tp_tcp_recv_length": "bt_recv_length",  # its name until the UDP read fallback
 }
 TRACEPOINT = {
     "tp_data_ready": "sock:sk_data_ready",
     "tp_tcp_copy_datagram": "skb:skb_copy_datagram_iovec",
+    "tp_recv_length": "sock:sock_recv_length",
     "tp_tcp_recv_length": "sock:sock_recv_length",
 }
 # The floor to subtract: an empty program at the same attach point, i.e.
@@ -48,6 +50,7 @@ FLOOR_OF = {
     "nf_l4_start": "nf_floor_empty",
     "tp_data_ready": "floor_empty",
     "tp_tcp_copy_datagram": "floor_empty_cp",
+    "tp_recv_length": "floor_empty_rl",
     "tp_tcp_recv_length": "floor_empty_rl",
 }
 FLOOR_PROGS = ("floor_empty", "floor_empty2", "floor_clock", "floor_map",

@@ -509,7 +509,7 @@ static void add_costs(struct fixture *f)
 		{ 1u << NSL_HOOK_TCP_SOCK_ENQUEUED | 1u << NSL_HOOK_UDP_SOCK_ENQUEUED,
 		  "tp_data_ready", 1000, 85000 },
 		{ 1u << NSL_HOOK_TCP_SOCK_READ, "tp_tcp_copy_datagram", 812, 48720 },
-		{ 1u << NSL_HOOK_TCP_SOCK_READ, "tp_tcp_recv_length", 900, 0 },
+		{ 1u << NSL_HOOK_TCP_SOCK_READ, "tp_recv_length", 900, 0 },
 		{ 1u << NSL_HOOK_UDP_SOCK_READ, "fentry_skb_consume_udp", 0, 0 },
 	};
 
