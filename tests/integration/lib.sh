@@ -40,10 +40,15 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-# Missing prerequisites make every test of the script a SKIP, with the reason.
-skip_all() {
+# skip_tests NAME...: these tests are SKIPs, because of SKIP_WHY.
+skip_tests() {
 	local t
 	for t in "$@"; do echo "RESULT SKIP $t ($SKIP_WHY)"; done
+}
+
+# Missing prerequisites make every test of the script a SKIP, with the reason.
+skip_all() {
+	skip_tests "$@"
 	exit 0
 }
 
@@ -105,10 +110,13 @@ skip() {
 	SKIP_REASON=$*
 }
 
+# run_test NAME [COMMAND...]: runs COMMAND (default: the function NAME) as
+# the test NAME.
 run_test() {
 	local name=$1
+	shift
 	FAILS=() SKIP_REASON=
-	"$name"
+	"${@:-$name}"
 	if [ -n "$SKIP_REASON" ] && [ ${#FAILS[@]} -eq 0 ]; then
 		echo "RESULT SKIP $name ($SKIP_REASON)"
 	elif [ ${#FAILS[@]} -eq 0 ]; then
