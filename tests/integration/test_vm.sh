@@ -19,17 +19,18 @@ vm_prereqs() {
 	SKIP_WHY=
 	command -v qemu-system-x86_64 > /dev/null || SKIP_WHY="qemu-system-x86_64 missing"
 	[ -x /bin/busybox ] || SKIP_WHY="busybox missing"
+	command -v depmod > /dev/null || SKIP_WHY="depmod (kmod) missing"
 	[ -z "$SKIP_WHY" ]
 }
 
 # Boots the guest once; every test below reads its console output.
 boot() {
 	local rc
-	"$ROOT/scripts/vm/build" "$VM" > "$TMP/vm-build.log" 2>&1 ||
+	"$ROOT/scripts/vm/build" "$VM" 6.1 > "$TMP/vm-build.log" 2>&1 ||
 		{ SKIP_WHY="cannot build the VM: $(tail -1 "$TMP/vm-build.log")"; return 1; }
 	BOOT_START=$SECONDS
 	timeout -k 5 "$VM_TIMEOUT" qemu-system-x86_64 -accel tcg -m 1024 -smp 2 \
-		-nographic -no-reboot -kernel "$VM/vmlinuz" -initrd "$VM/initramfs.gz" \
+		-nographic -no-reboot -kernel "$VM/6.1/vmlinuz" -initrd "$VM/6.1/initramfs.gz" \
 		-append "console=ttyS0 panic=-1 quiet" < /dev/null > "$TMP/console.log" 2>&1
 	rc=$?
 	BOOT_SECONDS=$((SECONDS - BOOT_START))

@@ -32,7 +32,10 @@ finish() {
 	poweroff -f
 }
 
-for m in veth tun sch_ingress cls_bpf; do insmod /modules/$m.ko; done
+# the modules scripts/vm/build chose for this kernel, dependencies first
+while read -r m; do
+	insmod /modules/$m || say "GUEST ERROR insmod $m"
+done < /modules/load
 /nsl/ip link set lo up
 /nsl/ip netns add A && /nsl/ip netns add B || { say "GUEST ERROR netns"; finish; }
 /nsl/ip link add a0 netns A type veth peer name b0 netns B
