@@ -28,7 +28,11 @@ emit() {	# emit NAME FILE
 	say "END $1"
 }
 
+# the kernel's log too: clocksource changes, warnings, for a failure's
+# post-mortem on the host
 finish() {
+	dmesg > /tmp/dmesg 2>&1
+	emit dmesg /tmp/dmesg
 	say "GUEST DONE"
 	sync
 	poweroff -f
