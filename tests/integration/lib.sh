@@ -22,6 +22,7 @@ CG_ROOT=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/self/mounts)
 BG_PIDS=()
 CGROUPS=()
 FAILS=()
+FAILED_TESTS=0
 
 cleanup() {
 	local p cg
@@ -62,10 +63,13 @@ need() {
 	skip_all "${TESTS[@]}"
 }
 
-# run_tests: every test of the suite, in order.
+# run_tests: every test of the suite, in order; the suite's exit status
+# says whether one failed (tests/run counts RESULT lines, make test-vm
+# goes by the status).
 run_tests() {
 	local t
 	for t in "${TESTS[@]}"; do run_test "$t"; done
+	[ "$FAILED_TESTS" -eq 0 ]
 }
 
 prereqs() {
@@ -125,6 +129,7 @@ run_test() {
 		printf '  %s\n' "${FAILS[@]}"
 		[ -s "$TMP/tool.err" ] && sed 's/^/  tool: /' "$TMP/tool.err" | tail -5
 		echo "RESULT FAIL $name"
+		FAILED_TESTS=$((FAILED_TESTS + 1))
 	fi
 }
 

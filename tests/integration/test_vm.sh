@@ -294,3 +294,4 @@ for k in "${KERNELS[@]}"; do
 		skip_tests "${names[@]}"
 	fi
 done
+[ "$FAILED_TESTS" -eq 0 ]	# make test-vm fails when a test did
