@@ -20,7 +20,7 @@ HOOKS="ip-start tcp-start udp-start tcp-socket-enqueued udp-socket-enqueued tcp-
 # The hooks that must attach in fallback mode, per kernel; the others must
 # be unavailable, with a reason. 6.1 predates netfilter BPF links (6.4)
 # and the sk_data_ready and sock_recv_length tracepoints; on 6.12 only
-# udp-socket-read has none (DESIGN 2.1).
+# udp-socket-read has none (DESIGN §2.1).
 declare -A FALLBACK_HOOKS=([6.1]="" [6.12]="${HOOKS% udp-socket-read}")
 
 # Every kernel's tests, and those of a kernel with fallbacks. Each test T
