@@ -11,7 +11,7 @@ source "$(dirname "$0")/lib.sh"
 
 VM=$ROOT/.output/vm
 # one guest after the other: this machine has 2 cores, a guest uses both
-KERNELS=(${VM_KERNELS:-6.1 6.12})
+read -ra KERNELS <<< "${VM_KERNELS:-6.1 6.12}"
 # limit per guest: both hung and killed, the whole test stays well under
 # 10 minutes
 VM_TIMEOUT=${VM_TIMEOUT:-180}
