@@ -24,6 +24,7 @@ BG_PIDS=()
 CGROUPS=()
 AT_EXIT=()		# commands that undo a test's changes to the machine
 FAILS=()
+FAILED_TESTS=0
 
 cleanup() {
 	local p cg c
@@ -43,10 +44,15 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-# Missing prerequisites make every test of the script a SKIP, with the reason.
-skip_all() {
+# skip_tests NAME...: these tests are SKIPs, because of SKIP_WHY.
+skip_tests() {
 	local t
 	for t in "$@"; do echo "RESULT SKIP $t ($SKIP_WHY)"; done
+}
+
+# Missing prerequisites make every test of the script a SKIP, with the reason.
+skip_all() {
+	skip_tests "$@"
 	exit 0
 }
 
@@ -60,10 +66,13 @@ need() {
 	skip_all "${TESTS[@]}"
 }
 
-# run_tests: every test of the suite, in order.
+# run_tests: every test of the suite, in order; the suite's exit status
+# says whether one failed (tests/run counts RESULT lines, make test-vm
+# goes by the status).
 run_tests() {
 	local t
 	for t in "${TESTS[@]}"; do run_test "$t"; done
+	[ "$FAILED_TESTS" -eq 0 ]
 }
 
 prereqs() {
@@ -108,10 +117,13 @@ skip() {
 	SKIP_REASON=$*
 }
 
+# run_test NAME [COMMAND...]: runs COMMAND (default: the function NAME) as
+# the test NAME.
 run_test() {
 	local name=$1
+	shift
 	FAILS=() SKIP_REASON=
-	"$name"
+	"${@:-$name}"
 	if [ -n "$SKIP_REASON" ] && [ ${#FAILS[@]} -eq 0 ]; then
 		echo "RESULT SKIP $name ($SKIP_REASON)"
 	elif [ ${#FAILS[@]} -eq 0 ]; then
@@ -120,6 +132,7 @@ run_test() {
 		printf '  %s\n' "${FAILS[@]}"
 		[ -s "$TMP/tool.err" ] && sed 's/^/  tool: /' "$TMP/tool.err" | tail -5
 		echo "RESULT FAIL $name"
+		FAILED_TESTS=$((FAILED_TESTS + 1))
 	fi
 }
 

@@ -1,7 +1,9 @@
 #!/nsl/bash
-# /init of the VM test (Debian's 6.1 cloud kernel, where fentry works).
-# Runs the tool against real namespace traffic in each attach mode and
-# prints everything the host needs between markers on the console:
+# /init of the VM test (Debian's 6.1 and 6.12 cloud kernels, where fentry
+# works; the same script on both). Runs the tool against real namespace
+# traffic in each attach mode (fallback mode in full where the kernel has
+# the fallbacks: 6.12) and prints everything the host needs between
+# markers on the console:
 #   === BEGIN <name>        the lines of file <name>
 #   === END <name>
 # The host (tests/integration/test_vm.sh) parses and judges; this side only
@@ -26,22 +28,29 @@ emit() {	# emit NAME FILE
 	say "END $1"
 }
 
+# the kernel's log too: clocksource changes, warnings, for a failure's
+# post-mortem on the host
 finish() {
+	dmesg > /tmp/dmesg 2>&1
+	emit dmesg /tmp/dmesg
 	say "GUEST DONE"
 	sync
 	poweroff -f
 }
 
-for m in veth tun sch_ingress cls_bpf; do insmod /modules/$m.ko; done
+# the modules scripts/vm/build chose for this kernel, dependencies first
+while read -r m; do
+	insmod /modules/$m || say "GUEST ERROR insmod $m"
+done < /modules/load
 /nsl/ip link set lo up
 /nsl/ip netns add A && /nsl/ip netns add B || { say "GUEST ERROR netns"; finish; }
 /nsl/ip link add a0 netns A type veth peer name b0 netns B
 /nsl/ip -n A addr add 198.18.0.1/24 dev a0
-/nsl/ip -n B addr add 198.18.0.2/24 dev b0
+VETH_ADDR=198.18.0.2
+/nsl/ip -n B addr add $VETH_ADDR/24 dev b0
 for ns in A B; do /nsl/ip -n $ns link set lo up; done
 /nsl/ip -n A link set a0 up
 /nsl/ip -n B link set b0 up
-say "GUEST UP $(uname -r)"
 
 # wait_file SECONDS FILE: until FILE is non-empty
 wait_file() {
@@ -50,12 +59,25 @@ wait_file() {
 	[ -s "$2" ]
 }
 
-# serve NAME PROTO PORT ARGS...: trafficgen server in B, SERVER_PID when up
+# A TUN wire (tests/tunwire.c) from A's ta to B's tb: TCP through it
+# arrives in B as from a NIC, with an RX timestamp, which the netfilter
+# fallbacks of ip-start and tcp-start need (over veth TCP keeps its
+# departure time until local delivery).
+WIRE_ADDR=198.19.0.2
+tunwire /run/netns/A ta /run/netns/B tb /tmp/wire.ready &
+wait_file 10 /tmp/wire.ready &&
+	/nsl/ip -n A addr add 198.19.0.1/24 dev ta && /nsl/ip -n B addr add $WIRE_ADDR/24 dev tb &&
+	/nsl/ip -n A link set ta up && /nsl/ip -n B link set tb up || say "GUEST ERROR tunwire"
+say "GUEST UP $(uname -r)"
+say "GUEST UPTIME $(cut -d' ' -f1 /proc/uptime)"
+
+# serve NAME PROTO PORT ARGS...: trafficgen server in B, SERVER_PID when up;
+# on B's veth address, or on SRV_ADDR
 serve() {
 	local name=$1 proto=$2 port=$3
 	shift 3
 	rm -f /tmp/ready
-	/nsl/ip netns exec B trafficgen server --proto $proto --bind 198.18.0.2 \
+	/nsl/ip netns exec B trafficgen server --proto $proto --bind ${SRV_ADDR:-$VETH_ADDR} \
 		--port $port --ready-file /tmp/ready "$@" > /tmp/$name.server &
 	SERVER_JOB=$!
 	wait_file 60 /tmp/ready || say "GUEST ERROR server $name"
@@ -65,7 +87,7 @@ serve() {
 client() {	# client NAME PROTO PORT ARGS...
 	local name=$1 proto=$2 port=$3
 	shift 3
-	/nsl/ip netns exec A trafficgen client --proto $proto --connect 198.18.0.2 \
+	/nsl/ip netns exec A trafficgen client --proto $proto --connect ${SRV_ADDR:-$VETH_ADDR} \
 		--port $port "$@" > /tmp/$name.client
 }
 
@@ -89,12 +111,12 @@ tool_stop() {	# tool_stop NAME: SIGINT (final report), keep the exit status
 	for f in json err rc server client; do emit "$1.$f" /tmp/$1.$f; done
 }
 
-# all hooks, TCP and UDP traffic (UDP is sampled at ip-start over veth,
-# TCP keeps its departure timestamp there)
-run_all() {	# run_all NAME MODE TOOL_ARGS...
-	serve $1-tcp tcp 5001
-	tool_start $1 --attach=$2 -n /run/netns/B "${@:3}"
-	client $1-tcp tcp 5001 --count 200 --interval-us 1000
+# all hooks, TCP (to TCP_ADDR) and UDP traffic (UDP is sampled at ip-start
+# over veth, TCP keeps its departure timestamp there)
+run_all() {	# run_all NAME MODE TCP_ADDR TOOL_ARGS...
+	SRV_ADDR=$3 serve $1-tcp tcp 5001
+	tool_start $1 --attach=$2 -n /run/netns/B "${@:4}"
+	SRV_ADDR=$3 client $1-tcp tcp 5001 --count 200 --interval-us 1000
 	wait $SERVER_JOB
 	serve $1 udp 5002 --count 200 --duration-s 60
 	client $1 udp 5002 --count 200 --interval-us 1000
@@ -133,7 +155,7 @@ run_known() {	# run_known NAME MODE
 	tool_stop $1
 }
 
-# HOL filter with fentry: the testbed (scripts/testbed.sh) drops TCP
+# HOL filter: the testbed (scripts/testbed.sh) drops TCP
 # segments on B's ingress; a -y instance and a filtered one watch the same
 # reads. run_hol NAME MODE "RULE" CLIENT_ARGS...
 run_hol() {
@@ -164,23 +186,33 @@ testbed_down() {
 	tc -n B qdisc del dev b0 clsact
 }
 
+# the HOL scenarios in one attach mode: MODE-hol and MODE-loss
+run_hol_all() {	# run_hol_all MODE
+	testbed_up || return
+	# segment 5 and its first retransmission, again every 4: forced RTOs
+	run_hol $1-hol $1 "tb_rule_nth 5 1 4" \
+		--count 10 --msg-size 2000 --interval-us 400000
+	run_hol $1-loss $1 "tb_rule_loss 1 7" \
+		--count 1000 --msg-size 2000 --interval-us 1000
+	testbed_down
+}
+
 netstacklat -l > /tmp/list-fentry.out 2>&1
 emit list-auto /tmp/list-fentry.out
 netstacklat -l --attach=fallback > /tmp/list-fallback.out 2>&1
 emit list-fallback /tmp/list-fallback.out
 
-run_all fentry-all fentry --bpf-stats
+run_all fentry-all fentry $VETH_ADDR --bpf-stats
 run_reads fentry-reads fentry
 run_udp_reads fentry-udpreads fentry
 run_known fentry-known fentry
-if testbed_up; then
-	# segment 5 and its first retransmission, again every 4: forced RTOs
-	run_hol fentry-hol fentry "tb_rule_nth 5 1 4" \
-		--count 10 --msg-size 2000 --interval-us 400000
-	run_hol fentry-loss fentry "tb_rule_loss 1 7" \
-		--count 1000 --msg-size 2000 --interval-us 1000
-	testbed_down
+run_hol_all fentry
+# TCP over the wire: the netfilter hooks see it with an RX timestamp
+run_all fallback-all fallback $WIRE_ADDR
+# the read tests again where tcp-socket-read has a fallback (6.12, not 6.1)
+if [ "$(awk '$1 == "tcp-socket-read" { print $2 }' /tmp/list-fallback.out)" != unavailable ]; then
+	run_reads fallback-reads fallback
+	run_known fallback-known fallback
+	run_hol_all fallback
 fi
-run_all fallback-all fallback
-run_reads fallback-reads fallback
 finish
