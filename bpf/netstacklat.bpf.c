@@ -604,11 +604,21 @@ int BPF_PROG(tp_data_ready, struct sock *sk)
 	default:
 		return 0;
 	}
-	if (!shared_hook_on(hook) || !sk->sk_receive_queue.qlen)
-		return 0;
 	/* before the per-socket storage: other namespaces' sockets get none */
-	if (!sk_netns_selected(sk))
+	if (!shared_hook_on(hook) || !sk_netns_selected(sk))
 		return 0;
+	/*
+	 * UDP queues without the socket lock and calls sk_data_ready after
+	 * releasing the queue's: a reader on another CPU may already have
+	 * taken the datagram (a newer one at the tail is unchanged_tail at
+	 * its own call). TCP calls it under the socket lock, which readers
+	 * hold too; an empty TCP queue is a listener's or a drop's call.
+	 */
+	if (!sk->sk_receive_queue.qlen) {
+		if (hook == NSL_HOOK_UDP_SOCK_ENQUEUED)
+			count_event(hook, NSL_CNT_QUEUE_EMPTY);
+		return 0;
+	}
 	tail = sk->sk_receive_queue.prev;
 	if (!tail)
 		return 0;

@@ -73,6 +73,7 @@ enum nsl_counter {
 	NSL_CNT_CLOCK_STEP,	/* clock offsets changed since we last read them */
 	NSL_CNT_UNCHANGED_TAIL,	/* sk_data_ready: the tail already sampled */
 	NSL_CNT_MPTCP_EXCLUDED,	/* tcp-socket-read: MPTCP, HOL state unknown */
+	NSL_CNT_QUEUE_EMPTY,	/* sk_data_ready: UDP reader took the datagram */
 	NSL_NR_COUNTERS,
 };
 

@@ -101,6 +101,11 @@ const struct nsl_counter_desc nsl_counters[NSL_NR_COUNTERS] = {
 		"of the receive queue already sampled: no new skb, or one of a "
 		"batch.",
 		HOOK(TCP_SOCK_ENQUEUED) | HOOK(UDP_SOCK_ENQUEUED) },
+	[NSL_CNT_QUEUE_EMPTY] = {
+		"queue_empty",
+		"UDP datagrams the reader took before sk_data_ready (tracepoint "
+		"fallback) could sample them: UDP queues without the socket lock.",
+		HOOK(UDP_SOCK_ENQUEUED) },
 	[NSL_CNT_MPTCP_EXCLUDED] = {
 		"mptcp_excluded",
 		"MPTCP reads left out by the HOL filter, which cannot see "

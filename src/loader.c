@@ -31,7 +31,9 @@ static int probe_netfilter(char *why, size_t len)
 	if (probed == 1)
 		probed = nsl_nf_probe();
 	if (probed)
-		snprintf(why, len, "netfilter link: %s", strerror(-probed));
+		snprintf(why, len, "netfilter link: %s%s", strerror(-probed),
+			 nsl_kernel_version() < NSL_KERNEL(6, 4) ?
+			 " (BPF netfilter links came with Linux 6.4)" : "");
 	return probed;
 }
 

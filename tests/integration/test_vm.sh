@@ -18,17 +18,21 @@ VM_TIMEOUT=${VM_TIMEOUT:-180}
 
 HOOKS="ip-start tcp-start udp-start tcp-socket-enqueued udp-socket-enqueued tcp-socket-read udp-socket-read"
 # The hooks that must attach in fallback mode, per kernel; the others must
-# be unavailable, with a reason. 6.1 predates netfilter BPF links (6.4)
-# and the sk_data_ready and sock_recv_length tracepoints; on 6.12 only
-# udp-socket-read has none (DESIGN §2.1).
-declare -A FALLBACK_HOOKS=([6.1]="" [6.12]="${HOOKS% udp-socket-read}")
+# be unavailable, with a reason. 6.1 predates netfilter BPF links (6.4),
+# the sk_data_ready and sock_recv_length tracepoints (6.3) and consume_skb's
+# location (6.3); 6.12 has them all (udp-socket-read: consume_skb from
+# skb_consume_udp, docs/hooks.md).
+declare -A FALLBACK_HOOKS=([6.1]="" [6.12]="$HOOKS")
 
 # Every kernel's tests, and those of a kernel with fallbacks. Each test T
 # is the function vm_T, run as vm61_T, vm612_T.
 VM_TESTS=(boot kernel fentry_attach fentry_samples fentry_one_sample_per_read
-	  fentry_known_answer fentry_hol_forced_rto fentry_hol_random_loss fallback)
+	  fentry_known_answer fentry_errqueue fentry_mptcp fentry_hol_forced_rto
+	  fentry_hol_random_loss fallback load_refused)
 VM_FALLBACK_TESTS=(fallback_samples fallback_one_sample_per_read
-		   fallback_known_answer fallback_hol_forced_rto fallback_hol_random_loss)
+		   fallback_known_answer fallback_errqueue fallback_mptcp
+		   fallback_hol_forced_rto fallback_hol_random_loss
+		   fallback_udp_read_agrees)
 
 kernel_tests() {	# kernel_tests KERNEL: its test names, vm61_boot ...
 	local t tests=("${VM_TESTS[@]}")
@@ -124,7 +128,7 @@ expect_guest_rc() {
 expect_samples() {
 	local c
 	expect "$1: $2 samples" "$($JQ "$OUT/$1.json" count $2)" -eq "$3" && return
-	for c in not_rx_tstamp negative_latency map_full; do
+	for c in not_rx_tstamp negative_latency map_full clock_step unchanged_tail queue_empty; do
 		echo "  $1: $2 $c $($JQ "$OUT/$1.json" counter $2 $c)"
 	done
 }
@@ -261,6 +265,13 @@ vm_fallback_samples() {
 	local f=$OUT/fallback-all.json n
 	[ -s "$f" ] || { fail "no JSON from the fallback run"; return; }
 	expect_samples fallback-all udp-start 200
+	expect_samples fallback-all udp-socket-read 200
+	# one sk_data_ready per datagram: a sample, or one already sampled
+	# (unchanged_tail) or already read (queue_empty), never lost unseen
+	expect "udp-socket-enqueued samples + unchanged_tail + queue_empty" \
+		"$(($($JQ "$f" count udp-socket-enqueued) +
+		    $($JQ "$f" counter udp-socket-enqueued unchanged_tail) +
+		    $($JQ "$f" counter udp-socket-enqueued queue_empty)))" -eq 200
 	expect_read_samples fallback-all tcp-socket-read fallback-all-tcp
 	n=$($JQ "$f" count tcp-start)
 	expect "tcp-start samples >= tcp-socket-enqueued samples" "$n" -ge "$($JQ "$f" count tcp-socket-enqueued)"
@@ -272,6 +283,66 @@ vm_fallback_samples() {
 
 vm_fallback_one_sample_per_read() {
 	expect_read_samples fallback-reads tcp-socket-read fallback-reads-tcp
+	expect_read_samples fallback-udpreads udp-socket-read fallback-udpreads
+}
+
+# errqueue MODE: the client read its error queue (TX timestamps) 32 times
+# or more, and its namespace shows no tcp-socket-read sample
+errqueue() {
+	expect "$1: error-queue reads" "$(json_field "$OUT/$1-errq.client" errqueue_reads)" -ge 32
+	expect "$1: tcp-socket-read samples" "$($JQ "$OUT/$1-errq.json" count tcp-socket-read)" -eq 0
+}
+vm_fentry_errqueue() { errqueue fentry; }
+vm_fallback_errqueue() { errqueue fallback; }
+
+# mptcp MODE: one sample per MPTCP read with -y; none without, all of them
+# counted in mptcp_excluded, none as hol_read_errors
+mptcp() {
+	local n=$1-mptcp
+	expect_read_samples $n-y tcp-socket-read $n || return
+	expect "$n: samples with the HOL filter" "$($JQ "$OUT/$n-f.json" count tcp-socket-read)" -eq 0
+	expect "$n: mptcp_excluded" "$($JQ "$OUT/$n-f.json" counter tcp-socket-read mptcp_excluded)" -eq \
+		"$(json_field "$OUT/$n.server" reads)"
+	expect "$n: hol_read_errors" "$($JQ "$OUT/$n-f.json" counter tcp-socket-read hol_read_errors)" -eq 0
+}
+vm_fentry_mptcp() { mptcp fentry; }
+vm_fallback_mptcp() { mptcp fallback; }
+
+# NSL_TEST_REJECT makes the kernel refuse fexit_tcp_queue_rcv at load:
+# tcp-socket-enqueued moves on to its fallback where there is one (6.12),
+# else is unavailable saying so (6.1); the other hooks keep fentry.
+vm_load_refused() {
+	local f=$OUT/list-reject h
+	grep -Eq "^  tcp-socket-enqueued .*fentry programs refused at load" "$f" ||
+		grep -Eq "^  tcp-socket-enqueued +tracepoint " "$f" ||
+		fail "-l with fexit_tcp_queue_rcv refused: $(grep tcp-socket-enqueued "$f")"
+	if [ -n "${FALLBACK_HOOKS[$KERNEL]:-}" ]; then
+		grep -Eq "^  tcp-socket-enqueued +tracepoint " "$f" ||
+			fail "tcp-socket-enqueued did not move on to its tracepoint"
+	fi
+	for h in ip-start tcp-socket-read udp-socket-read; do
+		grep -Eq "^  $h +fentry " "$f" || fail "$h lost fentry: $(grep " $h " "$f")"
+	done
+}
+
+# fentry and the fallback of udp-socket-read on the same 200 reads (each
+# datagram 2 ms in the queue): one sample per read in both, and at each
+# percentile the same bucket, or the next one up for the fallback, whose
+# clock is read a little later (sock_recv_length fires after the read,
+# fentry on skb_consume_udp during it; under TCG each program runs for
+# microseconds).
+vm_fallback_udp_read_agrees() {
+	local p a b
+	expect_read_samples pair-udpread-fentry udp-socket-read pair-udpread || return
+	expect_read_samples pair-udpread-fallback udp-socket-read pair-udpread || return
+	for p in 0.5 0.9 0.99; do
+		a=$($JQ "$OUT/pair-udpread-fentry.json" pct udp-socket-read $p)
+		b=$($JQ "$OUT/pair-udpread-fallback.json" pct udp-socket-read $p)
+		[ "$b" -eq "$a" ] || [ "$b" -eq $((a * 2)) ] ||
+			fail "p$p: fentry <= $a ns, fallback <= $b ns: not the same bucket or the next"
+	done
+	echo "  p50/p90/p99 (ns): fentry $($JQ "$OUT/pair-udpread-fentry.json" pct udp-socket-read 0.5)/$($JQ "$OUT/pair-udpread-fentry.json" pct udp-socket-read 0.9)/$($JQ "$OUT/pair-udpread-fentry.json" pct udp-socket-read 0.99)," \
+	     "fallback $($JQ "$OUT/pair-udpread-fallback.json" pct udp-socket-read 0.5)/$($JQ "$OUT/pair-udpread-fallback.json" pct udp-socket-read 0.9)/$($JQ "$OUT/pair-udpread-fallback.json" pct udp-socket-read 0.99)"
 }
 
 vm_fallback_known_answer() {

@@ -186,6 +186,47 @@ testbed_down() {
 	tc -n B qdisc del dev b0 clsact
 }
 
+# fentry and fallback side by side on the same reads of HOOK (udp or tcp
+# reads of one server): run_pair NAME HOOK PROTO SERVER_ARGS CLIENT_ARGS
+run_pair() {
+	local name=$1 hook=$2 proto=$3 fpid
+	serve $name $proto 5007 $4
+	tool_start $name-fentry --attach=fentry -n /run/netns/B -e $hook -p $SERVER_PID
+	fpid=$TOOL_PID
+	tool_start $name-fallback --attach=fallback -n /run/netns/B -e $hook -p $SERVER_PID
+	client $name $proto 5007 $5
+	wait $SERVER_JOB
+	tool_stop $name-fallback
+	TOOL_PID=$fpid
+	tool_stop $name-fentry
+	emit $name.server /tmp/$name.server
+}
+
+# a client that reads back the TX timestamps of its sends from its error
+# queue reads no data: no tcp-socket-read sample in its namespace
+run_errqueue() {	# run_errqueue NAME MODE
+	serve $1 tcp 5008
+	tool_start $1 --attach=$2 -n /run/netns/A -e tcp-socket-read
+	client $1 tcp 5008 --count 32 --interval-us 10000 --errqueue
+	wait $SERVER_JOB
+	tool_stop $1
+}
+
+# MPTCP reads: samples with -y, mptcp_excluded without (run_mptcp NAME MODE)
+run_mptcp() {
+	local ypid
+	serve $1 tcp 5009 --mptcp
+	tool_start $1-y --attach=$2 -n /run/netns/B -e tcp-socket-read -p $SERVER_PID -y
+	ypid=$TOOL_PID
+	tool_start $1-f --attach=$2 -n /run/netns/B -e tcp-socket-read -p $SERVER_PID
+	client $1 tcp 5009 --count 100 --interval-us 2000 --mptcp
+	wait $SERVER_JOB
+	tool_stop $1-f
+	TOOL_PID=$ypid
+	tool_stop $1-y
+	emit $1.server /tmp/$1.server
+}
+
 # the HOL scenarios in one attach mode: MODE-hol and MODE-loss
 run_hol_all() {	# run_hol_all MODE
 	testbed_up || return
@@ -201,11 +242,16 @@ netstacklat -l > /tmp/list-fentry.out 2>&1
 emit list-auto /tmp/list-fentry.out
 netstacklat -l --attach=fallback > /tmp/list-fallback.out 2>&1
 emit list-fallback /tmp/list-fallback.out
+# a program the kernel refuses costs its hook its method, not every hook
+NSL_TEST_REJECT=fexit_tcp_queue_rcv netstacklat -l > /tmp/list-reject.out 2>&1
+emit list-reject /tmp/list-reject.out
 
 run_all fentry-all fentry $VETH_ADDR --bpf-stats
 run_reads fentry-reads fentry
 run_udp_reads fentry-udpreads fentry
 run_known fentry-known fentry
+run_errqueue fentry-errq fentry
+run_mptcp fentry-mptcp fentry
 run_hol_all fentry
 # TCP over the wire: the netfilter hooks see it with an RX timestamp
 run_all fallback-all fallback $WIRE_ADDR
@@ -213,6 +259,15 @@ run_all fallback-all fallback $WIRE_ADDR
 if [ "$(awk '$1 == "tcp-socket-read" { print $2 }' /tmp/list-fallback.out)" != unavailable ]; then
 	run_reads fallback-reads fallback
 	run_known fallback-known fallback
+	run_errqueue fallback-errq fallback
+	run_mptcp fallback-mptcp fallback
 	run_hol_all fallback
+fi
+# UDP reads where they have a fallback (6.3 to 6.17): one sample per read,
+# and the same latencies as fentry's of the same reads (2 ms in the queue)
+if [ "$(awk '$1 == "udp-socket-read" { print $2 }' /tmp/list-fallback.out)" != unavailable ]; then
+	run_udp_reads fallback-udpreads fallback
+	run_pair pair-udpread udp-socket-read udp "--count 200 --duration-s 60 --read-delay-ms 2" \
+		"--count 200 --interval-us 5000"
 fi
 finish
