@@ -703,6 +703,29 @@ int BPF_PROG(tp_udp_consume_skb, struct sk_buff *skb, void *location)
  * inet_recv_error() before tcp_recvmsg_locked(), so fentry on
  * tcp_recv_timestamp never sees them. Neither do we.
  */
+/*
+ * The timestamp a read of hook's protocol left in the task's read state
+ * (TCP's or UDP's slot), taken: the slot is cleared, so that it serves one
+ * read. Returns the state, or NULL when the hook is not ours or there is
+ * nothing.
+ */
+static __always_inline struct nsl_read_state *read_state_take(__u32 hook,
+							      __u64 *ts)
+{
+	struct nsl_read_state *rs;
+	__u64 *slot;
+
+	if (!shared_hook_on(hook))
+		return NULL;
+	rs = bpf_task_storage_get(&read_state, bpf_get_current_task_btf(), 0, 0);
+	if (!rs)
+		return NULL;
+	slot = hook == NSL_HOOK_UDP_SOCK_READ ? &rs->udp_tstamp : &rs->tcp_tstamp;
+	*ts = *slot;
+	*slot = 0;
+	return *ts ? rs : NULL;
+}
+
 SEC("tp_btf/sock_recv_length")
 int BPF_PROG(tp_recv_length, struct sock *sk, int ret, int flags)
 {
@@ -717,28 +740,14 @@ int BPF_PROG(tp_recv_length, struct sock *sk, int ret, int flags)
 	 * state is always fresh by then.
 	 */
 	if (proto == IPPROTO_TCP || proto == IPPROTO_MPTCP) {
-		if (!shared_hook_on(NSL_HOOK_TCP_SOCK_READ))
-			return 0;
-		rs = bpf_task_storage_get(&read_state, bpf_get_current_task_btf(),
-					  0, 0);
-		if (!rs || !rs->tcp_tstamp)
-			return 0;
-		ts = rs->tcp_tstamp;
-		rs->tcp_tstamp = 0;
-		if (ret <= 0 || rs->tcp_sk != (__u64)sk || (flags & MSG_ERRQUEUE))
-			return 0;
-		record_tcp_read(sk, ts);
+		rs = read_state_take(NSL_HOOK_TCP_SOCK_READ, &ts);
+		if (rs && ret > 0 && rs->tcp_sk == (__u64)sk &&
+		    !(flags & MSG_ERRQUEUE))
+			record_tcp_read(sk, ts);
 	} else if (proto == IPPROTO_UDP || proto == IPPROTO_UDPLITE) {
-		if (!shared_hook_on(NSL_HOOK_UDP_SOCK_READ))
-			return 0;
-		rs = bpf_task_storage_get(&read_state, bpf_get_current_task_btf(),
-					  0, 0);
-		if (!rs || !rs->udp_tstamp)
-			return 0;
-		ts = rs->udp_tstamp;
-		rs->udp_tstamp = 0;
+		rs = read_state_take(NSL_HOOK_UDP_SOCK_READ, &ts);
 		/* 0 is a read too: of an empty datagram */
-		if (ret >= 0 && !(flags & MSG_ERRQUEUE))
+		if (rs && ret >= 0 && !(flags & MSG_ERRQUEUE))
 			record_udp_read(sk, ts, rs->udp_ifindex);
 	}
 	return 0;
