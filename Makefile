@@ -27,7 +27,7 @@ LIBBPF_LIBS = $(shell $(PKG_CONFIG) --libs libbpf 2>/dev/null || echo -lbpf) -le
 HTTP_LIBS := -lpthread	# the /metrics server's thread (src/http.c)
 
 # Pure userspace code: no libbpf, unit-tested on the host.
-CORE_SRCS := src/hooks.c src/options.c src/stats.c src/format.c src/prom.c
+CORE_SRCS := src/hooks.c src/options.c src/stats.c src/format.c src/text.c src/table.c src/json.c src/prom.c
 # Code that talks to the kernel.
 APP_SRCS  := src/main.c src/loader.c src/reader.c src/sysinfo.c src/nflink.c src/bpfstats.c src/privs.c src/http.c
 CORE_OBJS := $(CORE_SRCS:src/%.c=$(OUTPUT)/%.o)

@@ -9,6 +9,7 @@
 #include "hist.h"
 #include "hooks.h"
 #include "report.h"
+#include "text.h"
 
 /*
  * Label values escape backslash, double quote and newline, and must be

@@ -74,15 +74,15 @@ double nsl_cost_avg_ns(const struct nsl_prog_cost *c);
 double nsl_cost_cpu_share(const struct nsl_prog_cost *c, double interval_s);
 
 /*
- * Length of the valid UTF-8 sequence at s (at most left bytes), 0 if there
- * is none (src/format.c).
+ * The formatters, one per output format: src/table.c, src/json.c and
+ * src/prom.c (which needs a cumulative report: Prometheus histograms and
+ * counters only grow). nsl_format_report() (src/format.c) calls the one
+ * asked for and flushes: 0 or a negative errno on write error.
  */
-size_t nsl_utf8_len(const unsigned char *s, size_t left);
-
-/* Prometheus text exposition of a cumulative report (src/prom.c). */
+void nsl_format_table(FILE *out, const struct nsl_report *r,
+		      const struct nsl_format_opts *o);
+void nsl_format_json(FILE *out, const struct nsl_report *r);
 void nsl_format_prometheus(FILE *out, const struct nsl_report *r);
-
-/* Formatters (src/format.c). Return 0 or a negative errno on write error. */
 int nsl_format_report(FILE *out, const struct nsl_report *r,
 		      const struct nsl_format_opts *o);
 

@@ -1,0 +1,206 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * JSON Lines: one object per report per line, for files and pipes. Every
+ * key, its unit and its null cases are in docs/output-json.md; tested byte
+ * for byte against golden files on the host.
+ */
+#include <inttypes.h>
+#include <string.h>
+#include <time.h>
+#include "hist.h"
+#include "hooks.h"
+#include "report.h"
+#include "text.h"
+
+static void json_char(FILE *out, unsigned char c)
+{
+	if (c == '"' || c == '\\')
+		fprintf(out, "\\%c", c);
+	else if (c == '\n')
+		fputs("\\n", out);
+	else if (c == '\t')
+		fputs("\\t", out);
+	else if (c < 0x20)
+		fprintf(out, "\\u%04x", c);
+	else
+		fputc(c, out);
+}
+
+/* A JSON string of at most len bytes of s; NULL becomes null. */
+static void json_string(FILE *out, const char *s, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t n;
+
+	if (!s) {
+		fputs("null", out);
+		return;
+	}
+	len = strnlen(s, len);
+	fputc('"', out);
+	while (len) {
+		n = nsl_utf8_len(p, len);
+		if (!n) {
+			fputs("\\ufffd", out);	/* replacement character */
+			n = 1;
+		} else if (n == 1) {
+			json_char(out, *p);
+		} else {
+			fwrite(p, 1, n, out);
+		}
+		p += n;
+		len -= n;
+	}
+	fputc('"', out);
+}
+
+static void json_time(FILE *out, const struct timespec *ts)
+{
+	char buf[32];
+	struct tm tm;
+
+	if (!gmtime_r(&ts->tv_sec, &tm) ||
+	    !strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%S", &tm)) {
+		fputs("null", out);
+		return;
+	}
+	fprintf(out, "\"%s.%03ldZ\"", buf, (long)(ts->tv_nsec / 1000000));
+}
+
+/* "group": grouped fields right after "hook", as consumers expect them. */
+static void json_group(FILE *out, const struct nsl_report *r,
+		       const struct nsl_report_hist *h)
+{
+	if (r->group_ifindex) {
+		fprintf(out, ",\"ifindex\":%" PRIu32 ",\"ifname\":",
+			h->key.ifindex);
+		json_string(out, h->ifname[0] ? h->ifname : NULL,
+			    sizeof(h->ifname));
+	}
+	if (r->group_cgroup) {
+		fprintf(out, ",\"cgroup\":%" PRIu64 ",\"cgroup_path\":",
+			(uint64_t)h->key.cgroup);
+		json_string(out, h->cgroup_path, SIZE_MAX);
+	}
+}
+
+/* "p99.9" -> "p999_ns": JSON keys without a dot, easy to use in jq. */
+static void json_percentiles(FILE *out, const struct nsl_report_hist *h)
+{
+	char name[PCT_LEN], *dot;
+	uint64_t v;
+	int i;
+
+	for (i = 0; i < NSL_NR_PERCENTILES; i++) {
+		nsl_pct_name(name, sizeof(name), nsl_percentiles[i]);
+		dot = strchr(name, '.');
+		if (dot)
+			memmove(dot, dot + 1, strlen(dot));
+		fprintf(out, ",\"%s_ns\":", name);
+		if (h->count && nsl_bounded_percentile(h, nsl_percentiles[i], &v))
+			fprintf(out, "%" PRIu64, v);
+		else
+			fputs("null", out);
+	}
+}
+
+static void json_buckets(FILE *out, const struct nsl_report_hist *h)
+{
+	bool first = true;
+	__u32 i;
+
+	fputs(",\"buckets\":[", out);
+	for (i = 0; i < NSL_NR_BUCKETS; i++) {
+		if (!h->buckets[i])
+			continue;
+		fputs(first ? "{\"le_ns\":" : ",{\"le_ns\":", out);
+		if (i == NSL_MAX_SLOT)
+			fputs("null", out);
+		else
+			fprintf(out, "%" PRIu64, (uint64_t)nsl_bucket_upper(i));
+		fprintf(out, ",\"count\":%" PRIu64 "}", h->buckets[i]);
+		first = false;
+	}
+	fputc(']', out);
+}
+
+static void json_hist(FILE *out, const struct nsl_report *r,
+		      const struct nsl_report_hist *h)
+{
+	fputs("{\"hook\":", out);
+	json_string(out, nsl_hook_label(h->key.hook), SIZE_MAX);
+	json_group(out, r, h);
+	fprintf(out, ",\"count\":%" PRIu64 ",\"sum_ns\":%" PRIu64
+		",\"avg_ns\":%.1f", h->count, h->sum_ns, nsl_average(h));
+	json_percentiles(out, h);
+	json_buckets(out, h);
+	fputc('}', out);
+}
+
+/* One object per enabled hook, so a zero is told apart from "not run". */
+static void json_counters(FILE *out, const struct nsl_report *r)
+{
+	bool first = true;
+	int hook, c, n;
+
+	fputs(",\"counters\":{", out);
+	for (hook = 0; hook < NSL_NR_HOOKS; hook++) {
+		if (!r->hook_enabled[hook])
+			continue;
+		if (!first)
+			fputc(',', out);
+		json_string(out, nsl_hooks[hook].name, SIZE_MAX);
+		fputs(":{", out);
+		for (c = 0, n = 0; c < NSL_NR_COUNTERS; c++)
+			if (nsl_counter_applies(c, hook))
+				fprintf(out, "%s\"%s\":%" PRIu64, n++ ? "," : "",
+					nsl_counters[c].name, r->counters[hook][c]);
+		fputc('}', out);
+		first = false;
+	}
+	fputc('}', out);
+}
+
+static void json_costs(FILE *out, const struct nsl_report *r)
+{
+	if (!r->bpf_stats)
+		return;
+	fputs(",\"bpf_stats\":[", out);
+	for (size_t i = 0; i < r->nr_costs; i++) {
+		const struct nsl_prog_cost *c = &r->costs[i];
+
+		fputs(i ? ",{\"program\":" : "{\"program\":", out);
+		json_string(out, c->prog, sizeof(c->prog));
+		fputs(",\"hooks\":[", out);
+		for (int h = 0, n = 0; h < NSL_NR_HOOKS; h++)
+			if (c->hooks & (1u << h)) {
+				fputs(n++ ? "," : "", out);
+				json_string(out, nsl_hook_label(h), SIZE_MAX);
+			}
+		fputc(']', out);
+		fprintf(out, ",\"runs\":%" PRIu64 ",\"run_time_ns\":%" PRIu64
+			",\"avg_ns\":%.1f,\"cpu_share\":%.6f}",
+			c->run_cnt, c->run_time_ns, nsl_cost_avg_ns(c),
+			nsl_cost_cpu_share(c, r->interval_s));
+	}
+	fputc(']', out);
+}
+
+void nsl_format_json(FILE *out, const struct nsl_report *r)
+{
+	size_t i;
+
+	fputs("{\"time\":", out);
+	json_time(out, &r->time);
+	fprintf(out, ",\"interval_s\":%.3f,\"cumulative\":%s,\"histograms\":[",
+		r->interval_s, r->cumulative ? "true" : "false");
+	for (i = 0; i < r->nr_hists; i++) {
+		if (i)
+			fputc(',', out);
+		json_hist(out, r, &r->hists[i]);
+	}
+	fputc(']', out);
+	json_counters(out, r);
+	json_costs(out, r);
+	fputs("}\n", out);
+}

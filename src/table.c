@@ -1,0 +1,379 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The table report, for people at a terminal: per hook the non-empty
+ * range of its histogram with a bar per bucket, the percentiles and the
+ * non-zero counters, within 80 columns. Tested byte for byte against
+ * golden files on the host.
+ */
+#include <inttypes.h>
+#include <string.h>
+#include <time.h>
+#include "hist.h"
+#include "hooks.h"
+#include "report.h"
+#include "text.h"
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+#define TABLE_WIDTH 80
+#define BAR_MAX 40
+/* "(16.4us, 32.8us]" is the widest bucket range */
+#define RANGE_WIDTH 16
+/* a count column this wide keeps histograms of one report aligned */
+#define COUNT_MIN_WIDTH 8
+/* room for any duration fmt_duration() makes, e.g. "18446744074s" */
+#define DUR_LEN 32
+
+static const struct {
+	const char *sym;
+	double scale;
+} time_units[] = {
+	{ "s", 1e9 },
+	{ "ms", 1e6 },
+	{ "us", 1e3 },
+};
+
+/* Decimals that leave three significant digits of v >= 1 once rounded. */
+static int sig3_decimals(double v)
+{
+	char buf[DUR_LEN];
+	int d;
+
+	for (d = 2; d > 0; d--) {
+		snprintf(buf, sizeof(buf), "%.*f", d, v);
+		/* rounding may add a digit: 9.996 must become "10.0" */
+		if ((int)strcspn(buf, ".") + d <= 3)
+			break;
+	}
+	return d;
+}
+
+/*
+ * The one way durations are shown: in the largest unit in which the value,
+ * rounded to three significant digits, is at least 1 (512ns, 1.02us,
+ * 16.8ms, 2.15s). Nanoseconds stay whole: the clock resolves no finer.
+ */
+static void fmt_duration(char *buf, size_t len, double ns)
+{
+	char probe[DUR_LEN];
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(time_units); i++) {
+		double v = ns / time_units[i].scale;
+
+		/* 0.9996 shows as 1.00 in this unit, 0.9994 does not */
+		snprintf(probe, sizeof(probe), "%.3f", v);
+		if (probe[0] == '0')
+			continue;
+		snprintf(buf, len, "%.*f%s", sig3_decimals(v), v,
+			 time_units[i].sym);
+		return;
+	}
+	snprintf(buf, len, "%.0fns", ns);
+}
+
+/*
+ * Names come from the system; keep control bytes off the terminal.
+ * Returns the number of characters written, as the helpers below do.
+ */
+static int table_name(FILE *out, const char *s, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < len && s[i]; i++) {
+		unsigned char c = s[i];
+
+		fputc(c < 0x20 || c == 0x7f ? '?' : c, out);
+	}
+	return (int)i;
+}
+
+static int table_ifname(FILE *out, const struct nsl_report_hist *h)
+{
+	int n;
+
+	if (!h->ifname[0])
+		return fprintf(out, " [ifindex %" PRIu32 "]", h->key.ifindex);
+	fputs(" [", out);
+	n = table_name(out, h->ifname, sizeof(h->ifname));
+	fputc(']', out);
+	return n + 3;
+}
+
+static int table_cgroup(FILE *out, const struct nsl_report_hist *h)
+{
+	int n;
+
+	if (!h->cgroup_path)
+		return fprintf(out, " [cgroup %" PRIu64 "]",
+			       (uint64_t)h->key.cgroup);
+	fputs(" [cgroup ", out);
+	n = table_name(out, h->cgroup_path, SIZE_MAX);
+	fputc(']', out);
+	return n + 10;
+}
+
+/* The hook and its group, e.g. "tcp-socket-read [eth0]"; returns width. */
+static int table_hist_name(FILE *out, const struct nsl_report *r,
+			   const struct nsl_report_hist *h)
+{
+	int n = fprintf(out, "%s", nsl_hook_label(h->key.hook));
+
+	if (r->group_ifindex)
+		n += table_ifname(out, h);
+	if (r->group_cgroup)
+		n += table_cgroup(out, h);
+	return n;
+}
+
+/*
+ * All percentiles on a line of their own: with the hook name, group and
+ * count they would not fit in 80 columns.
+ */
+static void table_percentiles(FILE *out, const struct nsl_report_hist *h)
+{
+	char name[PCT_LEN], dur[DUR_LEN];
+	uint64_t v;
+	int i;
+
+	fputs(" ", out);
+	for (i = 0; i < NSL_NR_PERCENTILES; i++) {
+		bool bounded = nsl_bounded_percentile(h, nsl_percentiles[i], &v);
+
+		/* unbounded: above the lower bound of the open-ended bucket */
+		if (!bounded)
+			v = nsl_bucket_upper(NSL_MAX_SLOT - 1);
+		nsl_pct_name(name, sizeof(name), nsl_percentiles[i]);
+		fmt_duration(dur, sizeof(dur), (double)v);
+		fprintf(out, "%s %s %s %s", i ? "," : "", name,
+			bounded ? "<=" : ">", dur);
+	}
+	fputc('\n', out);
+}
+
+/* "(512ns, 1.02us]"; bucket 0 is closed at 0, the last one open-ended. */
+static void bucket_range(char *buf, size_t len, __u32 i)
+{
+	char lo[DUR_LEN], hi[DUR_LEN];
+
+	if (i == 0) {
+		snprintf(buf, len, "[0, 1ns]");
+		return;
+	}
+	fmt_duration(lo, sizeof(lo), (double)nsl_bucket_upper(i - 1));
+	if (i == NSL_MAX_SLOT) {
+		snprintf(buf, len, "(%s, ...)", lo);
+		return;
+	}
+	fmt_duration(hi, sizeof(hi), (double)nsl_bucket_upper(i));
+	snprintf(buf, len, "(%s, %s]", lo, hi);
+}
+
+/* Bar length: proportional to the largest bucket, one star if non-zero. */
+static int bar_len(uint64_t count, uint64_t max)
+{
+	int n;
+
+	if (!count)
+		return 0;
+	n = (int)((double)count * BAR_MAX / (double)max + 0.5);
+	return n ? n : 1;
+}
+
+static void table_row(FILE *out, __u32 i, uint64_t count, uint64_t max,
+		      int width)
+{
+	static const char stars[BAR_MAX + 1] =
+		"****************************************";
+	char range[2 * DUR_LEN + 8];
+	int n = bar_len(count, max);
+
+	bucket_range(range, sizeof(range), i);
+	fprintf(out, "  %-*s %*" PRIu64, RANGE_WIDTH, range, width, count);
+	/* no trailing blank on empty rows */
+	if (n)
+		fprintf(out, " %.*s", n, stars);
+	fputc('\n', out);
+}
+
+/*
+ * Rows from the lowest to the highest non-empty bucket, empty ones in
+ * between included so the shape (e.g. two modes) stays visible.
+ */
+static void table_rows(FILE *out, const struct nsl_report_hist *h)
+{
+	__u32 i, lo = NSL_NR_BUCKETS, hi = 0;
+	uint64_t max = 0;
+	char digits[24];
+	int width;
+
+	for (i = 0; i < NSL_NR_BUCKETS; i++) {
+		if (!h->buckets[i])
+			continue;
+		if (lo == NSL_NR_BUCKETS)
+			lo = i;
+		hi = i;
+		if (h->buckets[i] > max)
+			max = h->buckets[i];
+	}
+	if (!max)
+		return;
+	width = snprintf(digits, sizeof(digits), "%" PRIu64, max);
+	if (width < COUNT_MIN_WIDTH)
+		width = COUNT_MIN_WIDTH;
+	for (i = lo; i <= hi; i++)
+		table_row(out, i, h->buckets[i], max, width);
+}
+
+static void table_hist(FILE *out, const struct nsl_report *r,
+		       const struct nsl_report_hist *h)
+{
+	char avg[DUR_LEN], stats[96];
+	int col, len;
+
+	col = table_hist_name(out, r, h);
+	if (!h->count) {
+		fputs(": no samples\n", out);
+		return;
+	}
+	fmt_duration(avg, sizeof(avg), nsl_average(h));
+	len = snprintf(stats, sizeof(stats), "count %" PRIu64 ", average %s",
+		       h->count, avg);
+	/* a long cgroup path pushes the numbers onto a line of their own */
+	if (col + 2 + len > TABLE_WIDTH)
+		fprintf(out, ":\n  %s\n", stats);
+	else
+		fprintf(out, ": %s\n", stats);
+	table_percentiles(out, h);
+	table_rows(out, h);
+}
+
+/* Non-zero counters, wrapped at 80 columns (all of them would not fit). */
+static void table_counters(FILE *out, const uint64_t *cnt)
+{
+	char item[96];
+	int c, len, col = 0;
+
+	for (c = 0; c < NSL_NR_COUNTERS; c++) {
+		if (!cnt[c])
+			continue;
+		len = snprintf(item, sizeof(item), "%s: %" PRIu64,
+			       nsl_counters[c].name, cnt[c]);
+		if (!col) {
+			fputs("  ", out);
+			col = 2;
+		} else if (col + 2 + len > TABLE_WIDTH) {
+			fputs("\n  ", out);
+			col = 2;
+		} else {
+			fputs("; ", out);
+			col += 2;
+		}
+		fputs(item, out);
+		col += len;
+	}
+	if (col)
+		fputc('\n', out);
+}
+
+/*
+ * A hook's histograms, then its counters. An enabled hook without any
+ * histogram (possible when grouped) still gets a line: its counters may
+ * be the very reason it is empty.
+ */
+static void table_hook(FILE *out, const struct nsl_report *r, __u32 hook)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < r->nr_hists; i++) {
+		if (r->hists[i].key.hook != hook)
+			continue;
+		table_hist(out, r, &r->hists[i]);
+		n++;
+	}
+	if (!n && !r->hook_enabled[hook])
+		return;
+	if (!n)
+		fprintf(out, "%s: no samples\n", nsl_hook_label(hook));
+	table_counters(out, r->counters[hook]);
+}
+
+/*
+ * The hooks a program serves, short: "tcp/udp-start" when the names differ
+ * only before the first '-' (the programs two hooks share), else joined.
+ */
+static const char *table_cost_hooks(uint32_t hooks, char *buf, size_t len)
+{
+	const char *tail = NULL;
+	size_t n = 0;
+
+	for (int h = 0; h < NSL_NR_HOOKS; h++) {
+		const char *dash;
+
+		if (!(hooks & (1u << h)))
+			continue;
+		dash = strchr(nsl_hooks[h].name, '-');
+		if (!dash || (tail && strcmp(dash, tail) != 0))
+			return nsl_hook_names(hooks, ",", buf, len);
+		tail = dash;
+		n += snprintf(buf + n, n < len ? len - n : 0, "%s%.*s", n ? "/" : "",
+			      (int)(dash - nsl_hooks[h].name), nsl_hooks[h].name);
+	}
+	if (!tail)
+		return nsl_hook_names(hooks, ",", buf, len);
+	snprintf(buf + n, n < len ? len - n : 0, "%s", tail);
+	return buf;
+}
+
+/* --bpf-stats: one line per program, what it cost over the interval. */
+static void table_costs(FILE *out, const struct nsl_report *r)
+{
+	char avg[DUR_LEN], hooks[NSL_MAX_PROG_COSTS][NSL_HOOK_NAMES_LEN];
+	int hook_w = 4, prog_w = 7;
+
+	if (!r->bpf_stats)
+		return;
+	for (size_t i = 0; i < r->nr_costs; i++) {
+		int hw = (int)strlen(table_cost_hooks(r->costs[i].hooks, hooks[i],
+						      sizeof(hooks[i])));
+		int pw = (int)strnlen(r->costs[i].prog, sizeof(r->costs[i].prog));
+
+		hook_w = hw > hook_w ? hw : hook_w;
+		prog_w = pw > prog_w ? pw : prog_w;
+	}
+	fprintf(out, "BPF programs (share of one CPU)\n  %-*s %-*s %9s %7s %8s\n",
+		hook_w, "hook", prog_w, "program", "runs", "per run", "CPU");
+	for (size_t i = 0; i < r->nr_costs; i++) {
+		const struct nsl_prog_cost *c = &r->costs[i];
+
+		fmt_duration(avg, sizeof(avg), nsl_cost_avg_ns(c));
+		fprintf(out, "  %-*s %-*.*s %9" PRIu64 " %7s %7.3f%%\n", hook_w,
+			hooks[i], prog_w, (int)sizeof(c->prog), c->prog,
+			c->run_cnt, c->run_cnt ? avg : "-",
+			100.0 * nsl_cost_cpu_share(c, r->interval_s));
+	}
+}
+
+static void table_time(FILE *out, const struct timespec *ts)
+{
+	char buf[16];
+	struct tm tm;
+
+	if (!localtime_r(&ts->tv_sec, &tm) ||
+	    !strftime(buf, sizeof(buf), "%H:%M:%S", &tm))
+		return;
+	fprintf(out, "%s\n", buf);
+}
+
+void nsl_format_table(FILE *out, const struct nsl_report *r,
+			 const struct nsl_format_opts *o)
+{
+	__u32 hook;
+
+	if (o->timestamp)
+		table_time(out, &r->time);
+	for (hook = 0; hook < NSL_NR_HOOKS; hook++)
+		table_hook(out, r, hook);
+	table_costs(out, r);
+	fputc('\n', out);
+}
