@@ -21,9 +21,10 @@ endif
 INCLUDES := -Iinclude -Isrc -I$(OUTPUT)
 CFLAGS   ?= -O2 -g
 CFLAGS   += -std=gnu11 -Wall -Wextra -Werror -MMD -MP $(INCLUDES)
-BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Werror \
+BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) -Wall -Werror \
 	      -Ivmlinux/$(ARCH) -Iinclude -Ibpf -MMD -MP
 LIBBPF_LIBS = $(shell $(PKG_CONFIG) --libs libbpf 2>/dev/null || echo -lbpf) -lelf -lz
+MATH_LIBS := -lm	# exp2() for the le of finer buckets (src/prom.c)
 HTTP_LIBS := -lpthread	# the /metrics server's thread (src/http.c)
 
 # Pure userspace code: no libbpf, unit-tested on the host.
@@ -66,11 +67,11 @@ $(OUTPUT)/%.o: src/%.c | $(OUTPUT)
 
 netstacklat: $(CORE_OBJS) $(APP_OBJS)
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(CFLAGS) $^ $(LIBBPF_LIBS) $(HTTP_LIBS) -o $@
+	$(Q)$(CC) $(CFLAGS) $^ $(LIBBPF_LIBS) $(HTTP_LIBS) $(MATH_LIBS) -o $@
 
 $(OUTPUT)/tests/test_%: tests/unit/test_%.c $(CORE_OBJS) | $(OUTPUT)/tests
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) $< $(CORE_OBJS) -lcmocka -o $@
+	$(Q)$(CC) $(CFLAGS) $< $(CORE_OBJS) -lcmocka $(MATH_LIBS) -o $@
 
 $(OUTPUT)/tests/%: tests/%.c | $(OUTPUT)/tests
 	$(call msg,CC,$@)
@@ -169,7 +170,7 @@ $(SAN_OUT)/%.o: src/%.c | $(SAN_OUT)
 
 $(SAN_OUT)/netstacklat: $(SAN_OBJS)
 	$(call msg,LINK,$@)
-	$(Q)$(SAN_CC) $(CFLAGS) $(SAN_FLAGS) $^ $(LIBBPF_LIBS) $(HTTP_LIBS) -o $@
+	$(Q)$(SAN_CC) $(CFLAGS) $(SAN_FLAGS) $^ $(LIBBPF_LIBS) $(HTTP_LIBS) $(MATH_LIBS) -o $@
 
 $(FUZZ_BIN): tests/fuzz/fuzz_options.c src/options.c src/hooks.c $(wildcard src/*.h include/*.h) | $(OUTPUT)/fuzz
 	$(call msg,FUZZ-CC,$@)

@@ -39,21 +39,46 @@ struct {
 	__uint(max_entries, 4096);
 } clock_events SEC(".maps");
 
-/* Ungrouped histograms: one per hook, per CPU, so one lookup and no atomics. */
+/*
+ * The histogram maps hold struct nsl_hist values cut to the slots of the
+ * schema in use: the loader sets value_size (8 * (1 + slots)), so they are
+ * declared by size, without a BTF value type that would fix it.
+ *
+ * Ungrouped histograms: one per hook, per CPU, so one lookup and no atomics.
+ */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, NSL_NR_HOOKS);
-	__type(key, __u32);
-	__type(value, struct nsl_hist);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, sizeof(struct nsl_hist));
 } hist SEC(".maps");
 
-/* Grouped histograms (-I/-C); userspace sets max_entries to 1 when unused. */
+/*
+ * Grouped histograms (-I/-C): a group key gets an id, the next free one,
+ * the first time it records; group_hist[id] is its histogram, shared by
+ * all CPUs (atomic adds). So the kernel memory is max_groups histograms
+ * of the schema's size, whatever the number of CPUs (a per-CPU map would
+ * multiply it by them: 150 MB for 4096 log2 groups on 128 CPUs). The
+ * loader sets max_entries of both to --max-groups (1 when not grouping);
+ * group_hist is mmapable, so the reader reads it without a system call.
+ */
 struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, NSL_MAX_GROUPS);
 	__type(key, struct nsl_group_key);
-	__type(value, struct nsl_hist);
+	__type(value, __u32);
+} group_ids SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, NSL_MAX_GROUPS);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, sizeof(struct nsl_hist));
 } group_hist SEC(".maps");
+
+/* The next group id to hand out (group_ids); cfg.max_groups and up: none. */
+__u32 nsl_next_group_id = 0;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -127,8 +152,6 @@ struct {
 	__type(value, struct nsl_read_state);
 } read_state SEC(".maps");
 
-static const struct nsl_hist zero_hist;
-
 static __always_inline void count_event(__u32 hook, enum nsl_counter c)
 {
 	struct nsl_counters *v = bpf_map_lookup_elem(&counters, &hook);
@@ -141,7 +164,7 @@ static __always_inline struct nsl_hist *group_hist_get(__u32 hook,
 						       __u32 ifindex)
 {
 	struct nsl_group_key key = { .hook = hook };
-	struct nsl_hist *h;
+	__u32 *id, new_id;
 	long err;
 
 	if (cfg.group_by_ifindex)
@@ -151,16 +174,30 @@ static __always_inline struct nsl_hist *group_hist_get(__u32 hook,
 				    hook == NSL_HOOK_UDP_SOCK_READ))
 		key.cgroup = bpf_get_current_cgroup_id();
 
-	h = bpf_map_lookup_elem(&group_hist, &key);
-	if (h)
-		return h;
-	/* first sample of this group; -EEXIST means another CPU was first */
-	err = bpf_map_update_elem(&group_hist, &key, &zero_hist, BPF_NOEXIST);
-	if (err && err != -17 /* EEXIST */) {
-		count_event(hook, NSL_CNT_MAP_FULL);
-		return NULL;
+	id = bpf_map_lookup_elem(&group_ids, &key);
+	if (!id) {
+		/*
+		 * First sample of this group: take the next id. If another CPU
+		 * adds the same key first (-EEXIST), its id serves and ours
+		 * stays unused: at worst one histogram per such race is lost.
+		 */
+		if (nsl_next_group_id >= cfg.max_groups)
+			goto full;
+		new_id = __sync_fetch_and_add(&nsl_next_group_id, 1);
+		if (new_id >= cfg.max_groups)
+			goto full;
+		err = bpf_map_update_elem(&group_ids, &key, &new_id, BPF_NOEXIST);
+		if (err && err != -17 /* EEXIST */)
+			goto full;
+		id = bpf_map_lookup_elem(&group_ids, &key);
+		if (!id)
+			return NULL;
 	}
-	return bpf_map_lookup_elem(&group_hist, &key);
+	new_id = *id;
+	return bpf_map_lookup_elem(&group_hist, &new_id);
+full:
+	count_event(hook, NSL_CNT_MAP_FULL);
+	return NULL;
 }
 
 /*
@@ -220,18 +257,26 @@ static __always_inline void record_latency(__u32 hook, __u64 tstamp,
 		h = bpf_map_lookup_elem(&hist, &hook);
 	if (!h)
 		return;
-	slot = nsl_bucket(lat);
+	slot = nsl_slot(lat, cfg.schema, cfg.schema_thresholds);
 	/*
-	 * nsl_bucket() never exceeds NSL_MAX_SLOT, so the compiler drops
-	 * this check, and the 6.1 verifier then loses the bound across the
-	 * 32-bit zero-extension ("unbounded memory access"; found by the VM
-	 * test). The barrier keeps the check, on the register indexed with.
+	 * The map values hold cfg.nr_slots slots (a constant the verifier
+	 * knows), and nsl_slot() never exceeds them; but the compiler would
+	 * drop a check it can prove redundant, and the 6.1 verifier then loses
+	 * the bound across the 32-bit zero-extension ("unbounded memory
+	 * access"; found by the VM test). The barrier keeps the check, on the
+	 * register indexed with.
 	 */
 	barrier_var(slot);
-	if (slot >= NSL_NR_BUCKETS)
+	if (slot >= cfg.nr_slots || slot >= NSL_MAX_SLOTS)
 		return;
-	h->buckets[slot]++;
-	h->sum_ns += lat;
+	if (cfg.group_by_ifindex || cfg.group_by_cgroup) {
+		/* shared by all CPUs */
+		__sync_fetch_and_add(&h->slots[slot], 1);
+		__sync_fetch_and_add(&h->sum_ns, lat);
+	} else {
+		h->slots[slot]++;
+		h->sum_ns += lat;
+	}
 }
 
 /* skb_iif and the socket's RX ifindex are read only when -i or -I needs them. */

@@ -8,6 +8,7 @@
 #define NSL_HIST_H
 
 #include "netstacklat.h"
+#include "schema.h"
 
 /* Number of significant bits of v (0 for 0), by binary search on halves. */
 static __always_inline __u32 nsl_fls64(__u64 v)
@@ -38,10 +39,70 @@ static __always_inline __u32 nsl_bucket(__u64 ns)
 	return slot > NSL_MAX_SLOT ? NSL_MAX_SLOT : slot;
 }
 
-/* Inclusive upper bound of bucket i in ns (the last one is open-ended). */
+/* Inclusive upper bound of log2 bucket i in ns (the last one is open-ended). */
 static __always_inline __u64 nsl_bucket_upper(__u32 i)
 {
 	return (__u64)1 << i;
+}
+
+/*
+ * The slot of a latency of ns nanoseconds in a histogram of the schema
+ * (struct nsl_hist): for schema 0 the log2 bucket; for schema s >= 1 the
+ * bucket of the native histogram, found exactly with integer compares
+ * (scripts/gen-schema-thresholds explains why): in octave e of ns the
+ * bounds sit at the same places as in every octave, so x, the bits of ns
+ * moved to the top of 64, is compared with the schema's thresholds thr
+ * (2^s of them, the others UINT64_MAX). No loop and no helper: eight
+ * compares and adds, whatever the schema.
+ */
+static __always_inline __u32 nsl_slot(__u64 ns, __u32 schema,
+				      const volatile __u64 *thr)
+{
+	__u32 e, c;
+	__u64 x;
+
+	if (!schema)
+		return nsl_bucket(ns);
+	if (!ns)
+		return 0;
+	e = nsl_fls64(ns) - 1;
+	x = ns << (63 - e);
+	c = (x > thr[0]) + (x > thr[1]) + (x > thr[2]) + (x > thr[3]) +
+	    (x > thr[4]) + (x > thr[5]) + (x > thr[6]) + (x > thr[7]);
+	return (e << schema) + c + 1;
+}
+
+/* Slots of a histogram of the schema. */
+static __always_inline __u32 nsl_nr_slots(__u32 schema)
+{
+	return schema ? NSL_SCHEMA_SLOTS(schema) : NSL_NR_BUCKETS;
+}
+
+/* Bytes of a struct nsl_hist cut to the slots of the schema (a map value). */
+static __always_inline __u32 nsl_hist_size(__u32 schema)
+{
+	return sizeof(__u64) * (1 + nsl_nr_slots(schema));
+}
+
+/*
+ * The largest latency in ns that slot holds (an integer, since samples
+ * are: for schema s >= 1 the floor of the bucket's bound 1e9 * 2^(i/2^s)),
+ * or UINT64_MAX for the open-ended last log2 bucket and the slot above a
+ * u64. The same thresholds as nsl_slot(), so the two cannot disagree.
+ */
+static __always_inline __u64 nsl_slot_upper(__u32 schema,
+					    const volatile __u64 *thr,
+					    __u32 slot)
+{
+	__u32 e, c;
+
+	if (!schema)
+		return slot >= NSL_MAX_SLOT ? ~0ULL : nsl_bucket_upper(slot);
+	if (!slot)
+		return 0;
+	e = (slot - 1) >> schema;
+	c = (slot - 1) & ((1u << schema) - 1);
+	return e > 63 ? ~0ULL : thr[c] >> (63 - e);
 }
 
 #endif /* NSL_HIST_H */

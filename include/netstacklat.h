@@ -33,20 +33,35 @@ enum nsl_hook {
 };
 
 /*
- * Buckets are right-closed powers of two in nanoseconds: bucket 0 is [0, 1],
- * bucket i is (2^(i-1), 2^i], and the last one (i = NSL_MAX_SLOT, upper
- * bound 2^34 ns ~ 17 s) also takes everything above.
+ * Histograms have slots, one per bucket, in one of two layouts (the
+ * resolution, --resolution):
+ *
+ * - schema 0, the default: right-closed powers of two in nanoseconds.
+ *   Slot 0 is [0, 1], slot i is (2^(i-1), 2^i], and the last one
+ *   (i = NSL_MAX_SLOT, upper bound 2^34 ns ~ 17 s) also takes everything
+ *   above.
+ * - schema 1..3 (resolution 2, 4, 8 buckets per power of two): the buckets
+ *   of a Prometheus native / OpenTelemetry exponential histogram of that
+ *   schema for the value in seconds: bucket index i holds
+ *   (2^((i-1)/2^s), 2^(i/2^s)] s. Slot 0 holds exact zeros, slot n >= 1
+ *   holds index n - 1 - F_s (F_s in include/schema.h), over the whole
+ *   range of a u64 of ns: no bucket is open-ended.
  */
 #define NSL_MAX_SLOT 34
 #define NSL_NR_BUCKETS (NSL_MAX_SLOT + 1)
+/* slots of schema s >= 1: 64 octaves of 2^s, the top edge, the zero slot */
+#define NSL_SCHEMA_SLOTS(s) ((64u << (s)) + 2)
+#define NSL_MAX_SLOTS NSL_SCHEMA_SLOTS(3)
 
 /*
- * One histogram. The sample count is not stored: it is the sum of the
- * buckets, which saves a store per sample and cannot disagree with them.
+ * One histogram: the sum of the samples, then the slots of the layout in
+ * use (the maps are sized for it: 8 * (1 + slots) bytes a value). The
+ * sample count is not stored: it is the sum of the slots, which saves a
+ * store per sample and cannot disagree with them.
  */
 struct nsl_hist {
-	__u64 buckets[NSL_NR_BUCKETS];
 	__u64 sum_ns;
+	__u64 slots[NSL_MAX_SLOTS];
 };
 
 /*
@@ -145,6 +160,11 @@ struct nsl_config {
 	 */
 	__u64 udp_free_at[NSL_UDP_FREE_FUNCS];
 	__u64 udp_free_len[NSL_UDP_FREE_FUNCS];
+	/* the histogram layout (schema 0..3), its slots and thresholds */
+	__u32 schema;
+	__u32 nr_slots;
+	__u64 schema_thresholds[8];
+	__u32 max_groups;	/* -I/-C: groups that get a histogram */
 };
 
 #endif /* NETSTACKLAT_H */

@@ -104,20 +104,32 @@ static void json_percentiles(FILE *out, const struct nsl_report_hist *h)
 	}
 }
 
+/*
+ * The non-empty buckets. At resolution 1 each is its upper bound in ns
+ * (null: open-ended) and count; with a native schema also its index i
+ * (the bucket (2^((i-1)/2^s), 2^(i/2^s)] s), le_ns then being the largest
+ * whole ns in it, and zeros are counted apart, as native histograms do.
+ */
 static void json_buckets(FILE *out, const struct nsl_report_hist *h)
 {
+	__u32 i, n = nsl_nr_slots(h->schema);
 	bool first = true;
-	__u32 i;
+	uint64_t le;
 
+	if (h->schema)
+		fprintf(out, ",\"zero_count\":%" PRIu64, h->buckets[0]);
 	fputs(",\"buckets\":[", out);
-	for (i = 0; i < NSL_NR_BUCKETS; i++) {
+	for (i = h->schema ? 1 : 0; i < n; i++) {
 		if (!h->buckets[i])
 			continue;
-		fputs(first ? "{\"le_ns\":" : ",{\"le_ns\":", out);
-		if (i == NSL_MAX_SLOT)
-			fputs("null", out);
+		fputs(first ? "{" : ",{", out);
+		if (h->schema)
+			fprintf(out, "\"index\":%d,", nsl_native_index(h->schema, i));
+		le = nsl_upper_ns(h->schema, i);
+		if (le == UINT64_MAX)
+			fputs("\"le_ns\":null", out);
 		else
-			fprintf(out, "%" PRIu64, (uint64_t)nsl_bucket_upper(i));
+			fprintf(out, "\"le_ns\":%" PRIu64, le);
 		fprintf(out, ",\"count\":%" PRIu64 "}", h->buckets[i]);
 		first = false;
 	}
@@ -192,8 +204,14 @@ void nsl_format_json(FILE *out, const struct nsl_report *r)
 
 	fputs("{\"time\":", out);
 	json_time(out, &r->time);
-	fprintf(out, ",\"interval_s\":%.3f,\"cumulative\":%s,\"histograms\":[",
-		r->interval_s, r->cumulative ? "true" : "false");
+	fprintf(out, ",\"interval_s\":%.3f,\"cumulative\":%s,\"resolution\":%u,"
+		"\"schema\":", r->interval_s, r->cumulative ? "true" : "false",
+		1u << r->schema);
+	if (r->schema)
+		fprintf(out, "%u", r->schema);
+	else
+		fputs("null", out);
+	fputs(",\"histograms\":[", out);
 	for (i = 0; i < r->nr_hists; i++) {
 		if (i)
 			fputc(',', out);

@@ -12,7 +12,9 @@
 #include <linux/bpf.h>
 #include "loader.h"
 #include "log.h"
+#include "hist.h"
 #include "nflink.h"
+#include "report.h"
 #include "sysinfo.h"
 #include "netstacklat.skel.h"
 
@@ -487,6 +489,11 @@ static int resolve_cgroups(const struct nsl_options *o, uint64_t *ids)
 	return 0;
 }
 
+uint32_t nsl_loader_groups(const struct nsl_options *o)
+{
+	return o->group_ifindex || o->group_cgroup ? o->max_groups : 1;
+}
+
 /* The read-only configuration of the BPF object, for o and the chosen methods. */
 static void fill_config(const struct nsl_loader *l, const struct nsl_options *o,
 			struct nsl_config *cfg)
@@ -500,6 +507,11 @@ static void fill_config(const struct nsl_loader *l, const struct nsl_options *o,
 	cfg->group_by_ifindex = o->group_ifindex;
 	cfg->group_by_cgroup = o->group_cgroup;
 	cfg->include_hol = o->include_hol;
+	cfg->schema = o->schema;
+	cfg->nr_slots = nsl_nr_slots(o->schema);
+	memcpy(cfg->schema_thresholds, nsl_schema_thresholds(o->schema),
+	       sizeof(cfg->schema_thresholds));
+	cfg->max_groups = o->max_groups;
 	memcpy(cfg->udp_free_at, l->udp_free_at, sizeof(cfg->udp_free_at));
 	memcpy(cfg->udp_free_len, l->udp_free_len, sizeof(cfg->udp_free_len));
 	_Static_assert(NSL_NR_HOOKS <= 8, "cfg.fallback_hooks has 8 bits");
@@ -520,9 +532,12 @@ static struct netstacklat_bpf *open_object(const struct nsl_loader *l,
 		return NULL;
 	/* rodata is writable between open and load */
 	fill_config(l, o, (struct nsl_config *)&s->rodata->cfg);
-	/* the per-group map costs memory per CPU and entry: only when grouping */
-	bpf_map__set_max_entries(s->maps.group_hist,
-				 o->group_ifindex || o->group_cgroup ? o->max_groups : 1);
+	/* histograms hold the slots of the schema: 8 * (1 + slots) bytes */
+	bpf_map__set_value_size(s->maps.hist, nsl_hist_size(o->schema));
+	bpf_map__set_value_size(s->maps.group_hist, nsl_hist_size(o->schema));
+	/* the grouped maps cost memory per group: only when grouping */
+	bpf_map__set_max_entries(s->maps.group_ids, nsl_loader_groups(o));
+	bpf_map__set_max_entries(s->maps.group_hist, nsl_loader_groups(o));
 	set_autoload(l, s, hooks);
 	return s;
 }

@@ -93,6 +93,9 @@ uint32_t nsl_loader_prog_hooks(const struct nsl_loader *l, const char *prog);
  */
 bool nsl_loader_prog_owner(const struct nsl_loader *l, int h, const char *prog);
 
+/* Histograms of the grouped maps: --max-groups when grouping, else 1. */
+uint32_t nsl_loader_groups(const struct nsl_options *o);
+
 /* Number of enabled hooks that got a method. */
 int nsl_loader_nr_attached(const struct nsl_loader *l);
 

@@ -253,12 +253,17 @@ static int reader_init(struct nsl_reader *rd, const struct nsl_loader *l,
 		       bool cumulative)
 {
 	struct netstacklat_bpf *s = l->skel;
+	const struct nsl_reader_maps m = {
+		.hist_fd = bpf_map__fd(s->maps.hist),
+		.group_ids_fd = bpf_map__fd(s->maps.group_ids),
+		.group_hist_fd = bpf_map__fd(s->maps.group_hist),
+		.counters_fd = bpf_map__fd(s->maps.counters),
+		.groups = nsl_loader_groups(o),
+		.schema = o->schema,
+	};
 
-	return nsl_reader_init(rd, bpf_map__fd(s->maps.hist),
-			       bpf_map__fd(s->maps.group_hist),
-			       bpf_map__fd(s->maps.counters), attached,
-			       o->group_ifindex, o->group_cgroup, cumulative,
-			       l->ifname_fd);
+	return nsl_reader_init(rd, &m, attached, o->group_ifindex,
+			       o->group_cgroup, cumulative, l->ifname_fd);
 }
 
 /*

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "hooks.h"
+#include "hist.h"
 #include "options.h"
 
 const char *argp_program_version = "netstacklat 0.1";
@@ -46,7 +47,14 @@ enum {
 	OPT_MAX_GROUPS,
 	OPT_USAGE,
 	OPT_LISTEN,
+	OPT_RESOLUTION,
 };
+
+/*
+ * Kernel memory the grouped histograms may take: max_groups histograms of
+ * the resolution's size (include/netstacklat.h), allocated at load.
+ */
+#define MAX_GROUP_MAP_BYTES (1024ULL << 20)
 
 static const struct argp_option options[] = {
 	{ "report-interval", 'r', "SECONDS", 0,
@@ -84,6 +92,10 @@ static const struct argp_option options[] = {
 	{ "max-groups", OPT_MAX_GROUPS, "N", 0,
 	  "Room for N histograms with -I/-C (default 4096); samples of further "
 	  "groups are counted as map_full", 3 },
+	{ "resolution", OPT_RESOLUTION, "N", 0,
+	  "Buckets per power of two: 1 (default: log2 buckets in ns), 2, 4 or 8 "
+	  "(the bounds of Prometheus native histogram schema 1, 2, 3 for "
+	  "seconds; 8: buckets 9 % wide)", 3 },
 	{ "include-tcp-hol-delay", 'y', NULL, 0,
 	  "Record TCP reads that may be HOL-blocked", 3 },
 	{ "verbose", 'v', NULL, 0, "libbpf and attach details on stderr", 4 },
@@ -426,6 +438,11 @@ static int parse_opt(int key, char *arg, struct argp_state *state)
 				    arg, 1 << 20);
 		o->max_groups = v;
 		break;
+	case OPT_RESOLUTION:
+		if (parse_u64(arg, 1, 8, &v) || (v & (v - 1)))
+			return fail(state, "--resolution: '%s' is not 1, 2, 4 or 8", arg);
+		o->schema = __builtin_ctzll(v);
+		break;
 	case OPT_USER:
 		if (!*arg || strlen(arg) > 32)
 			return fail(state, "--user: '%s' is not a user name", arg);
@@ -508,6 +525,15 @@ int nsl_parse_options(int argc, char **argv, struct nsl_options *o,
 	 */
 	argp_flags |= ARGP_NO_ERRS | ARGP_NO_HELP;
 	err = argp_parse(&argp, argc, argv, argp_flags, NULL, &ps);
+	if (!err && (o->group_ifindex || o->group_cgroup) &&
+	    (uint64_t)o->max_groups * sizeof(__u64) * (1 + nsl_nr_slots(o->schema)) >
+	    MAX_GROUP_MAP_BYTES) {
+		snprintf(o->errmsg, sizeof(o->errmsg),
+			 "--max-groups: %u histograms of %u buckets need more than "
+			 "%llu MiB of kernel memory", o->max_groups,
+			 nsl_nr_slots(o->schema), MAX_GROUP_MAP_BYTES >> 20);
+		err = EINVAL;
+	}
 	if (err && !o->errmsg[0])
 		snprintf(o->errmsg, sizeof(o->errmsg), "invalid option (see --help)");
 	return err;

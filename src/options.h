@@ -59,7 +59,9 @@ struct nsl_options {
 	uint32_t min_queue_len;
 	bool group_ifindex;
 	bool group_cgroup;
-	uint32_t max_groups;		/* entries of the grouped histogram map */
+	uint32_t max_groups;		/* histograms of the grouped maps */
+	/* --resolution 1, 2, 4, 8: histogram schema 0..3 (include/netstacklat.h) */
+	unsigned int schema;
 	bool include_hol;
 
 	bool info_only;			/* --help/--usage/--version: done */

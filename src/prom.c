@@ -5,6 +5,7 @@
  * report must be cumulative: Prometheus histograms and counters only grow.
  */
 #include <inttypes.h>
+#include <math.h>
 #include <string.h>
 #include "hist.h"
 #include "hooks.h"
@@ -68,25 +69,57 @@ static void prom_labels(FILE *out, const struct nsl_report *r,
 	}
 }
 
+/* One cumulative bucket: le in seconds, +Inf when le_s < 0. */
+static void prom_bucket(FILE *out, const struct nsl_report *r,
+			const struct nsl_report_hist *h, double le_s,
+			uint64_t cum)
+{
+	fputs("netstacklat_latency_seconds_bucket", out);
+	prom_labels(out, r, h);
+	if (le_s < 0)
+		fputs(",le=\"+Inf\"}", out);
+	else
+		fprintf(out, ",le=\"%.*g\"}", r->schema ? 17 : 10, le_s);
+	fprintf(out, " %" PRIu64 "\n", cum);
+}
+
 /*
- * Bucket i holds (2^(i-1), 2^i] ns: its le is 2^i ns in seconds, and the
- * last, open-ended bucket is +Inf. Prometheus buckets are cumulative.
+ * Classic buckets, cumulative. At resolution 1 all 35: log2 bucket i holds
+ * (2^(i-1), 2^i] ns, so its le is 2^i ns in seconds, and the last,
+ * open-ended one is +Inf. With a native schema s, bucket index i holds
+ * (2^((i-1)/2^s), 2^(i/2^s)] s: its le is 2^(i/2^s) exactly (to a
+ * double), the zero slot's 0; only the range from the first to the last
+ * bucket that ever had a sample is listed (Prometheus output is
+ * cumulative, so the range only grows), then +Inf.
  */
 static void prom_hist(FILE *out, const struct nsl_report *r,
 		      const struct nsl_report_hist *h)
 {
+	__u32 i, n = nsl_nr_slots(h->schema), lo = 0, hi = n - 1;
 	uint64_t cum = 0;
 
-	for (int i = 0; i < NSL_NR_BUCKETS; i++) {
-		cum += h->buckets[i];
-		fputs("netstacklat_latency_seconds_bucket", out);
-		prom_labels(out, r, h);
-		if (i == NSL_MAX_SLOT)
-			fputs(",le=\"+Inf\"}", out);
-		else
-			fprintf(out, ",le=\"%.10g\"}", (double)nsl_bucket_upper(i) * 1e-9);
-		fprintf(out, " %" PRIu64 "\n", cum);
+	if (h->schema) {
+		/* the zero slot, then the range of buckets that had samples */
+		cum = h->buckets[0];
+		prom_bucket(out, r, h, 0, cum);
+		for (lo = 1; lo < n && !h->buckets[lo]; lo++)
+			;
+		while (hi > lo && !h->buckets[hi])
+			hi--;
 	}
+	for (i = lo; i <= hi && i < n; i++) {
+		double le = -1;
+
+		cum += h->buckets[i];
+		if (h->schema)
+			le = exp2((double)nsl_native_index(h->schema, i) /
+				  (1 << h->schema));
+		else if (i < NSL_MAX_SLOT)
+			le = (double)nsl_bucket_upper(i) * 1e-9;
+		prom_bucket(out, r, h, le, cum);
+	}
+	if (h->schema)
+		prom_bucket(out, r, h, -1, cum);
 	fputs("netstacklat_latency_seconds_sum", out);
 	prom_labels(out, r, h);
 	fprintf(out, "} %.9f\n", (double)h->sum_ns * 1e-9);

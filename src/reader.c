@@ -5,20 +5,23 @@
 #include <stdio.h>
 #include <net/if.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "hist.h"
 #include "reader.h"
 #include "sysinfo.h"
 
-int nsl_reader_init(struct nsl_reader *r, int hist_fd, int group_fd,
-		    int counters_fd, const bool *hook_enabled, bool group_ifindex,
+int nsl_reader_init(struct nsl_reader *r, const struct nsl_reader_maps *m,
+		    const bool *hook_enabled, bool group_ifindex,
 		    bool group_cgroup, bool cumulative, int ifname_fd)
 {
 	memset(r, 0, sizeof(*r));
+	r->m = *m;
 	r->ifname_fd = ifname_fd;
-	r->hist_fd = hist_fd;
-	r->group_fd = group_fd;
-	r->counters_fd = counters_fd;
+	r->nr_slots = nsl_nr_slots(m->schema);
+	r->hist_size = nsl_hist_size(m->schema);
 	r->group_ifindex = group_ifindex;
 	r->group_cgroup = group_cgroup;
 	r->grouped = group_ifindex || group_cgroup;
@@ -27,23 +30,43 @@ int nsl_reader_init(struct nsl_reader *r, int hist_fd, int group_fd,
 	r->ncpus = libbpf_num_possible_cpus();
 	if (r->ncpus <= 0)
 		return r->ncpus ? r->ncpus : -EINVAL;
-	/* percpu values are copied out with 8-byte aligned strides */
-	r->percpu = calloc(r->ncpus, sizeof(*r->percpu));
+	/* per-CPU values are copied out one after the other, 8-byte aligned */
+	r->percpu = calloc(r->ncpus, r->hist_size);
 	r->percpu_cnt = calloc(r->ncpus, sizeof(*r->percpu_cnt));
 	if (!r->percpu || !r->percpu_cnt)
 		return -ENOMEM;
+	if (r->grouped) {
+		/* an mmapable array's values lie one after the other from offset 0 */
+		long page = sysconf(_SC_PAGESIZE);
+
+		r->groups_len = ((size_t)m->groups * r->hist_size + page - 1) / page * page;
+		r->groups = mmap(NULL, r->groups_len, PROT_READ, MAP_SHARED,
+				 m->group_hist_fd, 0);
+		if (r->groups == MAP_FAILED) {
+			r->groups = NULL;
+			return -errno;
+		}
+	}
 	clock_gettime(CLOCK_MONOTONIC, &r->start);
 	r->last = r->start;
 	return 0;
+}
+
+static void free_set(struct nsl_hist_set *s)
+{
+	free(s->h);
+	free(s->slots);
 }
 
 void nsl_reader_free(struct nsl_reader *r)
 {
 	free(r->percpu);
 	free(r->percpu_cnt);
-	free(r->prev);
-	free(r->cur);
-	free(r->out);
+	free_set(&r->prev);
+	free_set(&r->cur);
+	free_set(&r->out);
+	if (r->groups)
+		munmap((void *)r->groups, r->groups_len);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -60,83 +83,145 @@ static int key_cmp(const void *a, const void *b)
 	return 0;
 }
 
-/* The three arrays are swapped around, so all share one capacity. */
+/* Histogram i of set s, its slots in place. */
+static struct nsl_report_hist *set_hist(const struct nsl_reader *r,
+					struct nsl_hist_set *s, size_t i)
+{
+	s->h[i].buckets = s->slots + i * r->nr_slots;
+	return &s->h[i];
+}
+
+/*
+ * Moves set s's slots to a buffer for n histograms. A sorted set's
+ * histograms point into its slots out of order: each keeps its place.
+ */
+static int grow_slots(const struct nsl_reader *r, struct nsl_hist_set *s,
+		      size_t count, size_t n)
+{
+	uint64_t *slots = calloc(n * r->nr_slots, sizeof(uint64_t));
+
+	if (!slots)
+		return -ENOMEM;
+	if (count)
+		memcpy(slots, s->slots, count * r->nr_slots * sizeof(uint64_t));
+	for (size_t j = 0; j < count; j++)
+		s->h[j].buckets = slots + (s->h[j].buckets - s->slots);
+	free(s->slots);
+	s->slots = slots;
+	return 0;
+}
+
+/* The three sets are swapped around, so all share one capacity. */
 static int reserve(struct nsl_reader *r, size_t n)
 {
-	struct nsl_report_hist **arrs[] = { &r->prev, &r->cur, &r->out };
+	struct nsl_hist_set *sets[] = { &r->prev, &r->cur, &r->out };
+	size_t counts[] = { r->nr_prev, r->nr_cur, 0 };
 
 	if (n <= r->cap)
 		return 0;
 	n = n < 16 ? 16 : n * 2;
 	for (size_t i = 0; i < 3; i++) {
-		void *p = realloc(*arrs[i], n * sizeof(**arrs[i]));
+		void *h = realloc(sets[i]->h, n * sizeof(*sets[i]->h));
 
-		if (!p)
+		if (!h)
 			return -ENOMEM;
-		*arrs[i] = p;
+		sets[i]->h = h;
+		if (grow_slots(r, sets[i], counts[i], n))
+			return -ENOMEM;
 	}
 	r->cap = n;
 	return 0;
 }
 
-/* Looks up key in a per-CPU histogram map and sums the CPUs into *h. */
-static int read_hist(struct nsl_reader *r, int fd, const void *key,
-		     struct nsl_report_hist *h)
+/* Adds a histogram value (struct nsl_hist of the schema's size) into *h. */
+static void add_value(const struct nsl_reader *r, struct nsl_report_hist *h,
+		      const void *value)
 {
-	if (bpf_map_lookup_elem(fd, key, r->percpu))
-		return -errno;
-	memset(h->buckets, 0, sizeof(h->buckets));
-	h->count = h->sum_ns = 0;
-	for (int c = 0; c < r->ncpus; c++) {
-		for (int b = 0; b < NSL_NR_BUCKETS; b++)
-			h->buckets[b] += r->percpu[c].buckets[b];
-		h->sum_ns += r->percpu[c].sum_ns;
+	const __u64 *v = value;	/* sum_ns, then the slots */
+
+	h->sum_ns += v[0];
+	for (unsigned int b = 0; b < r->nr_slots; b++) {
+		h->buckets[b] += v[1 + b];
+		h->count += v[1 + b];
 	}
-	for (int b = 0; b < NSL_NR_BUCKETS; b++)
-		h->count += h->buckets[b];
+}
+
+/* A new, zeroed histogram with key at the end of the current totals. */
+static struct nsl_report_hist *new_total(struct nsl_reader *r,
+					 const struct nsl_group_key *key)
+{
+	struct nsl_report_hist *h;
+
+	if (reserve(r, r->nr_cur + 1))
+		return NULL;
+	h = set_hist(r, &r->cur, r->nr_cur);
+	memset(h->buckets, 0, r->nr_slots * sizeof(uint64_t));
+	h->key = *key;
+	h->count = h->sum_ns = 0;
+	h->schema = r->m.schema;
+	return h;
+}
+
+/* Ungrouped: one per-CPU histogram per hook, summed over the CPUs. */
+static int read_hooks(struct nsl_reader *r)
+{
+	for (__u32 hook = 0; hook < NSL_NR_HOOKS; hook++) {
+		struct nsl_group_key key = { .hook = hook };
+		struct nsl_report_hist *h;
+
+		if (!r->hook_enabled[hook])
+			continue;
+		if (!(h = new_total(r, &key)))
+			return -ENOMEM;
+		if (bpf_map_lookup_elem(r->m.hist_fd, &hook, r->percpu))
+			return -errno;
+		for (int c = 0; c < r->ncpus; c++)
+			add_value(r, h, (char *)r->percpu + c * r->hist_size);
+		r->nr_cur++;
+	}
+	return 0;
+}
+
+/*
+ * Grouped: every group key has an id (group_ids), its histogram is
+ * group_hist[id], shared by the CPUs, read straight from the mapping.
+ */
+static int read_groups(struct nsl_reader *r)
+{
+	struct nsl_group_key key, next;
+	int err;
+
+	for (err = bpf_map_get_next_key(r->m.group_ids_fd, NULL, &next); !err;
+	     err = bpf_map_get_next_key(r->m.group_ids_fd, &key, &next)) {
+		struct nsl_report_hist *h;
+		__u32 id;
+
+		key = next;
+		/* a group cannot vanish (we never delete), but be tolerant */
+		if (bpf_map_lookup_elem(r->m.group_ids_fd, &key, &id) ||
+		    id >= r->m.groups)
+			continue;
+		if (!(h = new_total(r, &key)))
+			return -ENOMEM;
+		add_value(r, h, (const char *)r->groups + (size_t)id * r->hist_size);
+		r->nr_cur++;
+	}
+	if (err != -ENOENT)
+		return err;
+	qsort(r->cur.h, r->nr_cur, sizeof(r->cur.h[0]), key_cmp);
 	return 0;
 }
 
 static int read_totals(struct nsl_reader *r)
 {
-	struct nsl_group_key key, next;
-	int err;
-
 	r->nr_cur = 0;
-	if (!r->grouped) {
-		for (__u32 h = 0; h < NSL_NR_HOOKS; h++) {
-			if (!r->hook_enabled[h])
-				continue;
-			if ((err = reserve(r, r->nr_cur + 1)))
-				return err;
-			memset(&r->cur[r->nr_cur], 0, sizeof(r->cur[0]));
-			r->cur[r->nr_cur].key.hook = h;
-			if ((err = read_hist(r, r->hist_fd, &h, &r->cur[r->nr_cur])))
-				return err;
-			r->nr_cur++;
-		}
-		return 0;
-	}
-	for (err = bpf_map_get_next_key(r->group_fd, NULL, &next); !err;
-	     err = bpf_map_get_next_key(r->group_fd, &key, &next)) {
-		key = next;
-		if ((err = reserve(r, r->nr_cur + 1)))
-			return err;
-		memset(&r->cur[r->nr_cur], 0, sizeof(r->cur[0]));
-		r->cur[r->nr_cur].key = key;
-		/* a group cannot vanish (we never delete), but be tolerant */
-		if (read_hist(r, r->group_fd, &key, &r->cur[r->nr_cur]) == 0)
-			r->nr_cur++;
-	}
-	if (err != -ENOENT)
-		return err;
-	qsort(r->cur, r->nr_cur, sizeof(r->cur[0]), key_cmp);
-	return 0;
+	return r->grouped ? read_groups(r) : read_hooks(r);
 }
 
-static void subtract(struct nsl_report_hist *d, const struct nsl_report_hist *p)
+static void subtract(const struct nsl_reader *r, struct nsl_report_hist *d,
+		     const struct nsl_report_hist *p)
 {
-	for (int b = 0; b < NSL_NR_BUCKETS; b++)
+	for (unsigned int b = 0; b < r->nr_slots; b++)
 		d->buckets[b] -= p->buckets[b];
 	d->count -= p->count;
 	d->sum_ns -= p->sum_ns;
@@ -158,7 +243,7 @@ static void name_group(struct nsl_reader *r, struct nsl_report_hist *h)
 static int read_counters(struct nsl_reader *r, struct nsl_report *rep)
 {
 	for (__u32 h = 0; h < NSL_NR_HOOKS; h++) {
-		if (bpf_map_lookup_elem(r->counters_fd, &h, r->percpu_cnt))
+		if (bpf_map_lookup_elem(r->m.counters_fd, &h, r->percpu_cnt))
 			return -errno;
 		for (int i = 0; i < NSL_NR_COUNTERS; i++) {
 			uint64_t total = 0;
@@ -181,7 +266,7 @@ static double seconds_between(const struct timespec *a, const struct timespec *b
 
 int nsl_reader_read(struct nsl_reader *r, struct nsl_report *rep)
 {
-	struct nsl_report_hist *tmp;
+	struct nsl_hist_set tmp;
 	struct timespec now;
 	size_t n = 0;
 	int err;
@@ -193,14 +278,17 @@ int nsl_reader_read(struct nsl_reader *r, struct nsl_report *rep)
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	clock_gettime(CLOCK_REALTIME, &rep->time);
 	for (size_t i = 0; i < r->nr_cur; i++) {
-		struct nsl_report_hist *d = &r->out[n];
+		struct nsl_report_hist *d = set_hist(r, &r->out, n);
 		const struct nsl_report_hist *p = NULL;
+		uint64_t *slots = d->buckets;
 
-		*d = r->cur[i];
+		*d = r->cur.h[i];
+		d->buckets = slots;
+		memcpy(slots, r->cur.h[i].buckets, r->nr_slots * sizeof(uint64_t));
 		if (!r->cumulative && r->nr_prev)
-			p = bsearch(&d->key, r->prev, r->nr_prev, sizeof(*p), key_cmp);
+			p = bsearch(&d->key, r->prev.h, r->nr_prev, sizeof(*p), key_cmp);
 		if (p)
-			subtract(d, p);
+			subtract(r, d, p);
 		/* a group with nothing new this interval is left out */
 		if (r->grouped && !d->count)
 			continue;
@@ -216,7 +304,8 @@ int nsl_reader_read(struct nsl_reader *r, struct nsl_report *rep)
 	rep->group_ifindex = r->group_ifindex;
 	rep->group_cgroup = r->group_cgroup;
 	memcpy(rep->hook_enabled, r->hook_enabled, sizeof(rep->hook_enabled));
-	rep->hists = r->out;
+	rep->schema = r->m.schema;
+	rep->hists = r->out.h;
 	rep->nr_hists = n;
 	/* this read's totals are the next read's baseline */
 	tmp = r->prev;

@@ -9,26 +9,48 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include "report.h"
 
+/* The maps a reader reads (bpf/netstacklat.bpf.c) and their layout. */
+struct nsl_reader_maps {
+	int hist_fd, group_ids_fd, group_hist_fd, counters_fd;
+	uint32_t groups;			/* entries of the grouped maps */
+	unsigned int schema;			/* of every histogram */
+};
+
+/* Histograms and the slots they point into (nr_slots each). */
+struct nsl_hist_set {
+	struct nsl_report_hist *h;
+	uint64_t *slots;
+};
+
 struct nsl_reader {
-	int hist_fd, group_fd, counters_fd;
+	struct nsl_reader_maps m;
 	int ifname_fd;				/* SIOCGIFNAME socket, or -1 */
 	int ncpus;
+	unsigned int nr_slots;
+	size_t hist_size;			/* bytes of a histogram value */
 	bool grouped;
 	bool cumulative;
 	bool group_ifindex, group_cgroup;
 	bool hook_enabled[NSL_NR_HOOKS];
-	struct nsl_hist *percpu;		/* lookup buffer, ncpus entries */
+	void *percpu;				/* lookup buffer, ncpus values */
+	const void *groups;			/* group_hist, mapped read-only */
+	size_t groups_len;
 	struct nsl_counters *percpu_cnt;
-	struct nsl_report_hist *prev, *cur, *out; /* totals, totals, report */
+	struct nsl_hist_set prev, cur, out;	/* totals, totals, report */
 	size_t nr_prev, nr_cur, cap;
 	uint64_t prev_counters[NSL_NR_HOOKS][NSL_NR_COUNTERS];
 	struct timespec start, last;		/* CLOCK_MONOTONIC */
 };
 
-int nsl_reader_init(struct nsl_reader *r, int hist_fd, int group_fd,
-		    int counters_fd, const bool *hook_enabled, bool group_ifindex,
+/*
+ * Sets up a reader of the maps m; maps the grouped histograms into memory
+ * (do it while privileged). 0 or a negative errno.
+ */
+int nsl_reader_init(struct nsl_reader *r, const struct nsl_reader_maps *m,
+		    const bool *hook_enabled, bool group_ifindex,
 		    bool group_cgroup, bool cumulative, int ifname_fd);
 /* Fills *rep; its arrays stay valid until the next call. */
 int nsl_reader_read(struct nsl_reader *r, struct nsl_report *rep);

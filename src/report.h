@@ -15,7 +15,8 @@
 
 struct nsl_report_hist {
 	struct nsl_group_key key;	/* hook, and ifindex/cgroup if grouped */
-	uint64_t buckets[NSL_NR_BUCKETS];
+	unsigned int schema;		/* the layout of buckets (include/hist.h) */
+	uint64_t *buckets;		/* nsl_nr_slots(schema) of them */
 	uint64_t count;			/* sum of buckets */
 	uint64_t sum_ns;
 	char ifname[IF_NAMESIZE];	/* "" if unknown or not grouped */
@@ -35,6 +36,7 @@ struct nsl_report {
 	struct timespec time;		/* CLOCK_REALTIME when the maps were read */
 	double interval_s;		/* time covered by the report */
 	bool cumulative;
+	unsigned int schema;		/* of every histogram */
 	bool group_ifindex;		/* -I */
 	bool group_cgroup;		/* -C */
 	bool hook_enabled[NSL_NR_HOOKS];
@@ -57,6 +59,16 @@ struct nsl_format_opts {
 /* Statistics (src/stats.c). */
 #define NSL_NR_PERCENTILES 4
 extern const double nsl_percentiles[NSL_NR_PERCENTILES]; /* .5 .9 .99 .999 */
+
+/* The thresholds of a schema (include/schema.h), for nsl_slot(). */
+const __u64 *nsl_schema_thresholds(unsigned int schema);
+/*
+ * The largest latency in ns that slot of a histogram of the schema holds;
+ * UINT64_MAX when it has no bound (the last log2 bucket).
+ */
+uint64_t nsl_upper_ns(unsigned int schema, unsigned int slot);
+/* The native histogram bucket index of a slot (schema >= 1, slot >= 1). */
+int nsl_native_index(unsigned int schema, unsigned int slot);
 
 /*
  * Upper bound in ns of the bucket holding the sample of rank ceil(p*count),

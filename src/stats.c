@@ -40,22 +40,39 @@ static uint64_t percentile_rank(uint64_t count, double p)
 	return rank ? rank : 1;
 }
 
+static const __u64 thresholds[NSL_MAX_SCHEMA + 1][8] = NSL_SCHEMA_THRESHOLDS;
+static const int schema_f[NSL_MAX_SCHEMA + 1] = NSL_SCHEMA_F;
+
+const __u64 *nsl_schema_thresholds(unsigned int schema)
+{
+	return thresholds[schema];
+}
+
+uint64_t nsl_upper_ns(unsigned int schema, unsigned int slot)
+{
+	return nsl_slot_upper(schema, thresholds[schema], slot);
+}
+
+int nsl_native_index(unsigned int schema, unsigned int slot)
+{
+	return (int)slot - 1 - schema_f[schema];
+}
+
 uint64_t nsl_percentile(const struct nsl_report_hist *h, double p)
 {
 	uint64_t rank, seen = 0;
-	__u32 i;
+	__u32 i, n = nsl_nr_slots(h->schema);
 
 	if (!h->count)
 		return 0;
 	rank = percentile_rank(h->count, p);
-	for (i = 0; i < NSL_MAX_SLOT; i++) {
+	for (i = 0; i < n; i++) {
 		seen += h->buckets[i];
 		if (seen >= rank)
-			return nsl_bucket_upper(i);
+			return nsl_upper_ns(h->schema, i);
 	}
 	/*
-	 * The last bucket has no upper bound. Landing here also covers a
-	 * count larger than the sum of the buckets, which should not happen;
+	 * A count larger than the sum of the buckets should not happen;
 	 * "above every bound" is then the only honest answer.
 	 */
 	return UINT64_MAX;

@@ -142,7 +142,7 @@ static void table_percentiles(FILE *out, const struct nsl_report_hist *h)
 
 		/* unbounded: above the lower bound of the open-ended bucket */
 		if (!bounded)
-			v = nsl_bucket_upper(NSL_MAX_SLOT - 1);
+			v = nsl_upper_ns(h->schema, nsl_nr_slots(h->schema) - 2);
 		nsl_pct_name(name, sizeof(name), nsl_percentiles[i]);
 		fmt_duration(dur, sizeof(dur), (double)v);
 		fprintf(out, "%s %s %s %s", i ? "," : "", name,
@@ -151,22 +151,34 @@ static void table_percentiles(FILE *out, const struct nsl_report_hist *h)
 	fputc('\n', out);
 }
 
-/* "(512ns, 1.02us]"; bucket 0 is closed at 0, the last one open-ended. */
-static void bucket_range(char *buf, size_t len, __u32 i)
+/*
+ * "(512ns, 1.02us]" for slots first..last: the lower bound of the first
+ * (log2 slot 0 is closed at 0, a native zero slot holds 0 only), the upper
+ * bound of the last (the last log2 slot is open-ended).
+ */
+static void bucket_range(char *buf, size_t len, unsigned int schema,
+			 __u32 first, __u32 last)
 {
+	uint64_t up = nsl_upper_ns(schema, last);
 	char lo[DUR_LEN], hi[DUR_LEN];
 
-	if (i == 0) {
-		snprintf(buf, len, "[0, 1ns]");
+	if (last == 0) {
+		snprintf(buf, len, schema ? "0" : "[0, 1ns]");
 		return;
 	}
-	fmt_duration(lo, sizeof(lo), (double)nsl_bucket_upper(i - 1));
-	if (i == NSL_MAX_SLOT) {
-		snprintf(buf, len, "(%s, ...)", lo);
+	if (first == 0)
+		snprintf(lo, sizeof(lo), "[0");
+	else
+		fmt_duration(lo + 1, sizeof(lo) - 1,
+			     (double)nsl_upper_ns(schema, first - 1));
+	if (first)
+		lo[0] = '(';
+	if (up == UINT64_MAX) {
+		snprintf(buf, len, "%s, ...)", lo);
 		return;
 	}
-	fmt_duration(hi, sizeof(hi), (double)nsl_bucket_upper(i));
-	snprintf(buf, len, "(%s, %s]", lo, hi);
+	fmt_duration(hi, sizeof(hi), (double)up);
+	snprintf(buf, len, "%s, %s]", lo, hi);
 }
 
 /* Bar length: proportional to the largest bucket, one star if non-zero. */
@@ -180,15 +192,15 @@ static int bar_len(uint64_t count, uint64_t max)
 	return n ? n : 1;
 }
 
-static void table_row(FILE *out, __u32 i, uint64_t count, uint64_t max,
-		      int width)
+static void table_row(FILE *out, unsigned int schema, __u32 first, __u32 last,
+		      uint64_t count, uint64_t max, int width)
 {
 	static const char stars[BAR_MAX + 1] =
 		"****************************************";
 	char range[2 * DUR_LEN + 8];
 	int n = bar_len(count, max);
 
-	bucket_range(range, sizeof(range), i);
+	bucket_range(range, sizeof(range), schema, first, last);
 	fprintf(out, "  %-*s %*" PRIu64, RANGE_WIDTH, range, width, count);
 	/* no trailing blank on empty rows */
 	if (n)
@@ -198,19 +210,21 @@ static void table_row(FILE *out, __u32 i, uint64_t count, uint64_t max,
 
 /*
  * Rows from the lowest to the highest non-empty bucket, empty ones in
- * between included so the shape (e.g. two modes) stays visible.
+ * between included so the shape (e.g. two modes) stays visible. At the
+ * finer resolutions a run of empty buckets is one row, its whole range:
+ * 8 buckets per power of two would fill the screen with zeros.
  */
 static void table_rows(FILE *out, const struct nsl_report_hist *h)
 {
-	__u32 i, lo = NSL_NR_BUCKETS, hi = 0;
+	__u32 i, n = nsl_nr_slots(h->schema), lo = n, hi = 0, end;
 	uint64_t max = 0;
 	char digits[24];
 	int width;
 
-	for (i = 0; i < NSL_NR_BUCKETS; i++) {
+	for (i = 0; i < n; i++) {
 		if (!h->buckets[i])
 			continue;
-		if (lo == NSL_NR_BUCKETS)
+		if (lo == n)
 			lo = i;
 		hi = i;
 		if (h->buckets[i] > max)
@@ -221,8 +235,12 @@ static void table_rows(FILE *out, const struct nsl_report_hist *h)
 	width = snprintf(digits, sizeof(digits), "%" PRIu64, max);
 	if (width < COUNT_MIN_WIDTH)
 		width = COUNT_MIN_WIDTH;
-	for (i = lo; i <= hi; i++)
-		table_row(out, i, h->buckets[i], max, width);
+	for (i = lo; i <= hi; i = end + 1) {
+		end = i;
+		while (h->schema && !h->buckets[i] && end < hi && !h->buckets[end + 1])
+			end++;
+		table_row(out, h->schema, i, end, h->buckets[i], max, width);
+	}
 }
 
 static void table_hist(FILE *out, const struct nsl_report *r,

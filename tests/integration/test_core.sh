@@ -9,7 +9,7 @@ TESTS=(test_list_probes test_traffic_samples test_one_sample_per_read
        test_group_by_cgroup test_enable_disable test_bpf_stats
        test_bpf_stats_off_after_exit test_shared_programs test_queue_length_filter
        test_tai_offset_change test_errqueue_reads test_enqueue_once_per_skb
-       test_mptcp_reads)
+       test_mptcp_reads test_resolution_known_answer)
 
 # traffic OUT TOOL_ARGS...: TCP server up (TCP_PID), tool attached, 200 TCP
 # messages then 200 UDP datagrams, tool stopped with SIGINT.
@@ -427,6 +427,46 @@ test_mptcp_reads() {
 	expect "tcp-socket-read samples with the HOL filter" "$($JQ "$f" count tcp-socket-read)" -eq 0
 	expect "mptcp_excluded" "$($JQ "$f" counter tcp-socket-read mptcp_excluded)" -eq "$reads"
 	expect "hol_read_errors" "$($JQ "$f" counter tcp-socket-read hol_read_errors)" -eq 0
+}
+
+# --resolution 8, grouped by cgroup (the shared histograms): the reader
+# that lets data wait 50 ms, measured to 9 %: every read sample in a bucket
+# whose bound is at least 50 ms and at most 50 ms * 2^(3/8) (the bucket of
+# 50 ms, or the next two); each bucket's le_ns is the largest whole ns of
+# its native bucket, floor(1e9 * 2^(index/8)), as docs/output-json.md says.
+test_resolution_known_answer() {
+	local out=$TMP/res8.json
+	serve tcp 5015 --read-delay-ms 50 --count 10 || return
+	start_tool "$out" -n "/run/netns/$NS_B" -e tcp-socket-read --resolution 8 -C || return
+	client tcp 5015 --count 10 --interval-us 100000
+	wait_server
+	stop_tool
+	expect "tcp-socket-read samples" "$($JQ "$out" count tcp-socket-read)" -eq 10 || return
+	expect "smallest read bucket bound (ns)" "$($JQ "$out" min_le tcp-socket-read)" -ge 50000000
+	expect "largest read bucket bound (ns)" "$($JQ "$out" max_le tcp-socket-read)" -le 64842519
+	python3 - "$out" > "$TMP/res8.out" 2>&1 <<-'PY' || fail "JSON at resolution 8: $(cat "$TMP/res8.out")"
+	import json, sys
+	from fractions import Fraction
+	def floor_bound(i):	# floor(1e9 * 2^(i/8)), exactly
+	    k = 8
+	    lo, hi = 0, 1 << 64
+	    while lo + 1 < hi:	# largest v with v^8 <= 1e9^8 * 2^i
+	        mid = (lo + hi) // 2
+	        if mid ** k * 2 ** max(0, -i) <= 10 ** (9 * k) * 2 ** max(0, i):
+	            lo = mid
+	        else:
+	            hi = mid
+	    return lo
+	n = 0
+	for line in open(sys.argv[1]):
+	    r = json.loads(line)
+	    assert r["resolution"] == 8 and r["schema"] == 3, r
+	    for h in r["histograms"]:
+	        for b in h["buckets"]:
+	            assert b["le_ns"] == floor_bound(b["index"]), b
+	            n += 1
+	assert n > 0
+	PY
 }
 
 need "" prereqs

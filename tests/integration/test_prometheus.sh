@@ -41,6 +41,13 @@ test_prom_promtool() {
 	promtool check metrics < "$f" > "$TMP/promtool.out" 2>&1 ||
 		fail "promtool (grouped): $(head -3 "$TMP/promtool.out")"
 	grep -q "interface=\"$IF_B\"" "$f" || fail "no interface=\"$IF_B\" label"
+	# 8 buckets per power of two: the le of native schema 3, in seconds
+	start_tool "$TMP/ignored" -F prometheus -o "$f" -r 0.3 -n "/run/netns/$NS_B" --resolution 8 || return
+	tcp_traffic 5304 100
+	stop_tool
+	promtool check metrics < "$f" > "$TMP/promtool.out" 2>&1 ||
+		fail "promtool (--resolution 8): $(head -3 "$TMP/promtool.out")"
+	grep -q 'le="0.0009765625"\|le="[0-9.e-]*"} [1-9]' "$f" || fail "no finer buckets"
 }
 
 # The textfile collector may read at any moment: every read sees a whole

@@ -2,6 +2,8 @@
 # Static checks of the userspace C (issue #8): cppcheck and clang-tidy on
 # src/, one result each, through scripts/check (what each checks and why:
 # scripts/check and .clang-tidy). Needs the generated skeleton (make).
+# And the generated include/schema.h: what its generator writes, and its
+# thresholds right in exact integer arithmetic.
 source "$(dirname "$0")/lib.sh"
 
 # checker NAME: scripts/check NAME, its findings shown on failure
@@ -15,7 +17,13 @@ checker() {
 }
 
 test_cppcheck() { checker cppcheck; }
+
+test_schema_thresholds() {
+	"$ROOT/scripts/gen-schema-thresholds" --check > "$TMP/schema.out" 2>&1 ||
+		fail "scripts/gen-schema-thresholds --check: $(tail -3 "$TMP/schema.out")"
+}
 test_clang_tidy() { checker clang-tidy; }
 
 run_test test_cppcheck
 run_test test_clang_tidy
+run_test test_schema_thresholds

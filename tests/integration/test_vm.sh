@@ -27,7 +27,7 @@ declare -A FALLBACK_HOOKS=([6.1]="" [6.12]="$HOOKS")
 # Every kernel's tests, and those of a kernel with fallbacks. Each test T
 # is the function vm_T, run as vm61_T, vm612_T.
 VM_TESTS=(boot kernel fentry_attach fentry_samples fentry_one_sample_per_read
-	  fentry_known_answer fentry_errqueue fentry_mptcp fentry_hol_forced_rto
+	  fentry_known_answer fentry_resolution fentry_errqueue fentry_mptcp fentry_hol_forced_rto
 	  fentry_hol_random_loss fallback load_refused)
 VM_FALLBACK_TESTS=(fallback_samples fallback_one_sample_per_read
 		   fallback_known_answer fallback_errqueue fallback_mptcp
@@ -183,6 +183,17 @@ vm_fentry_one_sample_per_read() {
 
 vm_fentry_known_answer() {
 	expect_known_answer "$OUT/fentry-known.json"
+}
+
+# --resolution 8 -C (the verifier of each kernel takes the schema buckets
+# and the shared, atomic histograms): reads that waited 50 ms land in the
+# bucket of 50 ms or one of the next two (9 % each), none below
+vm_fentry_resolution() {
+	local f=$OUT/fentry-res8.json
+	expect_guest_rc fentry-res8 0 || return
+	expect "tcp-socket-read samples" "$($JQ "$f" count tcp-socket-read)" -eq 10 || return
+	expect "smallest read bucket bound (ns)" "$($JQ "$f" min_le tcp-socket-read)" -ge 50000000
+	expect "largest read bucket bound (ns)" "$($JQ "$f" max_le tcp-socket-read)" -le 64842519
 }
 
 # hol_pair NAME: a -y (NAME-y) and a filtered (NAME-f) instance watched the

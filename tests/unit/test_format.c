@@ -32,14 +32,17 @@ static const struct nsl_format_opts prom = { NSL_FMT_PROMETHEUS, false };
 struct fixture {
 	struct nsl_report r;
 	struct nsl_report_hist h[MAX_HISTS];
+	uint64_t slots[MAX_HISTS][NSL_MAX_SLOTS];
 };
 
 static struct nsl_report_hist *add_hist(struct fixture *f, enum nsl_hook hook,
 					uint64_t sum_ns)
 {
-	struct nsl_report_hist *h = &f->h[f->r.nr_hists++];
+	struct nsl_report_hist *h = &f->h[f->r.nr_hists];
 
-	assert_true(f->r.nr_hists <= MAX_HISTS);
+	assert_true(f->r.nr_hists < MAX_HISTS);
+	h->buckets = f->slots[f->r.nr_hists++];
+	h->schema = f->r.schema;
 	h->key.hook = hook;
 	h->sum_ns = sum_ns;
 	f->r.hists = f->h;
@@ -141,6 +144,36 @@ static void build_grouped(struct fixture *f)
 	for (c = 0; c < NSL_NR_COUNTERS; c++)
 		cnt[c] = 123456789012ULL * (c + 1);
 	f->r.counters[NSL_HOOK_UDP_SOCK_READ][NSL_CNT_MAP_FULL] = 17;
+}
+
+/*
+ * Resolution 8 (schema 3): reads around 20 us with a gap of empty buckets
+ * (one row in the table), a few exact zeros, and a second hook with one
+ * bucket. Slot 1 + F + i holds native index i, the bucket
+ * (2^((i-1)/8), 2^(i/8)] s; slot 0 the zeros.
+ */
+#define NATIVE(i) (1 + 239 + (i))
+static void build_fine(struct fixture *f)
+{
+	struct nsl_report_hist *h;
+
+	memset(f, 0, sizeof(*f));
+	f->r.time = report_time;
+	f->r.interval_s = 5.0;
+	f->r.cumulative = true;
+	f->r.schema = 3;
+	f->r.hook_enabled[NSL_HOOK_UDP_SOCK_ENQUEUED] = true;
+	f->r.hook_enabled[NSL_HOOK_UDP_SOCK_READ] = true;
+
+	h = add_hist(f, NSL_HOOK_UDP_SOCK_ENQUEUED, 2900);
+	set_bucket(h, NATIVE(-160), 3);		/* (874 ns, 953 ns] */
+
+	h = add_hist(f, NSL_HOOK_UDP_SOCK_READ, 4321000);
+	set_bucket(h, 0, 2);
+	set_bucket(h, NATIVE(-125), 10);	/* (18.1 us, 19.8 us] */
+	set_bucket(h, NATIVE(-124), 150);
+	set_bucket(h, NATIVE(-123), 40);
+	set_bucket(h, NATIVE(-119), 1);		/* 3 empty buckets before it */
 }
 
 /* Every hook enabled, nothing measured yet. */
@@ -571,6 +604,33 @@ static void test_prom_grouped(void **state)
 	check_prom_report("grouped.prom", &f);
 }
 
+static void test_fine_table(void **state)
+{
+	struct fixture f;
+
+	(void)state;
+	build_fine(&f);
+	check_table_report("fine.table", &f, &table);
+}
+
+static void test_fine_json(void **state)
+{
+	struct fixture f;
+
+	(void)state;
+	build_fine(&f);
+	check_json_report("fine.json", &f);
+}
+
+static void test_fine_prom(void **state)
+{
+	struct fixture f;
+
+	(void)state;
+	build_fine(&f);
+	check_prom_report("fine.prom", &f);
+}
+
 /* The +Inf bucket is the count; buckets never decrease. */
 static void test_prom_cumulative_buckets(void **state)
 {
@@ -647,6 +707,9 @@ int main(void)
 		cmocka_unit_test(test_prom_grouped),
 		cmocka_unit_test(test_prom_cumulative_buckets),
 		cmocka_unit_test(test_prom_label_utf8),
+		cmocka_unit_test(test_fine_table),
+		cmocka_unit_test(test_fine_json),
+		cmocka_unit_test(test_fine_prom),
 	};
 
 	return cmocka_run_group_tests(tests, setup, NULL);

@@ -77,6 +77,12 @@ static const struct bad_case bad[] = {
 	{ { "--max-groups", "0" }, "--max-groups" },
 	{ { "--max-groups", "2000000" }, "--max-groups" },
 	{ { "--max-groups", "12k" }, "--max-groups" },
+	{ { "--resolution", "3" }, "--resolution" },
+	{ { "--resolution", "0" }, "--resolution" },
+	{ { "--resolution", "16" }, "--resolution" },
+	{ { "--resolution", "x" }, "--resolution" },
+	/* 1,000,000 histograms of 514 buckets: 4 GB of kernel memory */
+	{ { "-C", "--resolution", "8", "--max-groups", "1000000" }, "--max-groups" },
 	{ { "--user", "" }, "--user" },
 	{ { "--listen", "" }, "--listen" },
 	{ { "--listen", "0" }, "--listen" },
@@ -125,6 +131,28 @@ static void test_defaults(void **state)
 	for (int h = 0; h < NSL_NR_HOOKS; h++)
 		assert_true(o.hook_enabled[h]);
 	assert_false(o.include_hol);
+	assert_int_equal(o.schema, 0);
+}
+
+/* --resolution N: N buckets per power of two, schema log2(N). */
+static void test_resolution(void **state)
+{
+	static const char *const res[] = { "1", "2", "4", "8" };
+	struct nsl_options o;
+
+	(void)state;
+	for (unsigned int s = 0; s < 4; s++) {
+		const char *args[] = { "--resolution", res[s], "-C", NULL };
+
+		assert_int_equal(parse(&o, args), 0);
+		assert_int_equal(o.schema, s);
+	}
+	/* a million log2 groups fit the kernel-memory limit, 8 per octave not */
+	{
+		const char *args[] = { "-I", "--max-groups", "1000000", NULL };
+
+		assert_int_equal(parse(&o, args), 0);
+	}
 }
 
 static void test_positional_and_flags(void **state)
@@ -231,6 +259,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_bad_invocations),
 		cmocka_unit_test(test_defaults),
+		cmocka_unit_test(test_resolution),
 		cmocka_unit_test(test_positional_and_flags),
 		cmocka_unit_test(test_enable_disable),
 		cmocka_unit_test(test_filters),

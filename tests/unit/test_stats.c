@@ -8,12 +8,21 @@
 #include <stdint.h>
 #include <setjmp.h>
 #include <cmocka.h>
+#include <math.h>
 #include <stdlib.h>
+#include <string.h>
 #include "hist.h"
 #include "report.h"
 
+/* Slots for the histograms of a test (each test runs with fresh ones). */
+static uint64_t slots[NSL_MAX_SLOTS];
+
 static void fill(struct nsl_report_hist *h, __u32 bucket, uint64_t n)
 {
+	if (!h->buckets) {
+		memset(slots, 0, sizeof(slots));
+		h->buckets = slots;
+	}
 	h->buckets[bucket] += n;
 	h->count += n;
 }
@@ -161,34 +170,59 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* A sample from distribution d: 0 uniform-in-octaves, 1 exponential, 2 log-normal. */
+static uint64_t draw(int d, uint64_t *seed)
+{
+	double u = ((double)lcg(seed) + 0.5) / 2147483648.0;	/* (0, 1) */
+	double u2 = ((double)lcg(seed) + 0.5) / 2147483648.0;
+
+	switch (d) {
+	case 0:	/* 1..1000 ns shifted by 0..19 octaves: 1 ns to 0.5 s */
+		return (lcg(seed) % 1000 + 1) << (lcg(seed) % 20);
+	case 1:	/* mean 50 us */
+		return (uint64_t)(-50000.0 * log(u));
+	default: /* median 20 us, a factor e^1.5 either way for 1 sigma */
+		return (uint64_t)(20000.0 * exp(1.5 * sqrt(-2 * log(u)) * cos(6.283185307179586 * u2)));
+	}
+}
+
 /*
- * Against exact percentiles of generated samples: the reported bound is at
- * least the exact value and less than twice it (one log2 bucket).
+ * Against exact percentiles of generated samples from known distributions,
+ * at every resolution: the reported value is the upper bound of the very
+ * bucket that holds the exact percentile (so it is at least the exact
+ * value, and at most one bucket's width above it: a factor 2 at
+ * resolution 1, 2^(1/8) = 1.09 at resolution 8).
  */
 static void test_against_exact(void **state)
 {
 	enum { N = 5000 };
 	static uint64_t samples[N];
-	struct nsl_report_hist h = { 0 };
 	uint64_t seed = 42, exact, got;
-	int i;
 
 	(void)state;
-	for (i = 0; i < N; i++) {
-		/* 1..1000 ns shifted by 0..19 octaves: 1 ns to 0.5 s */
-		samples[i] = (lcg(&seed) % 1000 + 1) << (lcg(&seed) % 20);
-		fill(&h, nsl_bucket(samples[i]), 1);
-	}
-	qsort(samples, N, sizeof(samples[0]), cmp_u64);
-	for (i = 0; i < NSL_NR_PERCENTILES; i++) {
-		double p = nsl_percentiles[i];
-		/* rank ceil(p * N): p * N is whole for N = 5000 */
-		uint64_t rank = (uint64_t)(p * N + 0.5);
+	for (unsigned int s = 0; s <= NSL_MAX_SCHEMA; s++) {
+		for (int d = 0; d < 3; d++) {
+			struct nsl_report_hist h = { .schema = s };
+			const __u64 *thr = nsl_schema_thresholds(s);
 
-		exact = samples[rank - 1];
-		got = nsl_percentile(&h, p);
-		assert_true(got >= exact);
-		assert_true(exact <= 1 || got < 2 * exact);
+			for (int i = 0; i < N; i++) {
+				samples[i] = draw(d, &seed);
+				fill(&h, nsl_slot(samples[i], s, thr), 1);
+			}
+			qsort(samples, N, sizeof(samples[0]), cmp_u64);
+			for (int i = 0; i < NSL_NR_PERCENTILES; i++) {
+				double p = nsl_percentiles[i];
+				/* rank ceil(p * N): p * N is whole for N = 5000 */
+				uint64_t rank = (uint64_t)(p * N + 0.5);
+
+				exact = samples[rank - 1];
+				got = nsl_percentile(&h, p);
+				assert_true(got >= exact);
+				assert_true(got == nsl_upper_ns(s, nsl_slot(exact, s, thr)));
+				if (s == NSL_MAX_SCHEMA && exact >= 1000)
+					assert_true((double)got <= exact * 1.0905077326652577);
+			}
+		}
 	}
 }
 

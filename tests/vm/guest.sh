@@ -146,10 +146,10 @@ run_udp_reads() {	# run_udp_reads NAME MODE
 }
 
 # known answer: data waits 50 ms in the queue before each read
-run_known() {	# run_known NAME MODE
+run_known() {	# run_known NAME MODE [TOOL_ARGS...]
 	serve $1 tcp 5005 --read-delay-ms 50 --count 10
 	tool_start $1 --attach=$2 -n /run/netns/B \
-		-e tcp-socket-enqueued,tcp-socket-read
+		-e tcp-socket-enqueued,tcp-socket-read "${@:3}"
 	client $1 tcp 5005 --count 10 --interval-us 100000
 	wait $SERVER_JOB
 	tool_stop $1
@@ -250,6 +250,8 @@ run_all fentry-all fentry $VETH_ADDR --bpf-stats
 run_reads fentry-reads fentry
 run_udp_reads fentry-udpreads fentry
 run_known fentry-known fentry
+# 8 buckets per power of two, grouped (shared histograms, atomic adds)
+run_known fentry-res8 fentry --resolution 8 -C
 run_errqueue fentry-errq fentry
 run_mptcp fentry-mptcp fentry
 run_hol_all fentry
