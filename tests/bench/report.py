@@ -19,7 +19,9 @@ import sys
 import textwrap
 
 WORKLOADS = ("stream", "rr", "udp")
-COST_CONFIGS = ("ours", "ours_y", "ours_I", "ours_C")
+# the baseline runs the first four (an older build may lack --resolution)
+BASE_CONFIGS = ("ours", "ours_y", "ours_I", "ours_C")
+COST_CONFIGS = BASE_CONFIGS + ("ours_r8", "ours_C8")
 # scripts/bench --baseline: the baseline build's configurations are ours
 # with this prefix, its throughput mode is "base".
 BASE = "base_"
@@ -292,6 +294,8 @@ def program_rows(cost, tool):
                         "avg_ns_y": avg_in(cost["ours_y"].get(name), w),
                         "avg_ns_I": avg_in(cost["ours_I"].get(name), w),
                         "avg_ns_C": avg_in(cost["ours_C"].get(name), w),
+                        "avg_ns_r8": avg_in(cost["ours_r8"].get(name), w),
+                        "avg_ns_C8": avg_in(cost["ours_C8"].get(name), w),
                         "floor_ns": avg_in(floor.get(FLOOR_OF[name]), w),
                         "bpftrace_ns": theirs,
                         "ratio_to_bpftrace": mine / theirs if mine and theirs else None}
@@ -301,6 +305,8 @@ def program_rows(cost, tool):
             "avg_ns_y": cost["ours_y"].get(name, {}).get("avg_ns"),
             "avg_ns_I": cost["ours_I"].get(name, {}).get("avg_ns"),
             "avg_ns_C": cost["ours_C"].get(name, {}).get("avg_ns"),
+            "avg_ns_r8": cost["ours_r8"].get(name, {}).get("avg_ns"),
+            "avg_ns_C8": cost["ours_C8"].get(name, {}).get("avg_ns"),
             "floor_program": FLOOR_OF[name], "floor_ns": f,
             "minus_floor_ns": o["avg_ns"] - f if o["avg_ns"] is not None and f is not None else None,
             "bpftrace_program": BT_PEER.get(name), "bpftrace_ns": b,
@@ -331,7 +337,7 @@ def baseline_rows(cost, tool):
     """Every program of either build, ours in the order of FLOOR_OF first:
     per configuration the baseline and this build, each also minus the
     floor at the program's attach point, and this build minus the baseline."""
-    both = [cost[c] for c in COST_CONFIGS] + [cost[BASE + c] for c in COST_CONFIGS]
+    both = [cost[c] for c in BASE_CONFIGS] + [cost[BASE + c] for c in BASE_CONFIGS]
     seen = set().union(*both)
     names = [n for n in FLOOR_OF if n in seen] + sorted(seen - set(FLOOR_OF))
     rows = []
@@ -340,7 +346,7 @@ def baseline_rows(cost, tool):
         fprog = cost["floor"].get(FLOOR_OF.get(name, ""))
         f = (fprog or {}).get("avg_ns")
         configs = {}
-        for cfg in COST_CONFIGS:
+        for cfg in BASE_CONFIGS:
             base = build_side(cost[BASE + cfg].get(name), f)
             this = build_side(cost[cfg].get(name), f)
             configs[cfg] = {
@@ -450,15 +456,18 @@ def print_table(header, rows, events, floor, tput, rep, targets, seconds, rounds
     p("")
     p(f"BPF programs, ns per run (kernel BPF statistics), all workloads together: median of")
     p(f"{header['cost_rounds']} rounds of {header['cost_seconds']} s per workload")
-    p(f"{'':<45}{'ours':>5}{'ours':>5}{'ours':>5}{'ours':>5}{'':>6}{'ours-':>6}{'':>9}"
-      f"{'ratio':>12}")
-    p(f"{'program':<21}{'hook':<24}{'':>5}{'-y':>5}{'-I':>5}{'-C':>5}{'floor':>6}"
-      f"{'floor':>6}{'bpftrace':>9}{'':>6}{'-floor':>6}")
+    p(f"{'':<45}{'ours':>5}{'ours':>5}{'ours':>5}{'ours':>5}{'ours':>5}{'ours':>5}{'':>6}"
+      f"{'ours-':>6}{'':>9}{'ratio':>12}")
+    p(f"{'program':<21}{'hook':<24}{'':>5}{'-y':>5}{'-I':>5}{'-C':>5}{'r8':>5}{'-Cr8':>5}"
+      f"{'floor':>6}{'floor':>6}{'bpftrace':>9}{'':>6}{'-floor':>6}")
     for r in rows:
         p(f"{r['program']:<21}{r['hook'] or '?':<24}{fmt(r['avg_ns']):>5}{fmt(r['avg_ns_y']):>5}"
-          f"{fmt(r['avg_ns_I']):>5}{fmt(r['avg_ns_C']):>5}{fmt(r['floor_ns']):>6}"
+          f"{fmt(r['avg_ns_I']):>5}{fmt(r['avg_ns_C']):>5}{fmt(r['avg_ns_r8']):>5}"
+          f"{fmt(r['avg_ns_C8']):>5}{fmt(r['floor_ns']):>6}"
           f"{fmt(r['minus_floor_ns']):>6}{fmt(r['bpftrace_ns']):>9}"
           f"{fmt(r['ratio_to_bpftrace'], '.2f'):>6}{fmt(r['ratio_above_floor'], '.2f'):>6}")
+    p("(r8: --resolution 8, the 8 buckets per power of two of native schema 3; "
+      "-Cr8: -C --resolution 8)")
     p("")
     p(f"per workload, ns per run: ours / floor / bpftrace (runs of ours); '-': < {MIN_RUNS} runs")
     p(f"{'program':<21}" + "".join(f"{w:>24}" for w in WORKLOADS))
@@ -475,9 +484,10 @@ def print_table(header, rows, events, floor, tput, rep, targets, seconds, rounds
     p(f"{'  -I':<21}" + "".join(
         f"{'max ' + fmt(max((r['per_workload'][w]['avg_ns_I'] or 0) for r in rows)):>24}"
         for w in WORKLOADS))
-    p(f"{'  -C':<21}" + "".join(
-        f"{'max ' + fmt(max((r['per_workload'][w]['avg_ns_C'] or 0) for r in rows)):>24}"
-        for w in WORKLOADS))
+    for opt, key in (("-C", "avg_ns_C"), ("r8", "avg_ns_r8"), ("-C r8", "avg_ns_C8")):
+        p(f"{'  ' + opt:<21}" + "".join(
+            f"{'max ' + fmt(max((r['per_workload'][w][key] or 0) for r in rows)):>24}"
+            for w in WORKLOADS))
     p("")
     p("per tracepoint event: all programs on it (ours: one per attach point, bpftrace: one")
     p("per hook)")
@@ -591,7 +601,7 @@ def main():
 
     cost_rounds = int(header["cost_rounds"])
     has_base = "baseline" in header
-    configs = COST_CONFIGS + (tuple(BASE + c for c in COST_CONFIGS) if has_base else ())
+    configs = COST_CONFIGS + (tuple(BASE + c for c in BASE_CONFIGS) if has_base else ())
     cost, rounds_of = {}, {}
     for cfg in configs + ("bpftrace", "floor"):
         cost[cfg], rounds_of[cfg] = cost_config(raw, cfg, cost_rounds)
