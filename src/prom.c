@@ -19,12 +19,12 @@
  * the JSON output.
  */
 static void prom_label(FILE *out, const char *name, const char *value,
-		       size_t len)
+		       size_t len, bool first)
 {
 	const unsigned char *p = (const unsigned char *)value;
 	size_t n;
 
-	fprintf(out, ",%s=\"", name);
+	fprintf(out, "%s%s=\"", first ? "" : ",", name);
 	for (len = strnlen(value, len); len; p += n, len -= n) {
 		n = nsl_utf8_len(p, len);
 		if (!n) {
@@ -47,26 +47,13 @@ static void prom_label(FILE *out, const char *name, const char *value,
 static void prom_labels(FILE *out, const struct nsl_report *r,
 			const struct nsl_report_hist *h)
 {
-	char buf[32];
+	struct nsl_labels labels = { 0 };
 
-	fprintf(out, "{hook=\"%s\"", nsl_hooks[h->key.hook].name);
-	if (r->group_ifindex) {
-		/* a name where we know one, else the index: never ambiguous-empty */
-		if (h->ifname[0]) {
-			prom_label(out, "interface", h->ifname, sizeof(h->ifname));
-		} else {
-			snprintf(buf, sizeof(buf), "%u", h->key.ifindex);
-			prom_label(out, "interface", buf, sizeof(buf));
-		}
-	}
-	if (r->group_cgroup) {
-		if (h->cgroup_path) {
-			prom_label(out, "cgroup", h->cgroup_path, SIZE_MAX);
-		} else {
-			snprintf(buf, sizeof(buf), "%" PRIu64, (uint64_t)h->key.cgroup);
-			prom_label(out, "cgroup", buf, sizeof(buf));
-		}
-	}
+	nsl_prom_labels(r, h, &labels);
+	fputc('{', out);
+	for (unsigned int i = 0; i < labels.n; i++)
+		prom_label(out, labels.l[i].name, labels.l[i].value,
+			   labels.l[i].len, i == 0);
 }
 
 /* One cumulative bucket: le in seconds, +Inf when le_s < 0. */

@@ -95,6 +95,11 @@ void nsl_format_table(FILE *out, const struct nsl_report *r,
 		      const struct nsl_format_opts *o);
 void nsl_format_json(FILE *out, const struct nsl_report *r);
 void nsl_format_prometheus(FILE *out, const struct nsl_report *r);
+/*
+ * The protobuf exposition of Prometheus (src/prom_pb.c): native histograms
+ * at --resolution 2, 4, 8. 0 or a negative errno.
+ */
+int nsl_format_prometheus_pb(FILE *out, const struct nsl_report *r);
 int nsl_format_report(FILE *out, const struct nsl_report *r,
 		      const struct nsl_format_opts *o);
 

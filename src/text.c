@@ -4,7 +4,10 @@
  * the names of hooks and percentiles, the percentiles they report, and the
  * UTF-8 check of names that come from the system.
  */
+#include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include "hooks.h"
 #include "text.h"
 
@@ -66,4 +69,56 @@ size_t nsl_utf8_len(const unsigned char *s, size_t left)
 	if (cp < min || (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
 		return 0;
 	return n;
+}
+
+void nsl_prom_labels(const struct nsl_report *r, const struct nsl_report_hist *h,
+		     struct nsl_labels *out)
+{
+	struct nsl_label *l = out->l;
+
+	out->n = 0;
+	l[out->n++] = (struct nsl_label){ "hook", nsl_hook_label(h->key.hook), SIZE_MAX };
+	if (r->group_ifindex) {
+		if (h->ifname[0]) {
+			l[out->n++] = (struct nsl_label){ "interface", h->ifname,
+							  sizeof(h->ifname) };
+		} else {
+			snprintf(out->num[0], sizeof(out->num[0]), "%u", h->key.ifindex);
+			l[out->n++] = (struct nsl_label){ "interface", out->num[0], SIZE_MAX };
+		}
+	}
+	if (r->group_cgroup) {
+		if (h->cgroup_path) {
+			l[out->n++] = (struct nsl_label){ "cgroup", h->cgroup_path, SIZE_MAX };
+		} else {
+			snprintf(out->num[1], sizeof(out->num[1]), "%" PRIu64,
+				 (uint64_t)h->key.cgroup);
+			l[out->n++] = (struct nsl_label){ "cgroup", out->num[1], SIZE_MAX };
+		}
+	}
+}
+
+char *nsl_utf8_dup(const char *s, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	char *out, *o;
+	size_t n;
+
+	len = strnlen(s, len);
+	out = malloc(3 * len + 1);	/* each bad byte: 3 bytes of U+FFFD */
+	if (!out)
+		return NULL;
+	for (o = out; len; p += n, len -= n) {
+		n = nsl_utf8_len(p, len);
+		if (!n) {
+			memcpy(o, "\xef\xbf\xbd", 3);
+			o += 3;
+			n = 1;
+		} else {
+			memcpy(o, p, n);
+			o += n;
+		}
+	}
+	*o = '\0';
+	return out;
 }

@@ -27,4 +27,33 @@ bool nsl_bounded_percentile(const struct nsl_report_hist *h, double p,
  */
 size_t nsl_utf8_len(const unsigned char *s, size_t left);
 
+/* A Prometheus label: its value is not escaped and may not be UTF-8. */
+struct nsl_label {
+	const char *name;
+	const char *value;
+	size_t len;		/* at most this many bytes of value */
+};
+
+/* Room for the labels of a histogram and the numbers among their values. */
+struct nsl_labels {
+	struct nsl_label l[3];
+	unsigned int n;
+	char num[2][24];
+};
+
+/*
+ * The labels of histogram h, in both Prometheus formats: hook, then with
+ * -I interface (its name; its index when no name is known, never empty)
+ * and with -C cgroup (its path; its id when unknown).
+ */
+void nsl_prom_labels(const struct nsl_report *r, const struct nsl_report_hist *h,
+		     struct nsl_labels *out);
+
+/*
+ * A copy of at most len bytes of s (up to a NUL) as valid UTF-8: a byte
+ * that starts no valid sequence becomes U+FFFD. malloc'ed; NULL when out
+ * of memory.
+ */
+char *nsl_utf8_dup(const char *s, size_t len);
+
 #endif /* NSL_TEXT_H */

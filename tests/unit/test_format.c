@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "io/prometheus/client/metrics.pb-c.h"
 #include "hooks.h"
 #include "report.h"
 
@@ -631,6 +632,119 @@ static void test_fine_prom(void **state)
 	check_prom_report("fine.prom", &f);
 }
 
+/* The protobuf exposition of f, unpacked: its MetricFamily messages. */
+static size_t render_pb(const struct fixture *f,
+			Io__Prometheus__Client__MetricFamily **mf, size_t max)
+{
+	char *buf = NULL;
+	size_t len = 0, off = 0, n = 0;
+	FILE *out = open_memstream(&buf, &len);
+
+	assert_non_null(out);
+	assert_int_equal(nsl_format_prometheus_pb(out, &f->r), 0);
+	assert_int_equal(fclose(out), 0);
+	while (off < len) {
+		uint64_t size = 0;
+		int shift = 0;
+
+		do {		/* the varint length of each message */
+			assert_true(off < len && shift < 64);
+			size |= (uint64_t)(buf[off] & 0x7f) << shift;
+			shift += 7;
+		} while (buf[off++] & 0x80);
+		assert_true(off + size <= len && n < max);
+		mf[n] = io__prometheus__client__metric_family__unpack(
+			NULL, size, (const uint8_t *)buf + off);
+		assert_non_null(mf[n]);
+		off += size;
+		n++;
+	}
+	free(buf);
+	return n;
+}
+
+static const Io__Prometheus__Client__MetricFamily *
+pb_family(Io__Prometheus__Client__MetricFamily **mf, size_t n, const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(mf[i]->name, name))
+			return mf[i];
+	fail_msg("no family %s", name);
+	return NULL;
+}
+
+/*
+ * Resolution 8: a native histogram of schema 3 per hook, its buckets as
+ * spans of consecutive non-empty indices and deltas between their counts,
+ * zeros in the zero bucket; the counters as counters.
+ */
+static void test_prom_pb_native(void **state)
+{
+	Io__Prometheus__Client__MetricFamily *mf[16];
+	const Io__Prometheus__Client__MetricFamily *lat, *c;
+	const Io__Prometheus__Client__Histogram *h;
+	struct fixture f;
+	size_t n;
+
+	(void)state;
+	build_fine(&f);
+	n = render_pb(&f, mf, 16);
+	lat = pb_family(mf, n, "netstacklat_latency_seconds");
+	assert_int_equal(lat->type, IO__PROMETHEUS__CLIENT__METRIC_TYPE__HISTOGRAM);
+	assert_int_equal(lat->n_metric, 2);
+	assert_string_equal(lat->metric[1]->label[0]->name, "hook");
+	assert_string_equal(lat->metric[1]->label[0]->value, "udp-socket-read");
+	h = lat->metric[1]->histogram;
+	assert_int_equal(h->schema, 3);
+	assert_int_equal(h->sample_count, 203);
+	assert_float_equal(h->sample_sum, 0.004321, 1e-12);
+	assert_int_equal(h->zero_count, 2);
+	assert_true(h->zero_threshold > 0 && h->zero_threshold < 1e-30);
+	assert_int_equal(h->n_bucket, 0);
+	/* indices -125, -124, -123 (10, 150, 40), then -119 (1) */
+	assert_int_equal(h->n_positive_span, 2);
+	assert_int_equal(h->positive_span[0]->offset, -125);
+	assert_int_equal(h->positive_span[0]->length, 3);
+	assert_int_equal(h->positive_span[1]->offset, 3);
+	assert_int_equal(h->positive_span[1]->length, 1);
+	assert_int_equal(h->n_positive_delta, 4);
+	assert_int_equal(h->positive_delta[0], 10);
+	assert_int_equal(h->positive_delta[1], 140);
+	assert_int_equal(h->positive_delta[2], -110);
+	assert_int_equal(h->positive_delta[3], -39);
+	c = pb_family(mf, n, "netstacklat_map_full_total");
+	assert_int_equal(c->type, IO__PROMETHEUS__CLIENT__METRIC_TYPE__COUNTER);
+	assert_int_equal(c->n_metric, 2);
+	for (size_t i = 0; i < n; i++)
+		io__prometheus__client__metric_family__free_unpacked(mf[i], NULL);
+}
+
+/*
+ * Resolution 1: the log2 buckets are no native schema; classic buckets,
+ * cumulative, the same as the text format's (the +Inf one left implied).
+ */
+static void test_prom_pb_classic(void **state)
+{
+	Io__Prometheus__Client__MetricFamily *mf[16];
+	const Io__Prometheus__Client__Histogram *h;
+	struct fixture f;
+	size_t n;
+
+	(void)state;
+	build_basic(&f);
+	n = render_pb(&f, mf, 16);
+	h = pb_family(mf, n, "netstacklat_latency_seconds")->metric[1]->histogram;
+	assert_false(h->has_schema);
+	assert_int_equal(h->n_positive_span, 0);
+	assert_int_equal(h->n_bucket, NSL_MAX_SLOT);
+	assert_float_equal(h->bucket[4]->upper_bound, 16e-9, 1e-20);
+	assert_int_equal(h->bucket[4]->cumulative_count, 720);
+	assert_int_equal(h->bucket[NSL_MAX_SLOT - 1]->cumulative_count, 812);
+	assert_int_equal(h->sample_count, 812);
+	for (size_t i = 0; i < n; i++)
+		io__prometheus__client__metric_family__free_unpacked(mf[i], NULL);
+}
+
 /* The +Inf bucket is the count; buckets never decrease. */
 static void test_prom_cumulative_buckets(void **state)
 {
@@ -710,6 +824,8 @@ int main(void)
 		cmocka_unit_test(test_fine_table),
 		cmocka_unit_test(test_fine_json),
 		cmocka_unit_test(test_fine_prom),
+		cmocka_unit_test(test_prom_pb_native),
+		cmocka_unit_test(test_prom_pb_classic),
 	};
 
 	return cmocka_run_group_tests(tests, setup, NULL);

@@ -1,0 +1,342 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Prometheus protobuf exposition of a cumulative report: what a scraper
+ * that asks for it gets (Accept: application/vnd.google.protobuf;
+ * proto=io.prometheus.client.MetricFamily; encoding=delimited), as a
+ * stream of length-delimited MetricFamily messages. The messages are
+ * those of the metrics.proto Debian ships (golang-github-prometheus-
+ * client-model-dev), compiled by protoc-c and packed by libprotobuf-c.
+ *
+ * At --resolution 2, 4, 8 the latency histograms are native histograms
+ * of schema 1, 2, 3: one series per histogram, only the buckets with
+ * samples (spans and deltas), mergeable across hosts. The bounds are
+ * exact: the tool buckets in ns with the schema's own bounds in seconds
+ * (include/schema.h). Zeros go in the zero bucket, whose threshold is
+ * 2^-128 s, as client_golang's: below any sample of 1 ns, and not 0, so
+ * that Prometheus takes the histogram as native even before its first
+ * sample.
+ *
+ * At --resolution 1 the log2 buckets in ns are no native schema (their
+ * bounds are 2^i ns, not 2^i s: log2(1e9) is no integer), so they are
+ * served as classic buckets, as in the text format: the same series.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "io/prometheus/client/metrics.pb-c.h"
+#include "hist.h"
+#include "hooks.h"
+#include "report.h"
+#include "text.h"
+
+typedef Io__Prometheus__Client__MetricFamily Family;
+typedef Io__Prometheus__Client__Metric Metric;
+typedef Io__Prometheus__Client__LabelPair LabelPair;
+typedef Io__Prometheus__Client__Histogram Histogram;
+typedef Io__Prometheus__Client__Bucket Bucket;
+typedef Io__Prometheus__Client__BucketSpan BucketSpan;
+typedef Io__Prometheus__Client__Counter Counter;
+
+/* Everything one exposition allocates, freed at once when it is written. */
+struct arena {
+	void **ptrs;
+	size_t n, cap;
+	bool failed;
+};
+
+/* Keeps p to be freed with the arena; p (NULL: out of memory) or NULL. */
+static void *arena_keep(struct arena *a, void *p)
+{
+	if (!p || a->failed)
+		goto fail;
+	if (a->n == a->cap) {
+		size_t cap = a->cap ? 2 * a->cap : 64;
+		void **ptrs = realloc(a->ptrs, cap * sizeof(*ptrs));
+
+		if (!ptrs)
+			goto fail;
+		a->ptrs = ptrs;
+		a->cap = cap;
+	}
+	a->ptrs[a->n++] = p;
+	return p;
+fail:
+	free(p);
+	a->failed = true;
+	return NULL;
+}
+
+static void *arena_alloc(struct arena *a, size_t n, size_t size)
+{
+	return arena_keep(a, calloc(n ? n : 1, size));
+}
+
+static char *arena_utf8(struct arena *a, const char *s, size_t len)
+{
+	return arena_keep(a, nsl_utf8_dup(s, len));
+}
+
+static void arena_free(struct arena *a)
+{
+	for (size_t i = 0; i < a->n; i++)
+		free(a->ptrs[i]);
+	free(a->ptrs);
+}
+
+/* n label pairs from labels (values made valid UTF-8), in *out. */
+static LabelPair **label_pairs(struct arena *a, const struct nsl_label *l,
+			       unsigned int n)
+{
+	LabelPair **pp = arena_alloc(a, n, sizeof(LabelPair *));
+	LabelPair *p = arena_alloc(a, n, sizeof(*p));
+
+	if (!pp || !p)
+		return NULL;
+	for (unsigned int i = 0; i < n; i++) {
+		io__prometheus__client__label_pair__init(&p[i]);
+		p[i].name = (char *)l[i].name;
+		p[i].value = arena_utf8(a, l[i].value, l[i].len);
+		pp[i] = &p[i];
+	}
+	return pp;
+}
+
+/*
+ * The native buckets of h: a span per run of non-empty buckets (its offset
+ * the gap after the previous run, the first one's its index), the count
+ * of each bucket as the difference to the one before.
+ */
+static void native_buckets(struct arena *a, const struct nsl_report_hist *h,
+			   Histogram *hg)
+{
+	__u32 n = nsl_nr_slots(h->schema), slot;
+	int next = 0;		/* index after the previous span */
+	int64_t prev = 0;
+	BucketSpan *span = NULL;
+
+	hg->positive_span = arena_alloc(a, n, sizeof(BucketSpan *));
+	hg->positive_delta = arena_alloc(a, n, sizeof(*hg->positive_delta));
+	span = arena_alloc(a, n, sizeof(*span));
+	if (!hg->positive_span || !hg->positive_delta || !span)
+		return;
+	for (slot = 1; slot < n; slot++) {
+		int index = nsl_native_index(h->schema, slot);
+
+		if (!h->buckets[slot])
+			continue;
+		if (!hg->n_positive_span || index != next) {
+			BucketSpan *s = &span[hg->n_positive_span];
+
+			io__prometheus__client__bucket_span__init(s);
+			s->has_offset = s->has_length = 1;
+			s->offset = hg->n_positive_span ? index - next : index;
+			hg->positive_span[hg->n_positive_span++] = s;
+		}
+		span[hg->n_positive_span - 1].length++;
+		hg->positive_delta[hg->n_positive_delta++] = (int64_t)h->buckets[slot] - prev;
+		prev = (int64_t)h->buckets[slot];
+		next = index + 1;
+	}
+}
+
+/* The classic log2 buckets of h, cumulative, upper bounds 2^i ns in s. */
+static void classic_buckets(struct arena *a, const struct nsl_report_hist *h,
+			    Histogram *hg)
+{
+	Bucket *b = arena_alloc(a, NSL_MAX_SLOT, sizeof(*b));
+	uint64_t cum = 0;
+
+	hg->bucket = arena_alloc(a, NSL_MAX_SLOT, sizeof(Bucket *));
+	if (!b || !hg->bucket)
+		return;
+	/* the last, open-ended one is the +Inf bucket: Prometheus adds it */
+	for (__u32 i = 0; i < NSL_MAX_SLOT; i++) {
+		io__prometheus__client__bucket__init(&b[i]);
+		cum += h->buckets[i];
+		b[i].has_cumulative_count = b[i].has_upper_bound = 1;
+		b[i].cumulative_count = cum;
+		b[i].upper_bound = (double)nsl_bucket_upper(i) * 1e-9;
+		hg->bucket[hg->n_bucket++] = &b[i];
+	}
+}
+
+static Metric *hist_metric(struct arena *a, const struct nsl_report *r,
+			   const struct nsl_report_hist *h)
+{
+	Metric *m = arena_alloc(a, 1, sizeof(*m));
+	Histogram *hg = arena_alloc(a, 1, sizeof(*hg));
+	struct nsl_labels labels = { 0 };
+
+	if (!m || !hg)
+		return NULL;
+	io__prometheus__client__metric__init(m);
+	io__prometheus__client__histogram__init(hg);
+	nsl_prom_labels(r, h, &labels);
+	m->label = label_pairs(a, labels.l, labels.n);
+	m->n_label = labels.n;
+	m->histogram = hg;
+	hg->has_sample_count = hg->has_sample_sum = 1;
+	hg->sample_count = h->count;
+	hg->sample_sum = (double)h->sum_ns * 1e-9;
+	if (!h->schema) {
+		classic_buckets(a, h, hg);
+		return m;
+	}
+	hg->has_schema = hg->has_zero_threshold = hg->has_zero_count = 1;
+	hg->schema = (int32_t)h->schema;
+	hg->zero_threshold = ldexp(1, -128);
+	hg->zero_count = h->buckets[0];
+	native_buckets(a, h, hg);
+	return m;
+}
+
+/* A counter sample with the labels l[0..n-1]. */
+static Metric *counter_metric(struct arena *a, const struct nsl_label *l,
+			      unsigned int n, double value)
+{
+	Metric *m = arena_alloc(a, 1, sizeof(*m));
+	Counter *c = arena_alloc(a, 1, sizeof(*c));
+
+	if (!m || !c)
+		return NULL;
+	io__prometheus__client__metric__init(m);
+	io__prometheus__client__counter__init(c);
+	m->label = label_pairs(a, l, n);
+	m->n_label = n;
+	c->has_value = 1;
+	c->value = value;
+	m->counter = c;
+	return m;
+}
+
+/* Writes mf as varint length, then the message. 0 or -EIO. */
+static int write_delimited(FILE *out, const Family *mf)
+{
+	size_t len = io__prometheus__client__metric_family__get_packed_size(mf);
+	uint8_t head[10], *buf = malloc(len ? len : 1);
+	size_t n = 0, v = len;
+	int err = 0;
+
+	if (!buf)
+		return -ENOMEM;
+	do {
+		head[n++] = (uint8_t)((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
+		v >>= 7;
+	} while (v);
+	io__prometheus__client__metric_family__pack(mf, buf);
+	if (fwrite(head, 1, n, out) != n || fwrite(buf, 1, len, out) != len)
+		err = -EIO;
+	free(buf);
+	return err;
+}
+
+/* One family of n metrics (metrics in a, taken from *m), written. */
+static int family(FILE *out, struct arena *a, const char *name,
+		  const char *help, Io__Prometheus__Client__MetricType type,
+		  Metric **m, size_t n)
+{
+	Family mf = IO__PROMETHEUS__CLIENT__METRIC_FAMILY__INIT;
+
+	if (a->failed)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		if (!m[i])
+			return -ENOMEM;
+	mf.name = (char *)name;
+	mf.help = (char *)help;
+	mf.has_type = 1;
+	mf.type = type;
+	mf.metric = m;
+	mf.n_metric = n;
+	return write_delimited(out, &mf);
+}
+
+static int pb_hists(FILE *out, struct arena *a, const struct nsl_report *r)
+{
+	Metric **m = arena_alloc(a, r->nr_hists, sizeof(Metric *));
+	size_t n = 0;
+
+	if (!m)
+		return -ENOMEM;
+	for (size_t i = 0; i < r->nr_hists; i++)
+		if (r->hists[i].key.hook < NSL_NR_HOOKS)
+			m[n++] = hist_metric(a, r, &r->hists[i]);
+	return family(out, a, "netstacklat_latency_seconds",
+		      "Time from a packet's RX timestamp to the hook.",
+		      IO__PROMETHEUS__CLIENT__METRIC_TYPE__HISTOGRAM, m, n);
+}
+
+static int pb_counters(FILE *out, struct arena *a, const struct nsl_report *r)
+{
+	char name[64];
+	int err = 0;
+
+	for (int c = 0; c < NSL_NR_COUNTERS && !err; c++) {
+		Metric **m = arena_alloc(a, NSL_NR_HOOKS, sizeof(Metric *));
+		size_t n = 0;
+
+		for (int h = 0; h < NSL_NR_HOOKS && m; h++) {
+			struct nsl_label l = { "hook", nsl_hooks[h].name, SIZE_MAX };
+
+			if (r->hook_enabled[h] && nsl_counter_applies(c, h))
+				m[n++] = counter_metric(a, &l, 1, (double)r->counters[h][c]);
+		}
+		if (!m)
+			return -ENOMEM;
+		if (!n)
+			continue;
+		snprintf(name, sizeof(name), "netstacklat_%s_total", nsl_counters[c].name);
+		err = family(out, a, name, nsl_counters[c].help,
+			     IO__PROMETHEUS__CLIENT__METRIC_TYPE__COUNTER, m, n);
+	}
+	return err;
+}
+
+static int pb_costs(FILE *out, struct arena *a, const struct nsl_report *r)
+{
+	static const char *const what[2][2] = {
+		{ "netstacklat_bpf_runs_total", "Runs of each BPF program (--bpf-stats)." },
+		{ "netstacklat_bpf_run_seconds_total", "Time spent in each BPF program (--bpf-stats)." },
+	};
+	int err = 0;
+
+	if (!r->bpf_stats)
+		return 0;
+	for (int k = 0; k < 2 && !err; k++) {
+		Metric **m = arena_alloc(a, r->nr_costs, sizeof(Metric *));
+
+		if (!m)
+			return -ENOMEM;
+		for (size_t i = 0; i < r->nr_costs; i++) {
+			const struct nsl_prog_cost *c = &r->costs[i];
+			char *hooks = arena_alloc(a, NSL_HOOK_NAMES_LEN, 1);
+			struct nsl_label l[2] = {
+				{ "hook", hooks, NSL_HOOK_NAMES_LEN },
+				{ "program", c->prog, sizeof(c->prog) },
+			};
+
+			if (!hooks)
+				return -ENOMEM;
+			nsl_hook_names(c->hooks, ",", hooks, NSL_HOOK_NAMES_LEN);
+			m[i] = counter_metric(a, l, 2, k ? (double)c->run_time_ns * 1e-9 :
+							  (double)c->run_cnt);
+		}
+		err = family(out, a, what[k][0], what[k][1],
+			     IO__PROMETHEUS__CLIENT__METRIC_TYPE__COUNTER, m, r->nr_costs);
+	}
+	return err;
+}
+
+int nsl_format_prometheus_pb(FILE *out, const struct nsl_report *r)
+{
+	struct arena a = { 0 };
+	int err = pb_hists(out, &a, r);
+
+	if (!err)
+		err = pb_counters(out, &a, r);
+	if (!err)
+		err = pb_costs(out, &a, r);
+	arena_free(&a);
+	return err;
+}
