@@ -24,10 +24,11 @@ CFLAGS   += -std=gnu11 -Wall -Wextra -Werror -MMD -MP $(INCLUDES)
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Werror \
 	      -Ivmlinux/$(ARCH) -Iinclude -Ibpf -MMD -MP
 LIBBPF_LIBS = $(shell $(PKG_CONFIG) --libs libbpf 2>/dev/null || echo -lbpf) -lelf -lz
-HTTP_LIBS := -lpthread	# the /metrics server's thread (src/http.c)
+# the /metrics server (src/http.c): libmicrohttpd, driven by a thread of ours
+HTTP_LIBS = $(shell $(PKG_CONFIG) --libs libmicrohttpd 2>/dev/null || echo -lmicrohttpd) -lpthread
 
 # Pure userspace code: no libbpf, unit-tested on the host.
-CORE_SRCS := src/hooks.c src/options.c src/stats.c src/format.c src/prom.c
+CORE_SRCS := src/hooks.c src/options.c src/stats.c src/format.c src/prom.c src/httproute.c
 # Code that talks to the kernel.
 APP_SRCS  := src/main.c src/loader.c src/reader.c src/sysinfo.c src/nflink.c src/bpfstats.c src/privs.c src/http.c
 CORE_OBJS := $(CORE_SRCS:src/%.c=$(OUTPUT)/%.o)
@@ -46,9 +47,15 @@ all: netstacklat
 $(OUTPUT) $(OUTPUT)/tests:
 	$(Q)mkdir -p $@
 
+# A fresh machine: `make` installs what building needs first (once per
+# change of the list; scripts/install-deps says what is missing otherwise).
+DEPS_STAMP := $(OUTPUT)/deps-build.stamp
+$(DEPS_STAMP): scripts/install-deps | $(OUTPUT)
+	$(Q)scripts/install-deps build && touch $@
+
 # bpftool gen object links the object and drops its DWARF (BTF stays):
 # 870 KB -> 160 KB embedded in the skeleton and the binary.
-$(OUTPUT)/netstacklat.bpf.o: bpf/netstacklat.bpf.c | $(OUTPUT)
+$(OUTPUT)/netstacklat.bpf.o: bpf/netstacklat.bpf.c | $(OUTPUT) $(DEPS_STAMP)
 	$(call msg,BPF,$@)
 	$(Q)$(CLANG) $(BPF_CFLAGS) -MF $(@:.o=.d) -MT $@ -c $< -o $(@:.o=.tmp.o)
 	$(Q)$(BPFTOOL) gen object $@ $(@:.o=.tmp.o)
@@ -60,7 +67,7 @@ $(OUTPUT)/netstacklat.skel.h: $(OUTPUT)/netstacklat.bpf.o
 # Objects that include the skeleton must wait for it.
 $(OUTPUT)/loader.o $(OUTPUT)/reader.o $(OUTPUT)/main.o $(OUTPUT)/bpfstats.o: $(OUTPUT)/netstacklat.skel.h
 
-$(OUTPUT)/%.o: src/%.c | $(OUTPUT)
+$(OUTPUT)/%.o: src/%.c | $(OUTPUT) $(DEPS_STAMP)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) -c $< -o $@
 
@@ -163,7 +170,7 @@ $(SAN_OUT) $(OUTPUT)/fuzz:
 
 $(SAN_OUT)/loader.o $(SAN_OUT)/reader.o $(SAN_OUT)/main.o $(SAN_OUT)/bpfstats.o: $(OUTPUT)/netstacklat.skel.h
 
-$(SAN_OUT)/%.o: src/%.c | $(SAN_OUT)
+$(SAN_OUT)/%.o: src/%.c | $(SAN_OUT) $(DEPS_STAMP)
 	$(call msg,CC-SAN,$@)
 	$(Q)$(SAN_CC) $(CFLAGS) $(SAN_FLAGS) -c $< -o $@
 
