@@ -30,6 +30,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <malloc.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
@@ -53,6 +54,7 @@
  * scraper caught in it would retransmit only after a second.
  */
 #define NSL_HTTP_BACKLOG 1024
+#define NSL_HTTP_MMAP_BYTES (256 << 10)	/* allocations from here on: mmap */
 
 struct nsl_http_conn {
 	int fd;				/* -1: free slot */
@@ -428,6 +430,13 @@ int nsl_http_start(struct nsl_http *h, const struct nsl_http_app *app)
 	sigset_t all, old;
 	int err;
 
+	/*
+	 * Answers reach megabytes. A fixed threshold (glibc raises its own
+	 * to the size of every mapping freed) keeps them in mappings of
+	 * their own, given back to the kernel when the last reader is done,
+	 * rather than in heap memory that stays resident.
+	 */
+	mallopt(M_MMAP_THRESHOLD, NSL_HTTP_MMAP_BYTES);
 	h->app = *app;
 	h->conns = calloc(NSL_HTTP_CONNS, sizeof(*h->conns));
 	if (!h->conns)

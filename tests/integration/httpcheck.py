@@ -36,7 +36,7 @@ def connect(host, port, src="127.0.0.1", timeout=5.0, rcvbuf=None):
 
 def read_all(s, deadline=None):
     """Everything until EOF (or a reset, or the deadline: monotonic s)."""
-    data = b""
+    data = bytearray()	# not bytes: += would copy megabytes every time
     while True:
         if deadline is not None:
             left = deadline - time.monotonic()
@@ -50,7 +50,7 @@ def read_all(s, deadline=None):
         if not chunk:
             break
         data += chunk
-    return data
+    return bytes(data)
 
 
 def parse(data):
@@ -128,6 +128,8 @@ def prom_scrape(host, port, src="127.0.0.1"):
         return f"{type(e).__name__}: {e}", time.monotonic() - start
     took = time.monotonic() - start
     status, headers, body = parse(data)
+    if not data:
+        return "closed without an answer", took
     if status != 200:
         return f"status {status} ({len(data)} bytes)", took
     if headers.get("content-length") != str(len(body)):
