@@ -24,8 +24,10 @@ CFLAGS   += -std=gnu11 -Wall -Wextra -Werror -MMD -MP $(INCLUDES)
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Werror \
 	      -Ivmlinux/$(ARCH) -Iinclude -Ibpf -MMD -MP
 LIBBPF_LIBS = $(shell $(PKG_CONFIG) --libs libbpf 2>/dev/null || echo -lbpf) -lelf -lz
-# the /metrics server (src/http.c): libmicrohttpd, driven by a thread of ours
-HTTP_LIBS = $(shell $(PKG_CONFIG) --libs libmicrohttpd 2>/dev/null || echo -lmicrohttpd) -lpthread
+# the /metrics server (src/http.c): a thread of ours, driving libmicrohttpd,
+# which it loads with dlopen() when --listen asks for it (built against its
+# header, from libmicrohttpd-dev)
+HTTP_LIBS := -ldl -lpthread
 
 # Pure userspace code: no libbpf, unit-tested on the host.
 CORE_SRCS := src/hooks.c src/options.c src/stats.c src/format.c src/prom.c src/httproute.c

@@ -29,6 +29,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <dlfcn.h>
 #include <fcntl.h>
 #include <malloc.h>
 #include <poll.h>
@@ -55,6 +56,45 @@
  */
 #define NSL_HTTP_BACKLOG 1024
 #define NSL_HTTP_MMAP_BYTES (256 << 10)	/* allocations from here on: mmap */
+
+/*
+ * libmicrohttpd is loaded when serving starts, not linked: it pulls in
+ * GnuTLS and its chain (nettle, hogweed, gmp, p11-kit, tasn1, idn2,
+ * unistring), 2.9 MiB resident in every run, --listen or not, whose
+ * constructors run as root at exec. Loaded by nsl_http_start(), only with
+ * --listen, after libbpf's start-up peak and after the privilege drop.
+ * Debian bookworm's soname; the header it is built against gives the types.
+ */
+#define NSL_MHD_SONAME "libmicrohttpd.so.12"
+#define MHD_FUNCS(X) X(start_daemon) X(stop_daemon) X(run) X(get_timeout)	\
+	X(get_daemon_info) X(get_connection_info) X(lookup_connection_value)	\
+	X(create_response_from_buffer) X(add_response_header) X(queue_response)	\
+	X(create_response_from_buffer_with_free_callback_cls) X(destroy_response)
+#define MHD_FN_PTR(name) __typeof__(MHD_##name) *name;
+static struct {
+	MHD_FUNCS(MHD_FN_PTR)
+} mhd;
+
+static int mhd_load(void)
+{
+	void *lib;
+
+	if (mhd.start_daemon)
+		return 0;
+	lib = dlopen(NSL_MHD_SONAME, RTLD_NOW | RTLD_LOCAL);
+	if (!lib) {
+		pr_warn("--listen: %s\n", dlerror());
+		return -ENOENT;
+	}
+#define MHD_FN_LOAD(name)						\
+	mhd.name = (__typeof__(mhd.name))dlsym(lib, "MHD_" #name);	\
+	if (!mhd.name) {						\
+		pr_warn("--listen: %s lacks MHD_" #name "\n", NSL_MHD_SONAME);	\
+		return -ENOSYS;						\
+	}
+	MHD_FUNCS(MHD_FN_LOAD)
+	return 0;
+}
 
 struct nsl_http_conn {
 	int fd;				/* -1: free slot */
@@ -137,7 +177,7 @@ static void on_connection(void *cls, struct MHD_Connection *c,
 			slot->fd = -1;
 		return;
 	}
-	info = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+	info = mhd.get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
 	if (!info)
 		return;
 	for (int i = 0; i < NSL_HTTP_CONNS; i++) {
@@ -178,7 +218,7 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **req_cls,
 	(void)req_cls;
 	if (toe == MHD_REQUEST_TERMINATED_COMPLETED_OK)
 		return;
-	info = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+	info = mhd.get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
 	if (info)
 		reset_on_close(info->connect_fd);
 }
@@ -225,7 +265,7 @@ static void answer_drop(struct nsl_http *h, unsigned int repr)
 
 	h->newest[repr] = NULL;
 	if (a)
-		MHD_destroy_response(a->resp);
+		mhd.destroy_response(a->resp);
 }
 
 /* Drops cached answers too old to serve; returns when the next will be. */
@@ -257,16 +297,16 @@ static struct nsl_http_answer *answer_render(struct nsl_http *h,
 	a->h = h;
 	if (h->app.render(h->app.ctx, repr, &a->body, &len, &type) || !type)
 		goto fail;
-	a->resp = MHD_create_response_from_buffer_with_free_callback_cls(
+	a->resp = mhd.create_response_from_buffer_with_free_callback_cls(
 		len, a->body, answer_free, a);
 	if (!a->resp)
 		goto fail;
 	a->born_ms = now;
 	h->answers++;
-	if (MHD_add_response_header(a->resp, MHD_HTTP_HEADER_CONTENT_TYPE, type) &&
-	    MHD_add_response_header(a->resp, MHD_HTTP_HEADER_CONNECTION, "close"))
+	if (mhd.add_response_header(a->resp, MHD_HTTP_HEADER_CONTENT_TYPE, type) &&
+	    mhd.add_response_header(a->resp, MHD_HTTP_HEADER_CONNECTION, "close"))
 		return a;
-	MHD_destroy_response(a->resp);	/* frees a and its body */
+	mhd.destroy_response(a->resp);	/* frees a and its body */
 	return NULL;
 fail:
 	free(a->body);
@@ -334,16 +374,16 @@ static enum MHD_Result answer_status(struct MHD_Connection *c,
 		text = "cannot read the maps\n";
 		break;
 	}
-	r = MHD_create_response_from_buffer(strlen(text), (void *)text,
+	r = mhd.create_response_from_buffer(strlen(text), (void *)text,
 					    MHD_RESPMEM_PERSISTENT);
 	if (!r)
 		return MHD_NO;
-	ret = MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain") &&
-	      MHD_add_response_header(r, MHD_HTTP_HEADER_CONNECTION, "close") &&
-	      (!allow || MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, allow)) &&
-	      (!retry || MHD_add_response_header(r, MHD_HTTP_HEADER_RETRY_AFTER, retry)) ?
-	      MHD_queue_response(c, status, r) : MHD_NO;
-	MHD_destroy_response(r);
+	ret = mhd.add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain") &&
+	      mhd.add_response_header(r, MHD_HTTP_HEADER_CONNECTION, "close") &&
+	      (!allow || mhd.add_response_header(r, MHD_HTTP_HEADER_ALLOW, allow)) &&
+	      (!retry || mhd.add_response_header(r, MHD_HTTP_HEADER_RETRY_AFTER, retry)) ?
+	      mhd.queue_response(c, status, r) : MHD_NO;
+	mhd.destroy_response(r);
 	return ret;
 }
 
@@ -379,20 +419,20 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 	default:
 		return answer_status(c, MHD_HTTP_BAD_REQUEST);
 	}
-	repr = h->app.choose(h->app.ctx, MHD_lookup_connection_value(
+	repr = h->app.choose(h->app.ctx, mhd.lookup_connection_value(
 				     c, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT));
 	r = repr < NSL_HTTP_MAX_REPRS ? answer_for(h, repr, &status) : NULL;
 	if (!r)
 		return answer_status(c, status == MHD_HTTP_OK ?
 					MHD_HTTP_INTERNAL_SERVER_ERROR : status);
-	return MHD_queue_response(c, MHD_HTTP_OK, r);
+	return mhd.queue_response(c, MHD_HTTP_OK, r);
 }
 
 static void *serve(void *arg)
 {
 	struct nsl_http *h = arg;
 	const union MHD_DaemonInfo *di =
-		MHD_get_daemon_info(h->daemon, MHD_DAEMON_INFO_EPOLL_FD);
+		mhd.get_daemon_info(h->daemon, MHD_DAEMON_INFO_EPOLL_FD);
 	struct pollfd pfd[2] = {
 		{ .fd = di ? di->epoll_fd : -1, .events = POLLIN },
 		{ .fd = h->wake[0], .events = POLLIN },
@@ -408,7 +448,7 @@ static void *serve(void *arg)
 		if (next > wait_ms)
 			next = wait_ms;
 		wait_ms = next == INT64_MAX ? -1 : next - now;
-		if (MHD_get_timeout(h->daemon, &mhd_ms) == MHD_YES &&
+		if (mhd.get_timeout(h->daemon, &mhd_ms) == MHD_YES &&
 		    (wait_ms < 0 || (int64_t)mhd_ms < wait_ms))
 			wait_ms = (int64_t)mhd_ms;
 		if (poll(pfd, 2, (int)wait_ms) < 0 && errno != EINTR) {
@@ -420,7 +460,7 @@ static void *serve(void *arg)
 		}
 		if (pfd[1].revents)
 			break;
-		MHD_run(h->daemon);
+		mhd.run(h->daemon);
 	}
 	return NULL;
 }
@@ -437,6 +477,9 @@ int nsl_http_start(struct nsl_http *h, const struct nsl_http_app *app)
 	 * rather than in heap memory that stays resident.
 	 */
 	mallopt(M_MMAP_THRESHOLD, NSL_HTTP_MMAP_BYTES);
+	err = mhd_load();
+	if (err)
+		return err;
 	h->app = *app;
 	h->conns = calloc(NSL_HTTP_CONNS, sizeof(*h->conns));
 	if (!h->conns)
@@ -446,7 +489,7 @@ int nsl_http_start(struct nsl_http *h, const struct nsl_http_app *app)
 	if (pipe2(h->wake, O_CLOEXEC))
 		return -errno;
 	h->has_pipe = true;
-	h->daemon = MHD_start_daemon(
+	h->daemon = mhd.start_daemon(
 		MHD_USE_EPOLL | MHD_USE_ERROR_LOG, 0, NULL, NULL, on_request, h,
 		MHD_OPTION_EXTERNAL_LOGGER, log_mhd, NULL,
 		MHD_OPTION_LISTEN_SOCKET, h->sock,
@@ -484,7 +527,7 @@ void nsl_http_stop(struct nsl_http *h)
 	}
 	/* closes every connection, so only the cache holds answers then */
 	if (h->daemon)
-		MHD_stop_daemon(h->daemon);
+		mhd.stop_daemon(h->daemon);
 	h->daemon = NULL;
 	for (unsigned int r = 0; r < NSL_HTTP_MAX_REPRS; r++)
 		answer_drop(h, r);
