@@ -28,8 +28,8 @@
  * pipelined requests only the first is answered.
  */
 #define _GNU_SOURCE
-#include <errno.h>
 #include <dlfcn.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <malloc.h>
 #include <poll.h>
@@ -60,8 +60,8 @@
 /*
  * libmicrohttpd is loaded when serving starts, not linked: it pulls in
  * GnuTLS and its chain (nettle, hogweed, gmp, p11-kit, tasn1, idn2,
- * unistring), 2.9 MiB resident in every run, --listen or not, whose
- * constructors run as root at exec. Loaded by nsl_http_start(), only with
+ * unistring), 2.5 MiB resident in every run, --listen or not, whose
+ * constructors would run as root at exec. Loaded by nsl_http_start(), only with
  * --listen, after libbpf's start-up peak and after the privilege drop.
  * Debian bookworm's soname; the header it is built against gives the types.
  */
@@ -190,7 +190,10 @@ static void on_connection(void *cls, struct MHD_Connection *c,
 		*socket_context = slot;
 		return;
 	}
-	/* the library keeps to NSL_HTTP_CONNS: never, but never unbounded */
+	/*
+	 * Cannot be (the library keeps to NSL_HTTP_CONNS), but no connection
+	 * may go without a deadline.
+	 */
 	shutdown(info->connect_fd, SHUT_RDWR);
 }
 

@@ -17,7 +17,7 @@
 #define NSL_HTTP_CONN_MEM 8192		/* bytes per connection (request head: 431 beyond) */
 #define NSL_HTTP_IDLE_S 3		/* a connection with nothing read or sent is closed */
 #define NSL_HTTP_TIMEOUT_MS 10000	/* accept to last byte sent, whatever the client does */
-#define NSL_HTTP_ANSWERS 8		/* rendered answers alive at once */
+#define NSL_HTTP_ANSWERS 8		/* rendered answers alive at once, all representations */
 #define NSL_HTTP_FRESH_MS 1000		/* an answer this young is given to later scrapes too */
 #define NSL_HTTP_STALE_MS 5000		/* ... this young, when NSL_HTTP_ANSWERS are alive */
 #define NSL_HTTP_MAX_REPRS 4		/* representations of /metrics */

@@ -19,9 +19,9 @@
 # the 10 s deadline.
 source "$(dirname "$0")/lib.sh"
 
-TESTS=(test_http_non_reading test_http_slow_readers test_http_idle_1000
-       test_http_idle_flood test_http_slowloris test_http_oversized_heads
-       test_http_pipelined test_http_malformed test_http_same_address)
+ATTACKS=(non_reading slow_readers idle_1000 idle_flood slowloris oversized_heads
+	 pipelined malformed same_address)
+TESTS=("${ATTACKS[@]/#/test_http_}")
 PORT=$((21000 + ID % 9000))
 PAD_BYTES=16000000
 RSS_SLACK_KIB=2048
@@ -73,16 +73,6 @@ attack() {
 	echo "  $name: fds $fds -> $(fd_count), VmRSS $rss -> $(status_kib VmRSS) kB, VmHWM $hwm kB"
 }
 
-test_http_non_reading() { attack non_reading; }
-test_http_slow_readers() { attack slow_readers; }
-test_http_idle_1000() { attack idle_1000; }
-test_http_idle_flood() { attack idle_flood; }
-test_http_slowloris() { attack slowloris; }
-test_http_oversized_heads() { attack oversized_heads; }
-test_http_pipelined() { attack pipelined; }
-test_http_malformed() { attack malformed; }
-test_http_same_address() { attack same_address; }
-
 abuse_prereqs() {
 	SKIP_WHY=
 	[ "$(id -u)" -eq 0 ] || SKIP_WHY="needs root"
@@ -93,7 +83,8 @@ abuse_prereqs() {
 }
 
 need "" abuse_prereqs
-run_tests
-rc=$?
+for a in "${ATTACKS[@]}"; do
+	run_test "test_http_$a" attack "$a"
+done
 [ -n "$SERVER_PID" ] && kill -INT "$SERVER_PID" 2>/dev/null && wait "$SERVER_PID"
-exit $rc
+[ "$FAILED_TESTS" -eq 0 ]
