@@ -32,10 +32,13 @@ PROTO_DIR ?= /usr/share/gocode/src/github.com/prometheus/client_model
 PB_OUT := $(OUTPUT)/pb
 PB_GEN := $(PB_OUT)/io/prometheus/client/metrics.pb-c.c $(PB_OUT)/google/protobuf/timestamp.pb-c.c
 PB_OBJS := $(PB_GEN:.c=.o)
-HTTP_LIBS := -lpthread	# the /metrics server's thread (src/http.c)
+# the /metrics server (src/http.c): a thread of ours, driving libmicrohttpd,
+# which it loads with dlopen() when --listen asks for it (built against its
+# header, from libmicrohttpd-dev)
+HTTP_LIBS := -ldl -lpthread
 
 # Pure userspace code: no libbpf, unit-tested on the host.
-CORE_SRCS := src/hooks.c src/options.c src/stats.c src/format.c src/text.c src/table.c src/json.c src/prom.c src/prom_pb.c
+CORE_SRCS := src/hooks.c src/options.c src/stats.c src/format.c src/text.c src/table.c src/json.c src/prom.c src/prom_pb.c src/httproute.c
 # Code that talks to the kernel.
 APP_SRCS  := src/main.c src/loader.c src/reader.c src/sysinfo.c src/nflink.c src/bpfstats.c src/privs.c src/http.c
 CORE_OBJS := $(CORE_SRCS:src/%.c=$(OUTPUT)/%.o)
@@ -54,9 +57,15 @@ all: netstacklat
 $(OUTPUT) $(OUTPUT)/tests:
 	$(Q)mkdir -p $@
 
+# A fresh machine: `make` installs what building needs first (once per
+# change of the list; scripts/install-deps says what is missing otherwise).
+DEPS_STAMP := $(OUTPUT)/deps-build.stamp
+$(DEPS_STAMP): scripts/install-deps | $(OUTPUT)
+	$(Q)scripts/install-deps build && touch $@
+
 # bpftool gen object links the object and drops its DWARF (BTF stays):
 # 870 KB -> 160 KB embedded in the skeleton and the binary.
-$(OUTPUT)/netstacklat.bpf.o: bpf/netstacklat.bpf.c | $(OUTPUT)
+$(OUTPUT)/netstacklat.bpf.o: bpf/netstacklat.bpf.c | $(OUTPUT) $(DEPS_STAMP)
 	$(call msg,BPF,$@)
 	$(Q)$(CLANG) $(BPF_CFLAGS) -MF $(@:.o=.d) -MT $@ -c $< -o $(@:.o=.tmp.o)
 	$(Q)$(BPFTOOL) gen object $@ $(@:.o=.tmp.o)
@@ -68,9 +77,13 @@ $(OUTPUT)/netstacklat.skel.h: $(OUTPUT)/netstacklat.bpf.o
 # Objects that include the skeleton must wait for it.
 $(OUTPUT)/loader.o $(OUTPUT)/reader.o $(OUTPUT)/main.o $(OUTPUT)/bpfstats.o: $(OUTPUT)/netstacklat.skel.h
 
-$(OUTPUT)/%.o: src/%.c | $(OUTPUT)
+$(OUTPUT)/%.o: src/%.c | $(OUTPUT) $(DEPS_STAMP)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) -c $< -o $@
+
+# Debian's metrics.proto comes with the build packages (a fresh machine)
+$(PROTO_DIR)/io/prometheus/client/metrics.proto: | $(DEPS_STAMP)
+	@:
 
 # generated: -Werror would hold us to protoc-c's style, not ours
 $(PB_GEN) &: $(PROTO_DIR)/io/prometheus/client/metrics.proto
@@ -184,7 +197,7 @@ $(SAN_OUT) $(OUTPUT)/fuzz:
 
 $(SAN_OUT)/loader.o $(SAN_OUT)/reader.o $(SAN_OUT)/main.o $(SAN_OUT)/bpfstats.o: $(OUTPUT)/netstacklat.skel.h
 
-$(SAN_OUT)/%.o: src/%.c | $(SAN_OUT)
+$(SAN_OUT)/%.o: src/%.c | $(SAN_OUT) $(DEPS_STAMP)
 	$(call msg,CC-SAN,$@)
 	$(Q)$(SAN_CC) $(CFLAGS) $(SAN_FLAGS) -c $< -o $@
 

@@ -1,30 +1,41 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The /metrics endpoint: a small HTTP/1.1 server in one thread of ours.
+ * The /metrics endpoint: libmicrohttpd (Debian's 0.9.75, no TLS) parses
+ * and answers HTTP; a thread of ours drives it (external polling with
+ * epoll) so that the limits the library lacks are enforced between its
+ * runs, in the same thread, with no race against it closing sockets.
  *
- * It does only what a scraper needs: GET or HEAD of /metrics, one request
- * per connection ("Connection: close"), no request bodies, no TLS (put a
- * proxy in front for that). Doing it here instead of linking libmicrohttpd
- * saves its GnuTLS dependency chain: 2.9 MiB of resident memory in every
- * run, and a TLS stack in a process that starts as root.
- *
- * Limits, so that no client can hold the server: NSL_HTTP_CONNS
- * connections at once (more wait in the listen backlog), a request head of
- * at most NSL_HTTP_REQ_MAX bytes (else 431), and NSL_HTTP_TIMEOUT_MS from
- * accept to the last byte of the answer (an idle or slow client is
- * dropped), and at most NSL_HTTP_ANSWERING rendered answers held while
- * their clients read them (an answer with thousands of groups has
- * megabytes).
- * One thread renders one scrape at a time, so the render callback never
- * runs concurrently with itself.
+ * What bounds what (docs/security.md states the guarantees):
+ *  - connections: NSL_HTTP_CONNS at once (more wait in the listen
+ *    backlog), NSL_HTTP_CONNS_PER_IP from one address (more are closed at
+ *    once): the library's limits;
+ *  - memory per connection: NSL_HTTP_CONN_MEM, its pool for the request
+ *    head and the answer's header (a longer head gets 431, a longer
+ *    request line 414);
+ *  - time: NSL_HTTP_IDLE_S without progress (the library's timeout), and
+ *    NSL_HTTP_TIMEOUT_MS from accept to the last byte, however slowly a
+ *    client keeps sending or reading: ours, as the library's timeout
+ *    restarts with every byte. An overdue socket is shut down (with a
+ *    reset, so the kernel drops what it still holds for the client); the
+ *    library sees the hangup in its next run and closes the connection;
+ *  - memory for answers: one rendered answer per representation serves
+ *    every scrape within NSL_HTTP_FRESH_MS, shared by reference (the
+ *    library's response objects are reference-counted; the body is freed
+ *    with the last connection sending it), and at most NSL_HTTP_ANSWERS
+ *    are alive at once.
+ * Every answer says "Connection: close": one request per connection, so
+ * that the deadline from accept is the deadline of the request, and of
+ * pipelined requests only the first is answered.
  */
 #define _GNU_SOURCE
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <malloc.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
-#include <stdbool.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,16 +44,80 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <microhttpd.h>
 #include "http.h"
+#include "httproute.h"
+#include "log.h"
+
+/*
+ * Connections that completed the handshake but wait to be accepted: room
+ * for a burst (1,000 connections at once) without dropping SYNs, which a
+ * scraper caught in it would retransmit only after a second.
+ */
+#define NSL_HTTP_BACKLOG 1024
+#define NSL_HTTP_MMAP_BYTES (256 << 10)	/* allocations from here on: mmap */
+
+/*
+ * libmicrohttpd is loaded when serving starts, not linked: it pulls in
+ * GnuTLS and its chain (nettle, hogweed, gmp, p11-kit, tasn1, idn2,
+ * unistring), 2.5 MiB resident in every run, --listen or not, whose
+ * constructors would run as root at exec. Loaded by nsl_http_start(), only with
+ * --listen, after libbpf's start-up peak and after the privilege drop.
+ * Debian bookworm's soname; the header it is built against gives the types.
+ */
+#define NSL_MHD_SONAME "libmicrohttpd.so.12"
+#define MHD_FUNCS(X) X(start_daemon) X(stop_daemon) X(run) X(get_timeout)	\
+	X(get_daemon_info) X(get_connection_info) X(lookup_connection_value)	\
+	X(create_response_from_buffer) X(add_response_header) X(queue_response)	\
+	X(create_response_from_buffer_with_free_callback_cls) X(destroy_response)
+#define MHD_FN_PTR(name) __typeof__(MHD_##name) *name;
+static struct {
+	MHD_FUNCS(MHD_FN_PTR)
+} mhd;
+
+static int mhd_load(void)
+{
+	void *lib;
+
+	if (mhd.start_daemon)
+		return 0;
+	lib = dlopen(NSL_MHD_SONAME, RTLD_NOW | RTLD_LOCAL);
+	if (!lib) {
+		pr_warn("--listen: %s\n", dlerror());
+		return -ENOENT;
+	}
+#define MHD_FN_LOAD(name)						\
+	mhd.name = (__typeof__(mhd.name))dlsym(lib, "MHD_" #name);	\
+	if (!mhd.name) {						\
+		pr_warn("--listen: %s lacks MHD_" #name "\n", NSL_MHD_SONAME);	\
+		return -ENOSYS;						\
+	}
+	MHD_FUNCS(MHD_FN_LOAD)
+	return 0;
+}
 
 struct nsl_http_conn {
 	int fd;				/* -1: free slot */
+	bool cut;			/* shut down for being overdue */
 	int64_t deadline_ms;		/* CLOCK_MONOTONIC */
-	size_t req_len;
-	char req[NSL_HTTP_REQ_MAX];
-	char *out;			/* the whole answer, once known */
-	size_t out_len, out_off;
 };
+
+/* A rendered answer, shared by every connection it was queued on. */
+struct nsl_http_answer {
+	struct nsl_http *h;
+	unsigned int repr;
+	struct MHD_Response *resp;	/* one reference is the cache's (newest) */
+	char *body;
+	int64_t born_ms;
+};
+
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
 
 int nsl_http_bind(struct nsl_http *h, const char *addr, uint16_t port)
 {
@@ -69,7 +144,8 @@ int nsl_http_bind(struct nsl_http *h, const char *addr, uint16_t port)
 	if (h->sock < 0)
 		return -errno;
 	setsockopt(h->sock, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	if (bind(h->sock, (struct sockaddr *)&ss, len) || listen(h->sock, 64)) {
+	if (bind(h->sock, (struct sockaddr *)&ss, len) ||
+	    listen(h->sock, NSL_HTTP_BACKLOG)) {
 		err = -errno;
 		close(h->sock);
 		h->sock = -1;
@@ -78,299 +154,338 @@ int nsl_http_bind(struct nsl_http *h, const char *addr, uint16_t port)
 	return 0;
 }
 
-static int64_t now_ms(void)
+/* The library's messages (refused connections, timeouts): with -v only. */
+static void log_mhd(void *cls, const char *fmt, va_list ap)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+	(void)cls;
+	if (!nsl_verbose)
+		return;
+	fputs("netstacklat: http: ", stderr);
+	vfprintf(stderr, fmt, ap);
 }
 
-static void conn_close(struct nsl_http_conn *c)
+/* Each connection's deadline starts when the library has accepted it. */
+static void on_connection(void *cls, struct MHD_Connection *c,
+			  void **socket_context,
+			  enum MHD_ConnectionNotificationCode code)
 {
-	char sink[4096];
+	struct nsl_http *h = cls;
+	struct nsl_http_conn *slot = *socket_context;
+	const union MHD_ConnectionInfo *info;
 
-	if (c->fd < 0)
+	if (code == MHD_CONNECTION_NOTIFY_CLOSED) {
+		if (slot)
+			slot->fd = -1;
 		return;
+	}
+	info = mhd.get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+	if (!info)
+		return;
+	for (int i = 0; i < NSL_HTTP_CONNS; i++) {
+		if (h->conns[i].fd >= 0)
+			continue;
+		slot = &h->conns[i];
+		slot->fd = info->connect_fd;
+		slot->cut = false;
+		slot->deadline_ms = now_ms() + NSL_HTTP_TIMEOUT_MS;
+		*socket_context = slot;
+		return;
+	}
 	/*
-	 * Unread input at close() makes the kernel send a reset, which can
-	 * cut off the answer at the client: read what is there first (a
-	 * bounded amount: a client that keeps sending gets its reset).
+	 * Cannot be (the library keeps to NSL_HTTP_CONNS), but no connection
+	 * may go without a deadline.
 	 */
-	shutdown(c->fd, SHUT_WR);
-	for (int i = 0; i < 16; i++)
-		if (recv(c->fd, sink, sizeof(sink), MSG_DONTWAIT) <= 0)
-			break;
-	close(c->fd);
-	free(c->out);
-	c->out = NULL;
-	c->fd = -1;
-}
-
-/* Queues the answer: head, and body unless head_only. Takes body. */
-static void respond(struct nsl_http_conn *c, const char *status,
-		    const char *type, const char *extra, char *body,
-		    size_t len, bool head_only)
-{
-	char *out;
-	size_t n;
-	int hn;
-
-	hn = asprintf(&out, "HTTP/1.1 %s\r\nContent-Type: %s\r\n"
-		      "Content-Length: %zu\r\nConnection: close\r\n%s\r\n",
-		      status, type, len, extra);
-	if (hn < 0) {
-		free(body);
-		conn_close(c);
-		return;
-	}
-	n = (size_t)hn;
-	if (!head_only && len) {
-		char *all = realloc(out, n + len);
-
-		if (!all) {
-			free(out);
-			free(body);
-			conn_close(c);
-			return;
-		}
-		memcpy(all + n, body, len);
-		out = all;
-		n += len;
-	}
-	free(body);
-	c->out = out;
-	c->out_len = n;
-	c->out_off = 0;
-}
-
-static void respond_text(struct nsl_http_conn *c, const char *status,
-			 const char *extra, const char *text, bool head_only)
-{
-	char *body = strdup(text);
-
-	respond(c, status, "text/plain", extra, body, body ? strlen(body) : 0,
-		head_only);
-}
-
-/* c->req holds a whole request head: answer it. */
-static void handle(struct nsl_http *h, struct nsl_http_conn *c)
-{
-	char method[8], target[256], version[16];
-	char *body = NULL, *q;
-	size_t len = 0;
-	bool head;
-
-	/* "METHOD SP TARGET SP HTTP/1.x" (RFC 9112 3); longer ones are 400 */
-	if (sscanf(c->req, "%7[A-Z] %255[^ \r\n] %15[^ \r\n]", method, target,
-		   version) != 3 || strncmp(version, "HTTP/1.", 7) != 0) {
-		respond_text(c, "400 Bad Request", "", "bad request\n", false);
-		return;
-	}
-	head = !strcmp(method, "HEAD");
-	if (!head && strcmp(method, "GET") != 0) {
-		respond_text(c, "405 Method Not Allowed", "Allow: GET, HEAD\r\n",
-			     "GET /metrics\n", false);
-		return;
-	}
-	q = strchr(target, '?');	/* a query string is ignored */
-	if (q)
-		*q = '\0';
-	if (strcmp(target, "/metrics") != 0) {
-		respond_text(c, "404 Not Found", "", "try /metrics\n", head);
-		return;
-	}
-	if (h->render(h->ctx, &body, &len)) {
-		free(body);
-		respond_text(c, "500 Internal Server Error", "",
-			     "cannot read the maps\n", head);
-		return;
-	}
-	respond(c, "200 OK", "text/plain; version=0.0.4; charset=utf-8", "",
-		body, len, head);
-}
-
-static bool head_complete(const struct nsl_http_conn *c)
-{
-	return memmem(c->req, c->req_len, "\r\n\r\n", 4) ||
-	       memmem(c->req, c->req_len, "\n\n", 2);
-}
-
-static void conn_read(struct nsl_http *h, struct nsl_http_conn *c)
-{
-	/* one byte kept for the terminating NUL sscanf() needs */
-	ssize_t n = recv(c->fd, c->req + c->req_len,
-			 sizeof(c->req) - 1 - c->req_len, MSG_DONTWAIT);
-
-	if (n < 0 && (errno == EAGAIN || errno == EINTR))
-		return;
-	if (n <= 0) {
-		conn_close(c);
-		return;
-	}
-	c->req_len += (size_t)n;
-	c->req[c->req_len] = '\0';
-	if (head_complete(c))
-		handle(h, c);
-	else if (c->req_len == sizeof(c->req) - 1)
-		respond_text(c, "431 Request Header Fields Too Large", "",
-			     "request head too large\n", false);
-}
-
-static void conn_write(struct nsl_http_conn *c)
-{
-	ssize_t n = send(c->fd, c->out + c->out_off, c->out_len - c->out_off,
-			 MSG_DONTWAIT | MSG_NOSIGNAL);
-
-	if (n < 0 && (errno == EAGAIN || errno == EINTR))
-		return;
-	if (n < 0) {
-		conn_close(c);
-		return;
-	}
-	c->out_off += (size_t)n;
-	if (c->out_off == c->out_len)
-		conn_close(c);
+	shutdown(info->connect_fd, SHUT_RDWR);
 }
 
 /*
- * When a connection that is still waiting for its request may give its
- * slot to a new one. A scraper sends its request at once, so clients that
- * hold connections open without asking cannot lock scrapers out for long;
- * a connection being answered is never evicted.
+ * SO_LINGER 0: close() sends a reset, and the kernel frees at once what
+ * the client never took (megabytes for one that does not read) instead
+ * of keeping it for minutes in an orphaned socket. Only for connections
+ * that ended abnormally: after a normal answer, the last bytes may still
+ * be on their way.
  */
-static int64_t evictable_at(const struct nsl_http_conn *c)
+static void reset_on_close(int fd)
 {
-	return c->deadline_ms - NSL_HTTP_TIMEOUT_MS + NSL_HTTP_IDLE_MS;
+	const struct linger rst = { .l_onoff = 1, .l_linger = 0 };
+
+	setsockopt(fd, SOL_SOCKET, SO_LINGER, &rst, sizeof(rst));
 }
 
-/* A free slot, else the oldest evictable one (closed if evict); or NULL. */
-static struct nsl_http_conn *free_slot(struct nsl_http *h, int64_t now,
-				       bool evict)
+/* A request ended: timed out or failed, its connection closes with a reset. */
+static void on_completed(void *cls, struct MHD_Connection *c, void **req_cls,
+			 enum MHD_RequestTerminationCode toe)
 {
-	struct nsl_http_conn *oldest = NULL;
+	const union MHD_ConnectionInfo *info;
+
+	(void)cls;
+	(void)req_cls;
+	if (toe == MHD_REQUEST_TERMINATED_COMPLETED_OK)
+		return;
+	info = mhd.get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+	if (info)
+		reset_on_close(info->connect_fd);
+}
+
+/*
+ * Shuts down the sockets of overdue connections (the library then closes
+ * them, with a reset); returns the next deadline (or INT64_MAX).
+ */
+static int64_t cut_overdue(struct nsl_http *h, int64_t now)
+{
+	int64_t next = INT64_MAX;
 
 	for (int i = 0; i < NSL_HTTP_CONNS; i++) {
 		struct nsl_http_conn *c = &h->conns[i];
 
-		if (c->fd < 0)
-			return c;
-		if (!c->out && now >= evictable_at(c) &&
-		    (!oldest || c->deadline_ms < oldest->deadline_ms))
-			oldest = c;
+		if (c->fd < 0 || c->cut)
+			continue;
+		if (now < c->deadline_ms) {
+			if (c->deadline_ms < next)
+				next = c->deadline_ms;
+			continue;
+		}
+		reset_on_close(c->fd);
+		shutdown(c->fd, SHUT_RDWR);
+		c->cut = true;
 	}
-	if (oldest && evict)
-		conn_close(oldest);
-	return oldest;
+	return next;
+}
+
+/* The library calls this when the last reference to an answer is gone. */
+static void answer_free(void *cls)
+{
+	struct nsl_http_answer *a = cls;
+
+	a->h->answers[a->repr]--;
+	free(a->body);
+	free(a);
+}
+
+/* The cache lets go of representation repr's newest answer. */
+static void answer_drop(struct nsl_http *h, unsigned int repr)
+{
+	struct nsl_http_answer *a = h->newest[repr];
+
+	h->newest[repr] = NULL;
+	if (a)
+		mhd.destroy_response(a->resp);
+}
+
+/* Drops cached answers too old to serve; returns when the next will be. */
+static int64_t expire_answers(struct nsl_http *h, int64_t now)
+{
+	int64_t next = INT64_MAX;
+
+	for (unsigned int r = 0; r < NSL_HTTP_MAX_REPRS; r++) {
+		struct nsl_http_answer *a = h->newest[r];
+
+		if (a && now >= a->born_ms + NSL_HTTP_STALE_MS)
+			answer_drop(h, r);
+		else if (a && a->born_ms + NSL_HTTP_STALE_MS < next)
+			next = a->born_ms + NSL_HTTP_STALE_MS;
+	}
+	return next;
+}
+
+/* Renders a new answer of representation repr: NULL on failure. */
+static struct nsl_http_answer *answer_render(struct nsl_http *h,
+					     unsigned int repr, int64_t now)
+{
+	struct nsl_http_answer *a = calloc(1, sizeof(*a));
+	const char *type = NULL;
+	size_t len = 0;
+
+	if (!a)
+		return NULL;
+	a->h = h;
+	a->repr = repr;
+	if (h->app.render(h->app.ctx, repr, &a->body, &len, &type) || !type)
+		goto fail;
+	a->resp = mhd.create_response_from_buffer_with_free_callback_cls(
+		len, a->body, answer_free, a);
+	if (!a->resp)
+		goto fail;
+	a->born_ms = now;
+	h->answers[repr]++;
+	if (mhd.add_response_header(a->resp, MHD_HTTP_HEADER_CONTENT_TYPE, type) &&
+	    mhd.add_response_header(a->resp, MHD_HTTP_HEADER_CONNECTION, "close"))
+		return a;
+	mhd.destroy_response(a->resp);	/* frees a and its body */
+	return NULL;
+fail:
+	free(a->body);
+	free(a);
+	return NULL;
 }
 
 /*
- * Accepts what waits. Returns false when accepting failed for want of
- * resources (EMFILE, ENOBUFS, ...): the connection stays in the backlog
- * and the caller waits a moment instead of polling it again at once.
+ * The answer for a scrape of representation repr: the newest one while
+ * fresh; else a new one, unless NSL_HTTP_ANSWERS are alive (clients that
+ * read slowly hold them), when the newest serves while it is not stale.
+ * NULL: *status says why (500: cannot render, 503: no room).
  */
-static bool accept_conns(struct nsl_http *h, int64_t now)
+static struct MHD_Response *answer_for(struct nsl_http *h, unsigned int repr,
+				       unsigned int *status)
 {
-	struct nsl_http_conn *c;
-	int fd;
+	struct nsl_http_answer *a = h->newest[repr];
+	int64_t now = now_ms();
 
-	while (free_slot(h, now, false)) {
-		fd = accept4(h->sock, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
-		if (fd < 0)
-			return errno == EAGAIN || errno == EINTR ||
-			       errno == ECONNABORTED;
-		c = free_slot(h, now, true);
-		c->fd = fd;
-		c->deadline_ms = now + NSL_HTTP_TIMEOUT_MS;
-		c->req_len = 0;
+	if (a && now - a->born_ms < NSL_HTTP_FRESH_MS)
+		return a->resp;
+	if (a && h->answers[repr] >= NSL_HTTP_ANSWERS && now - a->born_ms < NSL_HTTP_STALE_MS)
+		return a->resp;
+	answer_drop(h, repr);
+	if (h->answers[repr] >= NSL_HTTP_ANSWERS) {
+		*status = MHD_HTTP_SERVICE_UNAVAILABLE;
+		return NULL;
 	}
-	return true;
+	a = answer_render(h, repr, now);
+	if (!a) {
+		*status = MHD_HTTP_INTERNAL_SERVER_ERROR;
+		return NULL;
+	}
+	h->newest[repr] = a;
+	return a->resp;
+}
+
+/* A small fixed answer: the status, a line of text, "Connection: close". */
+static enum MHD_Result answer_status(struct MHD_Connection *c,
+				     unsigned int status)
+{
+	const char *text, *allow = NULL, *retry = NULL;
+	struct MHD_Response *r;
+	enum MHD_Result ret;
+
+	switch (status) {
+	case MHD_HTTP_NOT_FOUND:
+		text = "try /metrics\n";
+		break;
+	case MHD_HTTP_METHOD_NOT_ALLOWED:
+		text = "GET or HEAD /metrics\n";
+		allow = "GET, HEAD";
+		break;
+	case MHD_HTTP_NOT_IMPLEMENTED:
+		text = "unknown method\n";
+		break;
+	case MHD_HTTP_SERVICE_UNAVAILABLE:
+		text = "busy: every answer is held by a slow client\n";
+		retry = "1";
+		break;
+	case MHD_HTTP_BAD_REQUEST:
+		text = "bad request\n";
+		break;
+	default:
+		text = "cannot read the maps\n";
+		break;
+	}
+	r = mhd.create_response_from_buffer(strlen(text), (void *)text,
+					    MHD_RESPMEM_PERSISTENT);
+	if (!r)
+		return MHD_NO;
+	ret = mhd.add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain") &&
+	      mhd.add_response_header(r, MHD_HTTP_HEADER_CONNECTION, "close") &&
+	      (!allow || mhd.add_response_header(r, MHD_HTTP_HEADER_ALLOW, allow)) &&
+	      (!retry || mhd.add_response_header(r, MHD_HTTP_HEADER_RETRY_AFTER, retry)) ?
+	      mhd.queue_response(c, status, r) : MHD_NO;
+	mhd.destroy_response(r);
+	return ret;
+}
+
+/*
+ * Called once a request head is parsed (the library has answered bad
+ * request lines, versions and oversized heads itself): answer at once.
+ * A body, if any, is not read: the connection closes after the answer.
+ */
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
+				  const char *url, const char *method,
+				  const char *version, const char *upload_data,
+				  size_t *upload_data_size, void **req_cls)
+{
+	struct nsl_http *h = cls;
+	unsigned int repr, status = MHD_HTTP_OK;
+	struct MHD_Response *r;
+	enum nsl_route route;
+
+	(void)version;
+	(void)upload_data;
+	(void)upload_data_size;
+	(void)req_cls;
+	route = nsl_http_route(method, url);
+	switch (route) {
+	case NSL_ROUTE_METRICS:
+		break;
+	case NSL_ROUTE_NOT_FOUND:
+		return answer_status(c, MHD_HTTP_NOT_FOUND);
+	case NSL_ROUTE_NOT_ALLOWED:
+		return answer_status(c, MHD_HTTP_METHOD_NOT_ALLOWED);
+	case NSL_ROUTE_NOT_IMPLEMENTED:
+		return answer_status(c, MHD_HTTP_NOT_IMPLEMENTED);
+	default:
+		return answer_status(c, MHD_HTTP_BAD_REQUEST);
+	}
+	repr = h->app.choose(h->app.ctx, mhd.lookup_connection_value(
+				     c, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT));
+	r = repr < NSL_HTTP_MAX_REPRS ? answer_for(h, repr, &status) : NULL;
+	if (!r)
+		return answer_status(c, status == MHD_HTTP_OK ?
+					MHD_HTTP_INTERNAL_SERVER_ERROR : status);
+	return mhd.queue_response(c, MHD_HTTP_OK, r);
 }
 
 static void *serve(void *arg)
 {
 	struct nsl_http *h = arg;
-	struct pollfd pfd[NSL_HTTP_CONNS + 2];
-	int slot[NSL_HTTP_CONNS + 2];
-	int64_t pause_until = 0;
+	const union MHD_DaemonInfo *di =
+		mhd.get_daemon_info(h->daemon, MHD_DAEMON_INFO_EPOLL_FD);
+	struct pollfd pfd[2] = {
+		{ .fd = di ? di->epoll_fd : -1, .events = POLLIN },
+		{ .fd = h->wake[0], .events = POLLIN },
+	};
+	bool warned = false;
 
 	for (;;) {
-		int64_t now = now_ms(), timeout = -1;
-		bool room = false;
-		int n = 2, answering = 0;
+		int64_t now = now_ms(), next, wait_ms;
+		MHD_UNSIGNED_LONG_LONG mhd_ms;
 
-		for (int i = 0; i < NSL_HTTP_CONNS; i++)
-			answering += h->conns[i].fd >= 0 && h->conns[i].out;
-		pfd[0] = (struct pollfd){ .fd = h->wake[0], .events = POLLIN };
-		for (int i = 0; i < NSL_HTTP_CONNS; i++) {
-			struct nsl_http_conn *c = &h->conns[i];
-			int64_t wake;
-
-			if (now >= c->deadline_ms)
-				conn_close(c);
-			if (c->fd < 0) {
-				room = true;
-				continue;
-			}
-			/* its deadline, or when free_slot() may take it */
-			wake = c->deadline_ms;
-			if (!c->out && now < evictable_at(c))
-				wake = evictable_at(c);
-			else if (!c->out)
-				room = true;
-			if (timeout < 0 || wake - now < timeout)
-				timeout = wake - now;
-			/*
-			 * Each answer is rendered whole and held until sent:
-			 * with NSL_HTTP_ANSWERING of them pending (clients
-			 * that do not read), requests wait unread.
-			 */
-			if (!c->out && answering >= NSL_HTTP_ANSWERING)
-				continue;
-			slot[n] = i;
-			pfd[n++] = (struct pollfd){
-				.fd = c->fd, .events = c->out ? POLLOUT : POLLIN };
+		next = cut_overdue(h, now);
+		wait_ms = expire_answers(h, now);
+		if (next > wait_ms)
+			next = wait_ms;
+		wait_ms = next == INT64_MAX ? -1 : next - now;
+		if (mhd.get_timeout(h->daemon, &mhd_ms) == MHD_YES &&
+		    (wait_ms < 0 || (int64_t)mhd_ms < wait_ms))
+			wait_ms = (int64_t)mhd_ms;
+		if (poll(pfd, 2, (int)wait_ms) < 0 && errno != EINTR) {
+			/* ENOMEM: wait a moment rather than spin or stop serving */
+			if (!warned)
+				pr_warn("--listen: poll: %s\n", strerror(errno));
+			warned = true;
+			usleep(100 * 1000);
 		}
-		/*
-		 * No slot to take, or accepting paused: new connections wait
-		 * in the backlog.
-		 */
-		if (now < pause_until) {
-			room = false;
-			if (timeout < 0 || pause_until - now < timeout)
-				timeout = pause_until - now;
-		}
-		pfd[1] = (struct pollfd){ .fd = room ? h->sock : -1, .events = POLLIN };
-		if (poll(pfd, n, (int)timeout) < 0 && errno != EINTR)
+		if (pfd[1].revents)
 			break;
-		if (pfd[0].revents)
-			break;
-		for (int j = 2; j < n; j++) {
-			struct nsl_http_conn *c = &h->conns[slot[j]];
-
-			if (!pfd[j].revents)
-				continue;
-			if (c->out)
-				conn_write(c);
-			else
-				conn_read(h, c);
-			/* answered at once: usually all of it fits the socket */
-			if (c->fd >= 0 && c->out && c->out_off == 0)
-				conn_write(c);
-		}
-		if (pfd[1].revents && !accept_conns(h, now_ms()))
-			pause_until = now_ms() + 100;
+		mhd.run(h->daemon);
 	}
 	return NULL;
 }
 
-int nsl_http_start(struct nsl_http *h, nsl_render_fn render, void *ctx)
+int nsl_http_start(struct nsl_http *h, const struct nsl_http_app *app)
 {
 	sigset_t all, old;
 	int err;
 
-	h->render = render;
-	h->ctx = ctx;
+	/*
+	 * Answers reach megabytes. A fixed threshold (glibc raises its own
+	 * to the size of every mapping freed) keeps them in mappings of
+	 * their own, given back to the kernel when the last reader is done,
+	 * rather than in heap memory that stays resident.
+	 */
+	mallopt(M_MMAP_THRESHOLD, NSL_HTTP_MMAP_BYTES);
+	err = mhd_load();
+	if (err)
+		return err;
+	h->app = *app;
 	h->conns = calloc(NSL_HTTP_CONNS, sizeof(*h->conns));
 	if (!h->conns)
 		return -ENOMEM;
@@ -379,6 +494,20 @@ int nsl_http_start(struct nsl_http *h, nsl_render_fn render, void *ctx)
 	if (pipe2(h->wake, O_CLOEXEC))
 		return -errno;
 	h->has_pipe = true;
+	h->daemon = mhd.start_daemon(
+		MHD_USE_EPOLL | MHD_USE_ERROR_LOG, 0, NULL, NULL, on_request, h,
+		MHD_OPTION_EXTERNAL_LOGGER, log_mhd, NULL,
+		MHD_OPTION_LISTEN_SOCKET, h->sock,
+		MHD_OPTION_CONNECTION_LIMIT, (unsigned int)NSL_HTTP_CONNS,
+		MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned int)NSL_HTTP_CONNS_PER_IP,
+		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)NSL_HTTP_IDLE_S,
+		MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)NSL_HTTP_CONN_MEM,
+		MHD_OPTION_NOTIFY_CONNECTION, on_connection, h,
+		MHD_OPTION_NOTIFY_COMPLETED, on_completed, h,
+		MHD_OPTION_END);
+	if (!h->daemon)
+		return -EINVAL;
+	h->sock = -1;	/* the daemon closes it when stopped */
 	/*
 	 * The server's thread inherits our signal mask: with every signal
 	 * blocked there, SIGINT/SIGTERM/SIGHUP reach the main thread and
@@ -401,13 +530,17 @@ void nsl_http_stop(struct nsl_http *h)
 		pthread_join(h->thread, NULL);
 		h->serving = false;
 	}
+	/* closes every connection, so only the cache holds answers then */
+	if (h->daemon)
+		mhd.stop_daemon(h->daemon);
+	h->daemon = NULL;
+	for (unsigned int r = 0; r < NSL_HTTP_MAX_REPRS; r++)
+		answer_drop(h, r);
 	if (h->has_pipe) {
 		close(h->wake[0]);
 		close(h->wake[1]);
 		h->has_pipe = false;
 	}
-	for (int i = 0; h->conns && i < NSL_HTTP_CONNS; i++)
-		conn_close(&h->conns[i]);
 	free(h->conns);
 	h->conns = NULL;
 	if (h->sock >= 0)

@@ -269,7 +269,7 @@ static int reader_init(struct nsl_reader *rd, const struct nsl_loader *l,
 /*
  * --listen: each scrape reads the maps afresh through a reader of its own,
  * always cumulative, whatever the reports on stdout or -o do. Scrapes run
- * in the HTTP server's one thread (src/http.c), one at a time.
+ * in the HTTP server's one thread (src/http.c), one render at a time.
  */
 struct metrics {
 	struct nsl_reader rd;
@@ -278,7 +278,39 @@ struct metrics {
 	struct nsl_report rep;
 };
 
-static int render_metrics(void *ctx, char **buf, size_t *len)
+/*
+ * The representations of /metrics: the text exposition, and Prometheus'
+ * protobuf one (native histograms at --resolution 2, 4, 8) for scrapers
+ * whose Accept header prefers it (src/prom_pb.c).
+ */
+enum { METRICS_TEXT, METRICS_PROTOBUF };
+
+static unsigned int choose_metrics(void *ctx, const char *accept)
+{
+	(void)ctx;
+	return nsl_prom_accepts_pb(accept) ? METRICS_PROTOBUF : METRICS_TEXT;
+}
+
+/*
+ * Test seam: NETSTACKLAT_TEST_PAD_BYTES=N pads the exposition with comment
+ * lines (which parsers ignore) to at least N bytes (at most 64 MiB), so
+ * that the HTTP tests get answers of megabytes without thousands of
+ * groups (tests/integration/test_http_abuse.sh).
+ */
+static void pad_for_tests(FILE *f)
+{
+	static const char line[] = "# padding for tests (NETSTACKLAT_TEST_PAD_BYTES)\n";
+	const char *env = getenv("NETSTACKLAT_TEST_PAD_BYTES");
+	long want = env ? strtol(env, NULL, 10) : 0;
+
+	if (want > 64L << 20)
+		want = 64L << 20;
+	for (long n = ftell(f); n >= 0 && n < want; n += sizeof(line) - 1)
+		fputs(line, f);
+}
+
+static int render_metrics(void *ctx, unsigned int repr, char **buf, size_t *len,
+			  const char **type)
 {
 	struct metrics *m = ctx;
 	FILE *f;
@@ -292,14 +324,26 @@ static int render_metrics(void *ctx, char **buf, size_t *len)
 	f = open_memstream(buf, len);
 	if (!f)
 		return -errno;
-	nsl_format_prometheus(f, &m->rep);
-	return fclose(f) ? -errno : 0;
+	if (repr == METRICS_PROTOBUF) {
+		err = nsl_format_prometheus_pb(f, &m->rep);
+		*type = "application/vnd.google.protobuf; "
+			"proto=io.prometheus.client.MetricFamily; encoding=delimited";
+	} else {
+		nsl_format_prometheus(f, &m->rep);
+		pad_for_tests(f);
+		*type = "text/plain; version=0.0.4; charset=utf-8";
+	}
+	if (fclose(f) && !err)
+		err = -errno;
+	return err;	/* on failure the server frees *buf */
 }
 
 static int start_metrics(struct nsl_http *http, struct metrics *m,
 			 const struct nsl_loader *l, const bool *attached,
 			 const struct nsl_options *o, const struct nsl_bpfstats *bs)
 {
+	const struct nsl_http_app app = { .ctx = m, .choose = choose_metrics,
+					  .render = render_metrics };
 	int err = reader_init(&m->rd, l, attached, o, true);
 
 	if (err) {
@@ -313,7 +357,7 @@ static int start_metrics(struct nsl_http *http, struct metrics *m,
 		m->bs.stats_fd = -1;
 		m->bpf_stats = true;
 	}
-	err = nsl_http_start(http, render_metrics, m);
+	err = nsl_http_start(http, &app);
 	if (err)
 		pr_warn("--listen: cannot start the HTTP server\n");
 	else
