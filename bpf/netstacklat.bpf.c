@@ -161,9 +161,10 @@ static __always_inline void count_event(__u32 hook, enum nsl_counter c)
 }
 
 static __always_inline struct nsl_hist *group_hist_get(__u32 hook,
-						       __u32 ifindex)
+						       __u32 ifindex,
+						       __u64 netns)
 {
-	struct nsl_group_key key = { .hook = hook };
+	struct nsl_group_key key = { .hook = hook, .netns = netns };
 	__u32 *id, new_id;
 	long err;
 
@@ -227,7 +228,7 @@ static __always_inline int clock_moved(__u64 tai, __s64 tai_mono)
  * the TAI offset is the same clock without a syscall.
  */
 static __always_inline void record_latency(__u32 hook, __u64 tstamp,
-					   __u32 ifindex)
+					   __u32 ifindex, __u64 netns)
 {
 	/*
 	 * tai_mono_ns is read before tai_offset_ns and the loader writes them
@@ -252,7 +253,7 @@ static __always_inline void record_latency(__u32 hook, __u64 tstamp,
 		}
 	}
 	if (cfg.group_by_ifindex || cfg.group_by_cgroup)
-		h = group_hist_get(hook, ifindex);
+		h = group_hist_get(hook, ifindex, netns);
 	else
 		h = bpf_map_lookup_elem(&hist, &hook);
 	if (!h)
@@ -298,10 +299,14 @@ static __always_inline int ifindex_selected(__u32 ifindex)
  * vmlinux.h's preserve_access_index): no bpf_probe_read_kernel() call per
  * field on the per-packet path.
  */
+static __always_inline __u64 sk_netns(struct sock *sk)
+{
+	return sk->__sk_common.skc_net.net->ns.inum;
+}
+
 static __always_inline int sk_netns_selected(struct sock *sk)
 {
-	return !cfg.netns_ino ||
-	       sk->__sk_common.skc_net.net->ns.inum == cfg.netns_ino;
+	return !cfg.netns_ino || sk_netns(sk) == cfg.netns_ino;
 }
 
 /*
@@ -320,11 +325,32 @@ static __always_inline int rx_netns_selected(struct sock *sk,
 	return skb->dev->nd_net.net->ns.inum == cfg.netns_ino;
 }
 
+/*
+ * -q: what is still queued on sk when the read hook runs, i.e. after the
+ * read (upstream's meaning): tcp_recv_timestamp() runs at the end of
+ * tcp_recvmsg_locked(), after sk_eat_skb() unlinked every skb it used up;
+ * skb_consume_udp() after __skb_recv_udp() unlinked the datagram; the
+ * fallback's sock_recv_length after recvmsg returned. TCP counts skbs
+ * (coalesced segments), UDP datagrams. UDP has two queues: softirq appends
+ * to sk_receive_queue, and __skb_recv_udp() reads from udp_sk(sk)->
+ * reader_queue, splicing all of sk_receive_queue into it when it runs dry
+ * (v4.13+). A lagging UDP reader's backlog is mostly in reader_queue, so
+ * it counts too. Read with a CO-RE probe read: the verifier types sk as
+ * struct sock, which ends before reader_queue (only with -q, on UDP).
+ */
+static __always_inline __u32 sk_queued(struct sock *sk)
+{
+	__u32 n = sk->sk_receive_queue.qlen;
+
+	if (sk->sk_protocol == IPPROTO_UDP || sk->sk_protocol == IPPROTO_UDPLITE)
+		n += BPF_CORE_READ((struct udp_sock *)sk, reader_queue.qlen);
+	return n;
+}
+
 /* The filters that only make sense in the reading process's context. */
 static __always_inline int reader_selected(struct sock *sk)
 {
-	if (cfg.min_queue_len &&
-	    sk->sk_receive_queue.qlen < cfg.min_queue_len)
+	if (cfg.min_queue_len && sk_queued(sk) < cfg.min_queue_len)
 		return 0;
 	if (cfg.filter_pid) {
 		__u32 tgid = bpf_get_current_pid_tgid() >> 32;
@@ -366,7 +392,8 @@ static __always_inline void record_rx(struct sk_buff *skb, struct sock *sk,
 		count_event(hook, NSL_CNT_NOT_RX_TSTAMP);
 		return;
 	}
-	record_latency(hook, ts, ifindex);
+	record_latency(hook, ts, ifindex, !cfg.group_by_netns ? 0 :
+		       sk ? sk_netns(sk) : skb->dev->nd_net.net->ns.inum);
 }
 
 static __always_inline void record_skb(struct sk_buff *skb, __u32 hook)
@@ -468,7 +495,8 @@ static __always_inline void record_tcp_read(struct sock *sk, __u64 ts)
 		if (tcp_read_hol_blocked(sk))
 			return;
 	}
-	record_latency(NSL_HOOK_TCP_SOCK_READ, ts, ifindex);
+	record_latency(NSL_HOOK_TCP_SOCK_READ, ts, ifindex,
+		       cfg.group_by_netns ? sk_netns(sk) : 0);
 }
 
 /*
@@ -572,7 +600,8 @@ static __always_inline void record_udp_read(struct sock *sk, __u64 ts,
 		return;
 	if (!sk_netns_selected(sk))
 		return;
-	record_latency(NSL_HOOK_UDP_SOCK_READ, ts, ifindex);
+	record_latency(NSL_HOOK_UDP_SOCK_READ, ts, ifindex,
+		       cfg.group_by_netns ? sk_netns(sk) : 0);
 }
 
 /* udp_recvmsg() consumes the datagram it returned; len < 0 when peeking. */

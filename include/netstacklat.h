@@ -72,6 +72,7 @@ struct nsl_group_key {
 	__u32 hook;
 	__u32 ifindex;
 	__u64 cgroup;
+	__u64 netns;	/* -I with -n -1: interface indices are per netns */
 };
 
 /*
@@ -150,6 +151,7 @@ struct nsl_config {
 	__u8 filter_cgroup;	/* -c given */
 	__u8 group_by_ifindex;	/* -I */
 	__u8 group_by_cgroup;	/* -C */
+	__u8 group_by_netns;	/* -I with -n -1: the netns is part of the group */
 	__u8 include_hol;	/* -y: do not apply the HOL filter */
 	/* bit per hook attached by a fallback (tracepoint or netfilter) method */
 	__u8 fallback_hooks;

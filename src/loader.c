@@ -74,7 +74,14 @@ static int probe_section(const struct btf *vmlinux, const char *sec,
 	opts.attach_btf_id = id;
 	fd = bpf_prog_load(BPF_PROG_TYPE_TRACING, "nsl_probe", "GPL", ret0, 2, &opts);
 	if (fd < 0) {
-		snprintf(why, len, "%s: load: %s", sec, strerror(errno));
+		/*
+		 * A tracing program that root may not load: the kernel blocks
+		 * BPF trampolines (measured on our CI machines: EPERM before the
+		 * verifier runs, for a two-instruction program)
+		 */
+		snprintf(why, len, "%s: load: %s%s", sec, strerror(errno),
+			 errno == EPERM && opts.expected_attach_type != BPF_TRACE_RAW_TP ?
+			 " (BPF trampolines blocked on this kernel?)" : "");
 		return -errno;
 	}
 	link = bpf_raw_tracepoint_open(NULL, fd);
@@ -393,7 +400,8 @@ static int resolve_ifaces(struct nsl_loader *l, const struct nsl_options *o,
 	err = enter_target_netns(l, &saved);
 	if (err)
 		return err;
-	if (o->netns != NSL_NETNS_ALL)
+	/* with -n -1, the names of our own namespace's interfaces, for -I */
+	if (o->netns != NSL_NETNS_ALL || o->group_ifindex)
 		l->ifname_fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	for (unsigned int i = 0; i < o->nr_ifaces && !err; i++) {
 		idx[i] = o->ifaces[i].index;
@@ -471,6 +479,23 @@ static int fill_filters(struct nsl_loader *l, const struct nsl_options *o,
 	return err;
 }
 
+/*
+ * -c PATH: a cgroup v2 directory as given (absolute, or relative to the
+ * working directory), else relative to the cgroup2 mount, the way -C and
+ * /proc/PID/cgroup show it ("/system.slice/x.service").
+ */
+static int cgroup_path_id(const char *path, uint64_t *id)
+{
+	const char *root = nsl_cgroup2_root();
+	char full[PATH_MAX];
+	int err = nsl_cgroup_id(path, id);
+
+	if (!err || !root)
+		return err;
+	snprintf(full, sizeof(full), "%s/%s", root, path + (*path == '/'));
+	return nsl_cgroup_id(full, id) ? err : 0;
+}
+
 static int resolve_cgroups(const struct nsl_options *o, uint64_t *ids)
 {
 	for (unsigned int i = 0; i < o->nr_cgroups; i++) {
@@ -479,10 +504,11 @@ static int resolve_cgroups(const struct nsl_options *o, uint64_t *ids)
 		ids[i] = o->cgroups[i].id;
 		if (!o->cgroups[i].path)
 			continue;
-		err = nsl_cgroup_id(o->cgroups[i].path, &ids[i]);
+		err = cgroup_path_id(o->cgroups[i].path, &ids[i]);
 		if (err) {
-			pr_warn("-c: %s is not a cgroup v2 directory: %s\n",
-				o->cgroups[i].path, strerror(-err));
+			pr_warn("-c: %s is not a cgroup v2 directory, nor one under %s: %s\n",
+				o->cgroups[i].path, nsl_cgroup2_root() ?: "(no cgroup2 mount)",
+				strerror(-err));
 			return err;
 		}
 	}
@@ -506,6 +532,7 @@ static void fill_config(const struct nsl_loader *l, const struct nsl_options *o,
 	cfg->filter_cgroup = o->nr_cgroups > 0;
 	cfg->group_by_ifindex = o->group_ifindex;
 	cfg->group_by_cgroup = o->group_cgroup;
+	cfg->group_by_netns = o->group_ifindex && o->netns == NSL_NETNS_ALL;
 	cfg->include_hol = o->include_hol;
 	cfg->schema = o->schema;
 	cfg->nr_slots = nsl_nr_slots(o->schema);

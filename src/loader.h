@@ -21,7 +21,7 @@ struct ring_buffer;
 struct nsl_hook_state {
 	enum nsl_method method;		/* NSL_METHOD_NONE: not attached */
 	int cand;			/* index of the method in nsl_hooks[].cands */
-	char why[160];			/* why no method works here */
+	char why[320];			/* why no method works here */
 	struct bpf_link *links[NSL_MAX_PROGS];
 	int nf_fds[NSL_NF_LINKS];	/* netfilter links: IPv4, IPv6 */
 };

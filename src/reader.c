@@ -80,6 +80,8 @@ static int key_cmp(const void *a, const void *b)
 		return x->ifindex < y->ifindex ? -1 : 1;
 	if (x->cgroup != y->cgroup)
 		return x->cgroup < y->cgroup ? -1 : 1;
+	if (x->netns != y->netns)
+		return x->netns < y->netns ? -1 : 1;
 	return 0;
 }
 
@@ -233,7 +235,9 @@ static void name_group(struct nsl_reader *r, struct nsl_report_hist *h)
 
 	h->ifname[0] = '\0';
 	h->cgroup_path = NULL;
+	/* names are per netns: with -n -1, only our own is at hand */
 	if (r->group_ifindex && h->key.ifindex && r->ifname_fd >= 0 &&
+	    (!r->m.group_netns || h->key.netns == r->m.own_netns) &&
 	    !ioctl(r->ifname_fd, SIOCGIFNAME, &ifr))
 		snprintf(h->ifname, sizeof(h->ifname), "%s", ifr.ifr_name);
 	if (r->group_cgroup && h->key.cgroup)
@@ -305,6 +309,8 @@ int nsl_reader_read(struct nsl_reader *r, struct nsl_report *rep)
 	rep->group_cgroup = r->group_cgroup;
 	memcpy(rep->hook_enabled, r->hook_enabled, sizeof(rep->hook_enabled));
 	rep->schema = r->m.schema;
+	rep->group_netns = r->m.group_netns;
+	rep->status = r->status;
 	rep->hists = r->out.h;
 	rep->nr_hists = n;
 	/* this read's totals are the next read's baseline */

@@ -16,6 +16,8 @@
 struct nsl_reader_maps {
 	int hist_fd, group_ids_fd, group_hist_fd, counters_fd;
 	uint32_t groups;			/* entries of the grouped maps */
+	bool group_netns;			/* -I with -n -1 */
+	uint64_t own_netns;			/* where ifname_fd names interfaces */
 	unsigned int schema;			/* of every histogram */
 };
 
@@ -43,6 +45,7 @@ struct nsl_reader {
 	size_t nr_prev, nr_cur, cap;
 	uint64_t prev_counters[NSL_NR_HOOKS][NSL_NR_COUNTERS];
 	struct timespec start, last;		/* CLOCK_MONOTONIC */
+	const struct nsl_hook_status *status;	/* given to every report */
 };
 
 /*

@@ -32,6 +32,14 @@ struct nsl_prog_cost {
 };
 #define NSL_MAX_PROG_COSTS 16
 
+/* How a hook attaches and what it sees: the same for every report of a run. */
+struct nsl_hook_status {
+	bool enabled;			/* asked for (-e/-d) */
+	const char *method;		/* "fentry", "tracepoint", "netfilter"; NULL: unavailable */
+	uint64_t netns;			/* inode of the only netns it sees; 0: all */
+	const char *why;		/* when unavailable: the reasons */
+};
+
 struct nsl_report {
 	struct timespec time;		/* CLOCK_REALTIME when the maps were read */
 	double interval_s;		/* time covered by the report */
@@ -39,7 +47,10 @@ struct nsl_report {
 	unsigned int schema;		/* of every histogram */
 	bool group_ifindex;		/* -I */
 	bool group_cgroup;		/* -C */
+	bool group_netns;		/* -I with -n -1: groups carry the netns */
 	bool hook_enabled[NSL_NR_HOOKS];
+	/* per hook; NULL when not known (then the formats leave it out) */
+	const struct nsl_hook_status *status;
 	/* sorted by (hook, ifindex, cgroup); ungrouped: one per enabled hook */
 	size_t nr_hists;
 	struct nsl_report_hist *hists;

@@ -90,6 +90,7 @@ struct config {
 	unsigned int guard_s;
 	/* server */
 	uint64_t read_delay_ns;
+	uint64_t start_delay_ns;	/* once, before the first read */
 	size_t read_size;
 	unsigned int rcvbuf;		/* SO_RCVBUF, 0: the kernel's default */
 	const char *ready_file;
@@ -117,7 +118,8 @@ static size_t guard_msg_len;
 static const char usage_text[] =
 "usage:\n"
 "  " PROG " server --proto tcp|udp --bind ADDR --port N [--read-delay-ms N]\n"
-"             [--read-size B] [--rcvbuf B] [--duration-s S] [--count N]\n"
+"             [--start-delay-ms N] [--read-size B] [--rcvbuf B]\n"
+"             [--duration-s S] [--count N]\n"
 "             [--ready-file PATH] [--report PATH] [--mptcp]\n"
 "  " PROG " client --proto tcp|udp --connect ADDR --port N [--msg-size B]\n"
 "             [--count N] [--interval-us U] [--duration-s S] [--errqueue]\n"
@@ -126,7 +128,8 @@ static const char usage_text[] =
 "ADDR is a numeric IPv4 or IPv6 address (IPv6 without brackets).\n"
 "server: accepts one TCP connection (or binds UDP) and counts reads that\n"
 "  returned data; with --read-delay-ms it waits until data is queued, then\n"
-"  sleeps that long before every read.  --read-size defaults to 65536.\n"
+"  sleeps that long before every read; --start-delay-ms sleeps once more\n"
+"  before the first read (a backlog).  --read-size defaults to 65536.\n"
 "  --rcvbuf sets SO_RCVBUF (the kernel doubles it) before listen/bind.\n"
 "  Stops at TCP EOF, after --count reads, or after --duration-s; a UDP\n"
 "  server needs --count or --duration-s.  --ready-file is created\n"
@@ -357,6 +360,7 @@ enum {
 	OPT_CONNECT,
 	OPT_PORT,
 	OPT_READ_DELAY,
+	OPT_START_DELAY,
 	OPT_READ_SIZE,
 	OPT_DURATION,
 	OPT_COUNT,
@@ -376,6 +380,7 @@ static const struct option server_opts[] = {
 	{ "bind",		required_argument, NULL, OPT_BIND },
 	{ "port",		required_argument, NULL, OPT_PORT },
 	{ "read-delay-ms",	required_argument, NULL, OPT_READ_DELAY },
+	{ "start-delay-ms",	required_argument, NULL, OPT_START_DELAY },
 	{ "read-size",		required_argument, NULL, OPT_READ_SIZE },
 	{ "mptcp",		no_argument,	   NULL, OPT_MPTCP },
 	{ "rcvbuf",		required_argument, NULL, OPT_RCVBUF },
@@ -506,6 +511,10 @@ static void handle_opt(struct config *cfg, const struct option *opts,
 	case OPT_READ_DELAY:
 		cfg->read_delay_ns = parse_uint(name, arg, 0, 3600000) *
 				     NSEC_PER_MSEC;
+		break;
+	case OPT_START_DELAY:
+		cfg->start_delay_ns = parse_uint(name, arg, 0, 3600000) *
+				      NSEC_PER_MSEC;
 		break;
 	case OPT_READ_SIZE:
 		cfg->read_size = parse_uint(name, arg, 1, MAX_BUF_SIZE);
@@ -721,6 +730,7 @@ static int receive_loop(const struct config *cfg, int fd, uint64_t deadline,
 			struct stats *st)
 {
 	char *buf = malloc(cfg->read_size);
+	uint64_t start_delay_ns = cfg->start_delay_ns;
 	int ret = 0;
 	ssize_t n;
 
@@ -739,6 +749,10 @@ static int receive_loop(const struct config *cfg, int fd, uint64_t deadline,
 		 */
 		if (cfg->read_delay_ns && !sleep_ns(cfg->read_delay_ns))
 			break;
+		/* A backlog: what arrives meanwhile queues up before one read. */
+		if (start_delay_ns && !sleep_ns(start_delay_ns))
+			break;
+		start_delay_ns = 0;
 		if (deadline_passed(deadline))
 			break;
 		n = read_once(cfg, fd, buf);

@@ -292,7 +292,8 @@ test_shared_programs() {
 	stop_tool
 }
 
-# -q N: only reads while the receive queue holds >= N skbs. Messages
+# -q N: only reads that left >= N skbs queued (the VM test has the known
+# answer, for UDP, where the host has no udp-socket-read). Messages
 # arrive every 1 ms, the reader takes one every 5 ms: the queue grows (TCP
 # coalesces ~17 messages per skb), then drains, so -q 3 keeps some reads
 # and drops the others.

@@ -27,12 +27,12 @@ declare -A FALLBACK_HOOKS=([6.1]="" [6.12]="$HOOKS")
 # Every kernel's tests, and those of a kernel with fallbacks. Each test T
 # is the function vm_T, run as vm61_T, vm612_T.
 VM_TESTS=(boot kernel fentry_attach fentry_samples fentry_one_sample_per_read
-	  fentry_known_answer fentry_resolution fentry_errqueue fentry_mptcp fentry_hol_forced_rto
+	  fentry_known_answer fentry_resolution fentry_errqueue fentry_mptcp fentry_queue_length fentry_hol_forced_rto
 	  fentry_hol_random_loss fallback load_refused)
 VM_FALLBACK_TESTS=(fallback_samples fallback_one_sample_per_read
 		   fallback_known_answer fallback_errqueue fallback_mptcp
 		   fallback_hol_forced_rto fallback_hol_random_loss
-		   fallback_udp_read_agrees)
+		   fallback_udp_read_agrees fallback_queue_length)
 
 kernel_tests() {	# kernel_tests KERNEL: its test names, vm61_boot ...
 	local t tests=("${VM_TESTS[@]}")
@@ -318,6 +318,19 @@ mptcp() {
 }
 vm_fentry_mptcp() { mptcp fentry; }
 vm_fallback_mptcp() { mptcp fallback; }
+
+# queue_length MODE: 50 datagrams queued before 50 reads (tests/vm/guest.sh
+# run_qlen): -q 1 keeps the 49 reads that left some, -q 10 the 40 that
+# left 10 or more; a tool that saw only sk_receive_queue (emptied into
+# UDP's reader_queue by the first read) would keep none
+queue_length() {
+	local n=$1-qlen
+	expect "$n: server reads" "$(json_field "$OUT/$n.server" reads)" -eq 50 || return
+	expect "$n: samples with -q 1" "$($JQ "$OUT/$n-q1.json" count udp-socket-read)" -eq 49
+	expect "$n: samples with -q 10" "$($JQ "$OUT/$n-q10.json" count udp-socket-read)" -eq 40
+}
+vm_fentry_queue_length() { queue_length fentry; }
+vm_fallback_queue_length() { queue_length fallback; }
 
 # NSL_TEST_REJECT makes the kernel refuse fexit_tcp_queue_rcv at load:
 # tcp-socket-enqueued moves on to its fallback where there is one (6.12),

@@ -227,6 +227,23 @@ run_mptcp() {
 	emit $1.server /tmp/$1.server
 }
 
+# -q counts what is still queued after the read, UDP's reader_queue
+# included: 50 datagrams queue up before the first of 50 reads, so read i
+# leaves 50 - i: 49 reads leave >= 1, 40 leave >= 10 (run_qlen NAME MODE)
+run_qlen() {
+	local q1
+	serve $1 udp 5010 --count 50 --duration-s 60 --start-delay-ms 500
+	tool_start $1-q1 --attach=$2 -n /run/netns/B -e udp-socket-read -p $SERVER_PID -q 1
+	q1=$TOOL_PID
+	tool_start $1-q10 --attach=$2 -n /run/netns/B -e udp-socket-read -p $SERVER_PID -q 10
+	client $1 udp 5010 --count 50 --interval-us 200
+	wait $SERVER_JOB
+	tool_stop $1-q10
+	TOOL_PID=$q1
+	tool_stop $1-q1
+	emit $1.server /tmp/$1.server
+}
+
 # the HOL scenarios in one attach mode: MODE-hol and MODE-loss
 run_hol_all() {	# run_hol_all MODE
 	testbed_up || return
@@ -254,6 +271,7 @@ run_known fentry-known fentry
 run_known fentry-res8 fentry --resolution 8 -C
 run_errqueue fentry-errq fentry
 run_mptcp fentry-mptcp fentry
+run_qlen fentry-qlen fentry
 run_hol_all fentry
 # TCP over the wire: the netfilter hooks see it with an RX timestamp
 run_all fallback-all fallback $WIRE_ADDR
@@ -269,6 +287,7 @@ fi
 # and the same latencies as fentry's of the same reads (2 ms in the queue)
 if [ "$(awk '$1 == "udp-socket-read" { print $2 }' /tmp/list-fallback.out)" != unavailable ]; then
 	run_udp_reads fallback-udpreads fallback
+	run_qlen fallback-qlen fallback
 	run_pair pair-udpread udp-socket-read udp "--count 200 --duration-s 60 --read-delay-ms 2" \
 		"--count 200 --interval-us 5000"
 fi
