@@ -77,6 +77,8 @@ static void json_group(FILE *out, const struct nsl_report *r,
 		json_string(out, h->ifname[0] ? h->ifname : NULL,
 			    sizeof(h->ifname));
 	}
+	if (r->group_netns)
+		fprintf(out, ",\"netns\":%" PRIu64, (uint64_t)h->key.netns);
 	if (r->group_cgroup) {
 		fprintf(out, ",\"cgroup\":%" PRIu64 ",\"cgroup_path\":",
 			(uint64_t)h->key.cgroup);
@@ -198,6 +200,43 @@ static void json_costs(FILE *out, const struct nsl_report *r)
 	fputc(']', out);
 }
 
+/*
+ * Per hook asked for: how it attaches and the one namespace it sees (null:
+ * all), or null and why it is unavailable. So that a file says, without
+ * stderr, why a hook is empty or missing.
+ */
+static void json_hooks(FILE *out, const struct nsl_report *r)
+{
+	bool first = true;
+
+	if (!r->status)
+		return;
+	fputs(",\"hooks\":{", out);
+	for (int h = 0; h < NSL_NR_HOOKS; h++) {
+		const struct nsl_hook_status *st = &r->status[h];
+
+		if (!st->enabled)
+			continue;
+		fputs(first ? "" : ",", out);
+		json_string(out, nsl_hooks[h].name, SIZE_MAX);
+		fputs(":{\"method\":", out);
+		json_string(out, st->method, SIZE_MAX);
+		if (st->method) {
+			fputs(",\"netns\":", out);
+			if (st->netns)
+				fprintf(out, "%" PRIu64, st->netns);
+			else
+				fputs("null", out);
+		} else {
+			fputs(",\"unavailable\":", out);
+			json_string(out, st->why ? st->why : "", SIZE_MAX);
+		}
+		fputc('}', out);
+		first = false;
+	}
+	fputc('}', out);
+}
+
 void nsl_format_json(FILE *out, const struct nsl_report *r)
 {
 	size_t i;
@@ -211,6 +250,7 @@ void nsl_format_json(FILE *out, const struct nsl_report *r)
 		fprintf(out, "%u", r->schema);
 	else
 		fputs("null", out);
+	json_hooks(out, r);
 	fputs(",\"histograms\":[", out);
 	for (i = 0; i < r->nr_hists; i++) {
 		if (i)

@@ -145,23 +145,33 @@ static void add_seconds(struct timespec *t, double s)
  * computed with stale clock offsets (nsl_loader_clock_event_fd()). Either
  * way the BPF side's clock follows at once, not one interval later.
  */
-enum { WAKE_CLOCK_SET, WAKE_CLOCK_MOVED, NR_WAKE };
+enum { WAKE_CLOCK_SET, WAKE_CLOCK_MOVED, WAKE_OUTPUT_GONE, NR_WAKE };
 
-static void open_wakeups(struct pollfd *pfd, struct nsl_loader *l)
+/*
+ * And the output going away: a pipe whose reader left (`| head -1`) or a
+ * terminal hung up. poll() reports POLLERR or POLLHUP for those whatever
+ * the events asked for (none); a regular file never.
+ */
+static void open_wakeups(struct pollfd *pfd, struct nsl_loader *l, FILE *out)
 {
 	pfd[WAKE_CLOCK_SET].fd = nsl_clock_watch_open();
 	pfd[WAKE_CLOCK_MOVED].fd = nsl_loader_clock_event_fd(l);
-	for (int i = 0; i < NR_WAKE; i++) {
+	for (int i = 0; i < WAKE_OUTPUT_GONE; i++) {
 		pfd[i].events = POLLIN;
 		if (pfd[i].fd < 0)
 			pr_debug("no %s notifications (%s): the clock is re-read "
 				 "every interval\n", i ? "BPF clock" : "clock-set",
 				 strerror(-pfd[i].fd));
 	}
+	pfd[WAKE_OUTPUT_GONE].fd = out ? fileno(out) : -1;
+	pfd[WAKE_OUTPUT_GONE].events = 0;
 }
 
-/* Sleeps until the CLOCK_MONOTONIC time *until or a signal. */
-static void wait_until(const struct timespec *until, struct pollfd *pfd,
+/*
+ * Sleeps until the CLOCK_MONOTONIC time *until or a signal. Returns true
+ * if the output went away meanwhile: nobody reads what comes next.
+ */
+static bool wait_until(const struct timespec *until, struct pollfd *pfd,
 		       struct nsl_loader *l)
 {
 	while (!stop_signal) {
@@ -175,15 +185,18 @@ static void wait_until(const struct timespec *until, struct pollfd *pfd,
 			left.tv_sec--;
 		}
 		if (left.tv_sec < 0)
-			return;
+			return false;
 		if (ppoll(pfd, NR_WAKE, &left, NULL) <= 0)
 			continue;
+		if (pfd[WAKE_OUTPUT_GONE].revents & (POLLERR | POLLHUP))
+			return true;
 		if (pfd[WAKE_CLOCK_MOVED].revents)
 			nsl_loader_clock_event(l);
 		if (pfd[WAKE_CLOCK_SET].revents &&
 		    nsl_clock_watch_fired(pfd[WAKE_CLOCK_SET].fd))
 			nsl_loader_sync_clock(l);
 	}
+	return false;
 }
 
 /*
@@ -216,12 +229,24 @@ static int write_atomically(const struct nsl_report *rep,
 	return err;
 }
 
+/*
+ * A stream of Prometheus expositions (stdout, a pipe, -o without the
+ * atomic file) ends each with "# EOF", as OpenMetrics does: a comment to
+ * parsers of the text format, and the line a consumer splits the stream
+ * at (one exposition alone would repeat its HELP lines).
+ */
 static int write_report(FILE *out, const struct nsl_report *rep,
 			const struct nsl_format_opts *fo)
 {
+	int err;
+
 	if (atomic_path)
 		return write_atomically(rep, fo);
-	return nsl_format_report(out, rep, fo);
+	err = nsl_format_report(out, rep, fo);
+	if (!err && fo->format == NSL_FMT_PROMETHEUS &&
+	    (fputs("# EOF\n", out) == EOF || fflush(out) == EOF))
+		err = errno > 0 ? -errno : -EIO;
+	return err;
 }
 
 /* Returns 0 to go on, 1 when the output is gone (quiet exit), <0 on error. */
@@ -248,6 +273,27 @@ static int report_once(struct nsl_reader *rd, struct nsl_bpfstats *bs,
 	return err;
 }
 
+/*
+ * How each hook attached and what it sees, for every report (JSON "hooks",
+ * the Prometheus info metric): the netfilter hooks see the namespace
+ * their links live in, the others the one -n selects (0: all).
+ */
+static const struct nsl_hook_status *hook_status(const struct nsl_loader *l,
+						 const struct nsl_options *o)
+{
+	static struct nsl_hook_status st[NSL_NR_HOOKS];
+
+	for (int h = 0; h < NSL_NR_HOOKS; h++) {
+		enum nsl_method m = l->hooks[h].method;
+
+		st[h].enabled = o->hook_enabled[h];
+		st[h].method = m == NSL_METHOD_NONE ? NULL : nsl_method_name(m);
+		st[h].netns = m == NSL_METHOD_NETFILTER ? l->nf_netns_ino : l->netns_ino;
+		st[h].why = l->hooks[h].why;
+	}
+	return st;
+}
+
 static int reader_init(struct nsl_reader *rd, const struct nsl_loader *l,
 		       const bool *attached, const struct nsl_options *o,
 		       bool cumulative)
@@ -259,11 +305,16 @@ static int reader_init(struct nsl_reader *rd, const struct nsl_loader *l,
 		.group_hist_fd = bpf_map__fd(s->maps.group_hist),
 		.counters_fd = bpf_map__fd(s->maps.counters),
 		.groups = nsl_loader_groups(o),
+		.group_netns = o->group_ifindex && o->netns == NSL_NETNS_ALL,
+		.own_netns = l->nf_netns_ino,	/* ours, with -n -1 */
 		.schema = o->schema,
 	};
 
-	return nsl_reader_init(rd, &m, attached, o->group_ifindex,
-			       o->group_cgroup, cumulative, l->ifname_fd);
+	int err = nsl_reader_init(rd, &m, attached, o->group_ifindex,
+				  o->group_cgroup, cumulative, l->ifname_fd);
+
+	rd->status = hook_status(l, o);
+	return err;
 }
 
 /*
@@ -378,7 +429,7 @@ static int run(struct nsl_loader *l, const struct nsl_options *o, FILE *out,
 	struct nsl_reader rd;
 	struct timespec next;
 	unsigned long n = 0;
-	struct pollfd wake[NR_WAKE] = { { .fd = -1 }, { .fd = -1 } };
+	struct pollfd wake[NR_WAKE] = { { .fd = -1 }, { .fd = -1 }, { .fd = -1 } };
 	int err;
 
 	/* reports cover the hooks that run, not those asked for */
@@ -404,13 +455,17 @@ static int run(struct nsl_loader *l, const struct nsl_options *o, FILE *out,
 	if (http->sock >= 0 && (err = start_metrics(http, &metrics, l, attached, o,
 						     o->bpf_stats ? &bs : NULL)))
 		goto out;
-	open_wakeups(wake, l);
+	open_wakeups(wake, l, o->quiet ? NULL : out);
 	clock_gettime(CLOCK_MONOTONIC, &next);
 	while (!stop_signal) {
 		add_seconds(&next, o->interval_s);
-		wait_until(&next, wake, l);
+		if (wait_until(&next, wake, l)) {
+			err = 1;	/* the output is gone: a quiet exit */
+			break;
+		}
 		/* on a signal, the partial interval still gets its report */
-		err = report_once(&rd, o->bpf_stats ? &bs : NULL, out, &fo);
+		if (!o->quiet)
+			err = report_once(&rd, o->bpf_stats ? &bs : NULL, out, &fo);
 		if (err)
 			break;
 		if (o->count && ++n >= o->count)
@@ -520,12 +575,14 @@ static int open_output(const struct nsl_options *o, FILE **out)
 		atomic_path = o->output;
 		snprintf(tmp, sizeof(tmp), "%s.tmp", o->output);
 		err = can_create_unprivileged(tmp, o->user);
-		if (err)
+		if (err == -ENOENT)
+			pr_warn("-o: the directory of %s does not exist\n", o->output);
+		else if (err)
 			pr_warn("-o: cannot create %s as %s without capabilities: %s\n",
 				tmp, o->user ? o->user : "root", strerror(-err));
 		return err;
 	}
-	*out = fopen(o->output, "w");
+	*out = fopen(o->output, o->append ? "a" : "w");
 	if (*out)
 		return 0;
 	err = -errno;
@@ -551,6 +608,8 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	nsl_verbose = opts.verbose;
+	for (unsigned int i = 0; i < opts.nr_warnings; i++)
+		pr_warn("warning: %s\n", opts.warnings[i]);
 	libbpf_set_print(libbpf_print);
 	err = preflight(&opts);
 	if (err)

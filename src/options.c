@@ -21,8 +21,7 @@ static const char doc[] =
 "histogram; a report is printed every INTERVAL seconds (default 5).\n"
 "-i, -n and -I apply to every hook. -p, -c, -q and -C apply to the\n"
 "socket-read hooks only: the others do not run in the reading process.\n"
-"\n"
-"USAGE: netstacklat [OPTION...] [INTERVAL [COUNT]]\n"
+"With --listen and neither -F nor -o, nothing is printed on stdout.\n"
 "\n"
 "EXAMPLES:\n"
 "    netstacklat                     # all hooks, a table every 5 s\n"
@@ -48,6 +47,7 @@ enum {
 	OPT_USAGE,
 	OPT_LISTEN,
 	OPT_RESOLUTION,
+	OPT_APPEND,
 };
 
 /*
@@ -68,7 +68,10 @@ static const struct argp_option options[] = {
 	{ "listen", OPT_LISTEN, "[ADDR:]PORT", 0,
 	  "Serve Prometheus metrics on http://ADDR:PORT/metrics (default "
 	  "address 127.0.0.1; [::1]:PORT for IPv6)", 0 },
-	{ "output", 'o', "FILE", 0, "Write reports to FILE instead of stdout", 0 },
+	{ "output", 'o', "FILE", 0,
+	  "Write reports to FILE instead of stdout (replaced at start)", 0 },
+	{ "append", OPT_APPEND, NULL, 0,
+	  "With -o: add to FILE instead of replacing it", 0 },
 	{ "cumulative", OPT_CUMULATIVE, NULL, 0,
 	  "Totals since start instead of per-interval deltas", 0 },
 	{ "list-probes", 'l', NULL, 0,
@@ -86,7 +89,8 @@ static const struct argp_option options[] = {
 	  "as /run/netns/NAME or /proc/PID/ns/net", 2 },
 	{ "cgroups", 'c', "CGROUP[,..]", 0, "Only these cgroups, by path or id", 2 },
 	{ "min-queuelength", 'q', "N", 0,
-	  "Only socket reads while the receive queue holds >= N skbs", 2 },
+	  "Only socket reads that left >= N skbs (TCP) or datagrams (UDP) "
+	  "queued, counted after the read: a reader that lags behind", 2 },
 	{ "groupby-interface", 'I', NULL, 0, "One histogram per interface", 3 },
 	{ "groupby-cgroup", 'C', NULL, 0, "One histogram per cgroup", 3 },
 	{ "max-groups", OPT_MAX_GROUPS, "N", 0,
@@ -116,8 +120,22 @@ struct parse_state {
 	struct nsl_options *o;
 	bool enable_given, disable_given;
 	bool interval_given, count_given;
+	bool format_given, listen_given, reader_opts, hol_opt, ts_opt;
 	unsigned int nr_positional;
 };
+
+/* An option that does nothing here: a line for stderr, parsing goes on. */
+static void __attribute__((format(printf, 2, 3)))
+warn(struct nsl_options *o, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (o->nr_warnings >= sizeof(o->warnings) / sizeof(o->warnings[0]))
+		return;
+	va_start(ap, fmt);
+	vsnprintf(o->warnings[o->nr_warnings++], sizeof(o->warnings[0]), fmt, ap);
+	va_end(ap);
+}
 
 /* Records the message; the caller prints it (one line) and exits. */
 static int __attribute__((format(printf, 2, 3)))
@@ -256,6 +274,10 @@ static int iface_item(struct argp_state *state, const char *opt, const char *s)
 			return fail(state, "%s: '%s' is not a valid interface name", opt, s);
 		snprintf(ifc->name, sizeof(ifc->name), "%s", s);
 	}
+	for (unsigned int i = 0; i < ps->o->nr_ifaces; i++)
+		if (ps->o->ifaces[i].index == ifc->index &&
+		    !strcmp(ps->o->ifaces[i].name, ifc->name))
+			return fail(state, "%s: interface '%s' listed twice", opt, s);
 	ps->o->nr_ifaces++;
 	return 0;
 }
@@ -267,14 +289,18 @@ static int cgroup_item(struct argp_state *state, const char *opt, const char *s)
 	uint64_t v;
 
 	memset(cg, 0, sizeof(*cg));
-	if (*s == '/' || *s == '.') {
+	/*
+	 * A number is an id; anything else a path: absolute, or relative to
+	 * the cgroup2 mount as -C prints it (the loader resolves it)
+	 */
+	if (*s >= '0' && *s <= '9') {
+		if (parse_u64(s, 1, UINT64_MAX, &v))
+			return fail(state, "%s: '%s' is neither a cgroup path nor an id", opt, s);
+		cg->id = v;
+	} else {
 		cg->path = strdup(s); /* s lives in a copy parse_list frees */
 		if (!cg->path)
 			return ENOMEM;
-	} else if (parse_u64(s, 1, UINT64_MAX, &v)) {
-		return fail(state, "%s: '%s' is neither a cgroup path nor an id", opt, s);
-	} else {
-		cg->id = v;
 	}
 	ps->o->nr_cgroups++;
 	return 0;
@@ -355,7 +381,11 @@ static int parse_opt(int key, char *arg, struct argp_state *state)
 	case 'T':
 		o->timestamp = true;
 		break;
+	case OPT_APPEND:
+		o->append = true;
+		break;
 	case 'F':
+		ps->format_given = true;
 		if (!strcmp(arg, "table"))
 			o->format = NSL_FMT_TABLE;
 		else if (!strcmp(arg, "json"))
@@ -408,6 +438,9 @@ static int parse_opt(int key, char *arg, struct argp_state *state)
 	case 'n':
 		return parse_netns(state, arg);
 	case OPT_LISTEN:
+		if (ps->listen_given)
+			return fail(state, "--listen: given twice (one address and port)");
+		ps->listen_given = true;
 		return parse_listen(state, arg);
 	case 'c':
 		nsl_free_options(o);
@@ -506,6 +539,48 @@ static void set_defaults(struct nsl_options *o)
 		o->hook_enabled[i] = true;
 }
 
+/*
+ * What the options mean together: errors for what cannot work, a warning
+ * for what would silently do nothing.
+ */
+static int check_combinations(struct parse_state *ps)
+{
+	struct nsl_options *o = ps->o;
+	bool reader = false;
+
+	for (int h = 0; h < NSL_NR_HOOKS; h++)
+		reader |= o->hook_enabled[h] && nsl_hooks[h].reader_ctx;
+	if (o->append && !o->output) {
+		snprintf(o->errmsg, sizeof(o->errmsg), "--append: only with -o FILE");
+		return EINVAL;
+	}
+	if (o->append && o->format == NSL_FMT_PROMETHEUS) {
+		snprintf(o->errmsg, sizeof(o->errmsg), "--append: not with -F prometheus "
+			 "(its -o file is replaced atomically every interval)");
+		return EINVAL;
+	}
+	if (!reader) {
+		const struct { bool given; const char *opt; } r[] = {
+			{ o->nr_pids, "-p" }, { o->nr_cgroups, "-c" },
+			{ o->min_queue_len, "-q" }, { o->group_cgroup, "-C" },
+		};
+
+		for (size_t i = 0; i < sizeof(r) / sizeof(r[0]); i++)
+			if (r[i].given)
+				warn(o, "%s only applies to tcp-socket-read and "
+				     "udp-socket-read, and neither is enabled: it "
+				     "does nothing", r[i].opt);
+	}
+	if (o->include_hol && !o->hook_enabled[NSL_HOOK_TCP_SOCK_READ])
+		warn(o, "-y only applies to tcp-socket-read, which is not enabled: "
+			"it does nothing");
+	if (o->timestamp && o->format != NSL_FMT_TABLE)
+		warn(o, "-T only applies to the table format (JSON and Prometheus "
+			"output carry their own time): it does nothing");
+	o->quiet = ps->listen_given && !ps->format_given && !o->output;
+	return 0;
+}
+
 int nsl_parse_options(int argc, char **argv, struct nsl_options *o,
 		      unsigned int argp_flags)
 {
@@ -525,6 +600,8 @@ int nsl_parse_options(int argc, char **argv, struct nsl_options *o,
 	 */
 	argp_flags |= ARGP_NO_ERRS | ARGP_NO_HELP;
 	err = argp_parse(&argp, argc, argv, argp_flags, NULL, &ps);
+	if (!err && !o->info_only)
+		err = check_combinations(&ps);
 	if (!err && (o->group_ifindex || o->group_cgroup) &&
 	    (uint64_t)o->max_groups * sizeof(__u64) * (1 + nsl_nr_slots(o->schema)) >
 	    MAX_GROUP_MAP_BYTES) {

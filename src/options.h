@@ -28,6 +28,12 @@ struct nsl_options {
 	bool timestamp;
 	enum nsl_format format;
 	const char *output;		/* NULL: stdout */
+	bool append;			/* --append: -o adds to FILE */
+	/*
+	 * No reports on stdout: --listen serves them, and neither -F nor -o
+	 * asked for more (an exporter is quiet)
+	 */
+	bool quiet;
 	bool cumulative;
 	bool list_probes;
 	bool verbose;
@@ -66,6 +72,9 @@ struct nsl_options {
 
 	bool info_only;			/* --help/--usage/--version: done */
 	char errmsg[256];		/* set when parsing fails */
+	/* options that do nothing here: one line each for stderr */
+	char warnings[8][200];
+	unsigned int nr_warnings;
 };
 
 /*

@@ -163,6 +163,38 @@ static void prom_costs(FILE *out, const struct nsl_report *r)
 	}
 }
 
+/*
+ * An info metric per hook asked for: how it attaches (or "unavailable",
+ * with the reason) and the one netns it sees ("" for all), so that a
+ * dashboard tells "no traffic" from "cannot see it".
+ */
+static void prom_hook_info(FILE *out, const struct nsl_report *r)
+{
+	char netns[24];
+
+	if (!r->status)
+		return;
+	fputs("# HELP netstacklat_hook_info How each hook attaches and the one "
+	      "network namespace it sees (\"\": all); 1 per hook.\n"
+	      "# TYPE netstacklat_hook_info gauge\n", out);
+	for (int h = 0; h < NSL_NR_HOOKS; h++) {
+		const struct nsl_hook_status *st = &r->status[h];
+
+		if (!st->enabled)
+			continue;
+		snprintf(netns, sizeof(netns), "%" PRIu64, st->netns);
+		fputs("netstacklat_hook_info{", out);
+		prom_label(out, "hook", nsl_hooks[h].name, SIZE_MAX, true);
+		prom_label(out, "method", st->method ? st->method : "unavailable",
+			   SIZE_MAX, false);
+		prom_label(out, "netns", st->method && st->netns ? netns : "",
+			   sizeof(netns), false);
+		if (!st->method)
+			prom_label(out, "reason", st->why ? st->why : "", SIZE_MAX, false);
+		fputs("} 1\n", out);
+	}
+}
+
 void nsl_format_prometheus(FILE *out, const struct nsl_report *r)
 {
 	fputs("# HELP netstacklat_latency_seconds Time from a packet's RX "
@@ -173,4 +205,5 @@ void nsl_format_prometheus(FILE *out, const struct nsl_report *r)
 			prom_hist(out, r, &r->hists[i]);
 	prom_counters(out, r);
 	prom_costs(out, r);
+	prom_hook_info(out, r);
 }

@@ -21,6 +21,7 @@
  * served as classic buckets, as in the text format: the same series.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -329,6 +330,49 @@ static int pb_costs(FILE *out, struct arena *a, const struct nsl_report *r)
 	return err;
 }
 
+/* netstacklat_hook_info, as in the text format (src/prom.c). */
+static int pb_hook_info(FILE *out, struct arena *a, const struct nsl_report *r)
+{
+	Metric **m = arena_alloc(a, NSL_NR_HOOKS, sizeof(Metric *));
+	size_t n = 0;
+
+	if (!r->status)
+		return 0;
+	if (!m)
+		return -ENOMEM;
+	for (int h = 0; h < NSL_NR_HOOKS; h++) {
+		const struct nsl_hook_status *st = &r->status[h];
+		char *netns = arena_alloc(a, 24, 1);
+		struct nsl_label l[4] = {
+			{ "hook", nsl_hooks[h].name, SIZE_MAX },
+			{ "method", st->method ? st->method : "unavailable", SIZE_MAX },
+			{ "netns", netns, 24 },
+			{ "reason", st->why ? st->why : "", SIZE_MAX },
+		};
+		Io__Prometheus__Client__Gauge *g;
+
+		if (!st->enabled)
+			continue;
+		if (!netns)
+			return -ENOMEM;
+		if (st->method && st->netns)
+			snprintf(netns, 24, "%" PRIu64, st->netns);
+		m[n] = counter_metric(a, l, st->method ? 3 : 4, 0);
+		g = arena_alloc(a, 1, sizeof(*g));
+		if (!m[n] || !g)
+			return -ENOMEM;
+		io__prometheus__client__gauge__init(g);
+		g->has_value = 1;
+		g->value = 1;
+		m[n]->counter = NULL;	/* an info metric is a gauge of 1 */
+		m[n++]->gauge = g;
+	}
+	return family(out, a, "netstacklat_hook_info",
+		      "How each hook attaches and the one network namespace it "
+		      "sees (\"\": all); 1 per hook.",
+		      IO__PROMETHEUS__CLIENT__METRIC_TYPE__GAUGE, m, n);
+}
+
 int nsl_format_prometheus_pb(FILE *out, const struct nsl_report *r)
 {
 	struct arena a = { 0 };
@@ -338,6 +382,8 @@ int nsl_format_prometheus_pb(FILE *out, const struct nsl_report *r)
 		err = pb_counters(out, &a, r);
 	if (!err)
 		err = pb_costs(out, &a, r);
+	if (!err)
+		err = pb_hook_info(out, &a, r);
 	arena_free(&a);
 	return err;
 }

@@ -121,6 +121,8 @@ static int table_hist_name(FILE *out, const struct nsl_report *r,
 
 	if (r->group_ifindex)
 		n += table_ifname(out, h);
+	if (r->group_netns)
+		n += fprintf(out, " [netns %" PRIu64 "]", (uint64_t)h->key.netns);
 	if (r->group_cgroup)
 		n += table_cgroup(out, h);
 	return n;

@@ -87,6 +87,10 @@ void nsl_prom_labels(const struct nsl_report *r, const struct nsl_report_hist *h
 			l[out->n++] = (struct nsl_label){ "interface", out->num[0], SIZE_MAX };
 		}
 	}
+	if (r->group_netns) {
+		snprintf(out->num[2], sizeof(out->num[2]), "%" PRIu64, (uint64_t)h->key.netns);
+		l[out->n++] = (struct nsl_label){ "netns", out->num[2], SIZE_MAX };
+	}
 	if (r->group_cgroup) {
 		if (h->cgroup_path) {
 			l[out->n++] = (struct nsl_label){ "cgroup", h->cgroup_path, SIZE_MAX };

@@ -36,9 +36,9 @@ struct nsl_label {
 
 /* Room for the labels of a histogram and the numbers among their values. */
 struct nsl_labels {
-	struct nsl_label l[3];
+	struct nsl_label l[4];
 	unsigned int n;
-	char num[2][24];
+	char num[3][24];
 };
 
 /*

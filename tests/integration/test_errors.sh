@@ -73,7 +73,7 @@ test_bad_invocations() {
 	bad 2 "-n" -n -2
 	bad 2 "-n" -n abc
 	bad 2 "-n" -n 99999999999
-	bad 2 "-c" -c x1
+	bad 2 "-c" -c 12a
 	bad 2 "-q" -q 0
 	bad 2 "-q" -q many
 	bad 2 "--attach" --attach kprobe
@@ -92,6 +92,7 @@ test_bad_invocations() {
 	bad 1 "not a network namespace" -n /etc/passwd
 	bad 1 "no network namespace with inode" -n 12345
 	bad 1 "not a cgroup" -c /nonexistent
+	bad 1 "nor one under" -c x1
 	bad 1 "-o: cannot open" -o /nonexistent-dir/out
 	bad 1 "no user" --user nosuchuser-nsl
 	expect "bad invocations tried" "$BAD_CASES" -ge 40

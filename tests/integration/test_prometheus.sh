@@ -61,7 +61,7 @@ test_prom_textfile_atomic() {
 		last=$(tail -1 "$f")
 		# a whole file always ends with a sample of the same metric
 		[ -z "$lines" ] && lines=$n metric=${last%%\{*}
-		if [ "$n" -ne "$lines" ] || [[ "$last" != netstacklat_*_total\{*\}\ [0-9]* ]] ||
+		if [ "$n" -ne "$lines" ] || [[ "$last" != netstacklat_*\{*\}\ [0-9]* ]] ||
 		   [ "${last%%\{*}" != "$metric" ]; then
 			bad=$((bad + 1))
 		fi

@@ -101,12 +101,20 @@ static void build_basic(struct fixture *f)
 }
 
 /*
- * Cumulative, grouped by interface and cgroup: a name that is known, one
- * that is not, an empty group, an enabled hook without any group, samples
- * in the open-ended bucket and every counter (the line must wrap).
+ * Cumulative, grouped by interface (in every netns: -n -1) and cgroup: a
+ * name that is known, one that is not, an empty group, an enabled hook
+ * without any group, samples in the open-ended bucket and every counter
+ * (the line must wrap). With each hook's status: one attached, seeing all
+ * namespaces, one unavailable (a reason that needs escaping).
  */
 static void build_grouped(struct fixture *f)
 {
+	static struct nsl_hook_status status[NSL_NR_HOOKS] = {
+		[NSL_HOOK_IP_START] = { false, "netfilter", 4026531840ULL, NULL },
+		[NSL_HOOK_TCP_SOCK_READ] = { true, "fentry", 0, NULL },
+		[NSL_HOOK_UDP_SOCK_READ] = { true, NULL, 0,
+			"fentry/skb_consume_udp: load: \"EPERM\"" },
+	};
 	struct nsl_report_hist *h;
 	uint64_t *cnt;
 	int c;
@@ -116,15 +124,18 @@ static void build_grouped(struct fixture *f)
 	f->r.interval_s = 3600.25;
 	f->r.cumulative = true;
 	f->r.group_ifindex = true;
+	f->r.group_netns = true;
 	f->r.group_cgroup = true;
+	f->r.status = status;
 	f->r.hook_enabled[NSL_HOOK_TCP_SOCK_READ] = true;
 	f->r.hook_enabled[NSL_HOOK_UDP_SOCK_READ] = true;
 
 	h = add_hist(f, NSL_HOOK_TCP_SOCK_READ, 3270000000ULL);
 	h->key.ifindex = 2;
+	h->key.netns = 4026531840ULL;
 	h->key.cgroup = 1234;
 	strcpy(h->ifname, "eth0");
-	h->cgroup_path = "/sys/fs/cgroup/system.slice/nginx.service";
+	h->cgroup_path = "/system.slice/nginx.service";
 	set_bucket(h, 17, 400);
 	set_bucket(h, 18, 0);
 	set_bucket(h, 22, 550);
@@ -132,6 +143,7 @@ static void build_grouped(struct fixture *f)
 
 	h = add_hist(f, NSL_HOOK_TCP_SOCK_READ, 47250000000ULL);
 	h->key.ifindex = 3;
+	h->key.netns = 4026532301ULL;
 	h->key.cgroup = 5678;
 	set_bucket(h, 33, 1);
 	set_bucket(h, 34, 4);
@@ -412,11 +424,13 @@ static void test_json_group_keys(void **state)
 	(void)state;
 	build_grouped(&f);
 	f.r.group_cgroup = false;
+	f.r.group_netns = false;
 	text = render(&f.r, &json);
 	check_json_line(text);
 	assert_non_null(strstr(text, "{\"hook\":\"tcp-socket-read\","
 				     "\"ifindex\":3,\"ifname\":null,\"count\""));
 	assert_null(strstr(text, "cgroup"));
+	assert_null(strstr(text, "\"netns\":4"));
 	free(text);
 
 	build_basic(&f);
@@ -745,6 +759,44 @@ static void test_prom_pb_classic(void **state)
 		io__prometheus__client__metric_family__free_unpacked(mf[i], NULL);
 }
 
+/*
+ * The hook info metric, as in the text format: a gauge of 1 per hook asked
+ * for, the reason only for the unavailable one, and the netns label of
+ * the group in the histogram's labels (-I -n -1).
+ */
+static void test_prom_pb_hook_info(void **state)
+{
+	Io__Prometheus__Client__MetricFamily *mf[16];
+	const Io__Prometheus__Client__MetricFamily *info;
+	const Io__Prometheus__Client__Metric *m;
+	struct fixture f;
+	size_t n;
+
+	(void)state;
+	build_grouped(&f);
+	n = render_pb(&f, mf, 16);
+	info = pb_family(mf, n, "netstacklat_hook_info");
+	assert_int_equal(info->type, IO__PROMETHEUS__CLIENT__METRIC_TYPE__GAUGE);
+	assert_int_equal(info->n_metric, 2);
+	m = info->metric[0];
+	assert_int_equal(m->n_label, 3);
+	assert_string_equal(m->label[1]->value, "fentry");
+	assert_string_equal(m->label[2]->name, "netns");
+	assert_string_equal(m->label[2]->value, "");
+	assert_float_equal(m->gauge->value, 1, 0);
+	m = info->metric[1];
+	assert_int_equal(m->n_label, 4);
+	assert_string_equal(m->label[0]->value, "udp-socket-read");
+	assert_string_equal(m->label[1]->value, "unavailable");
+	assert_string_equal(m->label[3]->name, "reason");
+	assert_string_equal(m->label[3]->value, "fentry/skb_consume_udp: load: \"EPERM\"");
+	m = pb_family(mf, n, "netstacklat_latency_seconds")->metric[0];
+	assert_string_equal(m->label[2]->name, "netns");
+	assert_string_equal(m->label[2]->value, "4026531840");
+	for (size_t i = 0; i < n; i++)
+		io__prometheus__client__metric_family__free_unpacked(mf[i], NULL);
+}
+
 /* Content negotiation: protobuf only when asked for, by q weight. */
 static void test_prom_accept(void **state)
 {
@@ -813,6 +865,7 @@ static void test_prom_label_utf8(void **state)
 
 	(void)state;
 	build_grouped(&f);
+	f.r.group_netns = false;
 	f.h[0].cgroup_path = "/a\"b\\c\nd\xff\xc3\xa9";
 	strcpy(f.h[0].ifname, "e\xfe\xe2\x82");
 	text = render(&f.r, &prom);
@@ -858,6 +911,7 @@ int main(void)
 		cmocka_unit_test(test_fine_prom),
 		cmocka_unit_test(test_prom_pb_native),
 		cmocka_unit_test(test_prom_pb_classic),
+		cmocka_unit_test(test_prom_pb_hook_info),
 		cmocka_unit_test(test_prom_accept),
 	};
 

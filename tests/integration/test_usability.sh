@@ -1,0 +1,172 @@
+#!/usr/bin/env bash
+# What a new user trips over (issue #17), one test per behaviour: groups
+# that must not merge, paths the tool prints and must accept, options that
+# would silently do nothing, what the outputs say about each hook, and how
+# the tool behaves at the end of a pipe, in a file and as an exporter.
+source "$(dirname "$0")/lib.sh"
+
+TESTS=(test_netns_all_groups_interfaces test_cgroup_path_as_printed
+       test_options_that_do_nothing test_hook_status_in_outputs
+       test_closed_pipe_at_once test_missing_textfile_dir
+       test_listen_quiet_stdout test_prom_stream_delimited test_append)
+PORT=$((23000 + ID % 9000))
+
+# -n -1 -I: the veth ends in A and in B are both ifindex 2 (the first link
+# of a new namespace after lo); UDP both ways gives udp-socket-enqueued
+# samples on both, which must stay two groups, each with its netns.
+test_netns_all_groups_interfaces() {
+	local out=$TMP/nsall.json ia ib groups
+	ia=$(ip -n "$NS_A" -o link show "$IF_A" | cut -d: -f1)
+	ib=$(ip -n "$NS_B" -o link show "$IF_B" | cut -d: -f1)
+	[ "$ia" = "$ib" ] || { skip "the veth ends have different indices ($ia, $ib)"; return; }
+	serve udp 5601 --count 100 --duration-s 10 || return
+	start_tool "$out" -n -1 -I -e udp-socket-enqueued || return
+	client udp 5601 --count 100 --interval-us 500
+	wait_server
+	# the other way: a server in A, the client in B
+	ip netns exec "$NS_A" "$TG" server --proto udp --bind $ADDR_A --port 5602 --count 100 \
+		--duration-s 10 --ready-file "$TMP/ready-a" > /dev/null &
+	BG_PIDS+=($!)
+	wait_for 10 test -s "$TMP/ready-a" || { fail "server in A did not start"; return; }
+	ip netns exec "$NS_B" "$TG" client --proto udp --connect $ADDR_A --port 5602 \
+		--count 100 --interval-us 500 > /dev/null
+	wait $!
+	stop_tool
+	groups=$(python3 - "$out" "$ia" <<-'PY'
+	import json, sys
+	counts = {}
+	for line in open(sys.argv[1]):
+	    for h in json.loads(line)["histograms"]:
+	        if h["ifindex"] == int(sys.argv[2]):
+	            counts[h["netns"]] = counts.get(h["netns"], 0) + h["count"]
+	print(" ".join(str(counts[k]) for k in sorted(counts)))
+	PY
+	)
+	expect "udp-socket-enqueued samples per netns on ifindex $ia" "$groups" = "100 100"
+}
+
+# -C prints cgroup paths relative to the cgroup2 mount; -c takes them as
+# printed (with or without the leading /), and the id.
+test_cgroup_path_as_printed() {
+	local out=$TMP/cgpath.json cg printed form
+	[ -n "$CG_ROOT" ] && [ -w "$CG_ROOT/cgroup.procs" ] ||
+		{ skip "no writable cgroup v2 at $CG_ROOT"; return; }
+	cg=$CG_ROOT/nsl$ID-usab
+	mkdir "$cg" && CGROUPS+=("$cg") || { fail "cannot create $cg"; return; }
+	serve tcp 5603 || return
+	echo "$SERVER_PID" > "$cg/cgroup.procs"
+	start_tool "$out" -n "/run/netns/$NS_B" -e tcp-socket-read -C || return
+	client tcp 5603 --count 50 --interval-us 1000
+	wait_server
+	stop_tool
+	printed=$($JQ "$out" groups tcp-socket-read cgroup_path)
+	expect "-C's path" "$printed" = "/nsl$ID-usab"
+	for form in "$printed" "${printed#/}"; do
+		serve tcp 5604 || return
+		echo "$SERVER_PID" > "$cg/cgroup.procs"
+		start_tool "$out" -n "/run/netns/$NS_B" -e tcp-socket-read -c "$form" || return
+		client tcp 5604 --count 50 --interval-us 1000
+		wait_server
+		stop_tool
+		expect "reads with -c $form" "$($JQ "$out" count tcp-socket-read)" -eq \
+			"$(json_field "$TMP/server.json" reads)"
+	done
+}
+
+# A warning on stderr for an option that would do nothing; an error
+# (exit 2, one line, before loading) for one given twice.
+test_options_that_do_nothing() {
+	local args
+	for args in "-e ip-start -p 1" "-e udp-start -y" "-T -F json" "-e ip-start -C"; do
+		# shellcheck disable=SC2086
+		"$NSL" $args -r 0.1 --count 1 > /dev/null 2> "$TMP/warn.err"
+		grep -q "^netstacklat: warning: .*does nothing" "$TMP/warn.err" ||
+			fail "no warning for $args: $(head -2 "$TMP/warn.err")"
+	done
+	"$NSL" -r 0.1 --count 1 -e tcp-socket-read -p 1 > /dev/null 2> "$TMP/warn.err"
+	grep -q "warning" "$TMP/warn.err" && fail "a warning where -p applies: $(cat "$TMP/warn.err")"
+	for args in "--listen 9100 --listen 9101" "-i lo,lo"; do
+		# shellcheck disable=SC2086
+		"$NSL" $args > /dev/null 2> "$TMP/twice.err"
+		expect "exit status of $args" "$?" -eq 2
+		expect "stderr lines of $args" "$(wc -l < "$TMP/twice.err")" -eq 1
+		grep -q "twice" "$TMP/twice.err" || fail "$args: $(cat "$TMP/twice.err")"
+	done
+}
+
+# Each report says how each hook asked for attaches and what it sees, or
+# why it is unavailable: JSON "hooks", Prometheus netstacklat_hook_info.
+test_hook_status_in_outputs() {
+	local out=$TMP/status.json prom=$TMP/status.prom
+	"$NSL" -F json -r 0.2 --count 1 -o "$out" 2> /dev/null || { fail "tool failed"; return; }
+	python3 - "$out" "$(stat -L -c %i /proc/self/ns/net)" "$("$NSL" -l 2>/dev/null)" \
+		> "$TMP/status.out" 2>&1 <<-'PY' || fail "JSON hooks: $(cat "$TMP/status.out")"
+	import json, sys
+	hooks = json.loads(open(sys.argv[1]).readline())["hooks"]
+	listed = {l.split()[0]: l.split()[1] for l in sys.argv[3].splitlines()[1:]}
+	assert set(hooks) == set(listed), (hooks, listed)
+	for name, st in hooks.items():
+	    if listed[name] == "unavailable":
+	        assert st["method"] is None and st["unavailable"], (name, st)
+	    else:
+	        assert st["method"] == listed[name], (name, st)
+	        assert st["netns"] == int(sys.argv[2]), (name, st)
+	PY
+	"$NSL" -F prometheus -r 0.2 --count 1 > "$prom" 2> /dev/null
+	expect "netstacklat_hook_info series" "$(grep -c '^netstacklat_hook_info{' "$prom")" -eq 7
+	grep -q '^netstacklat_hook_info{hook="ip-start",method="[a-z]*",netns="[0-9]*"} 1$' "$prom" ||
+		fail "no ip-start info: $(grep ip-start "$prom" | tail -1)"
+}
+
+# The reader of a pipe goes away after the first line: the tool notices at
+# once (poll) and exits 0, not at its next report, 4 s later.
+test_closed_pipe_at_once() {
+	local start rc
+	start=$SECONDS
+	"$NSL" -r 4 -F json 2> "$TMP/pipe.err" | head -1 > /dev/null
+	rc=${PIPESTATUS[0]}
+	expect "exit status after the pipe closed" "$rc" -eq 0
+	expect "seconds to exit (the second report would be at 8)" "$((SECONDS - start))" -lt 7
+}
+
+test_missing_textfile_dir() {
+	"$NSL" -F prometheus -o "$TMP/nonexistent/x.prom" > /dev/null 2> "$TMP/dir.err"
+	expect "exit status" "$?" -eq 1
+	grep -q "the directory of $TMP/nonexistent/x.prom does not exist" "$TMP/dir.err" ||
+		fail "message: $(cat "$TMP/dir.err")"
+}
+
+# --listen alone is an exporter: nothing on stdout. With -F, as asked.
+test_listen_quiet_stdout() {
+	"$NSL" --listen "127.0.0.1:$PORT" -r 0.2 --count 3 > "$TMP/quiet.out" 2> /dev/null
+	expect "stdout bytes with --listen" "$(wc -c < "$TMP/quiet.out")" -eq 0
+	"$NSL" --listen "127.0.0.1:$PORT" -F json -r 0.2 --count 3 > "$TMP/quiet.out" 2> /dev/null
+	expect "JSON lines with --listen -F json" "$(wc -l < "$TMP/quiet.out")" -eq 3
+}
+
+# -F prometheus on a stream: each exposition ends with "# EOF"; split
+# there, each part passes promtool.
+test_prom_stream_delimited() {
+	local n=0 f
+	command -v promtool > /dev/null || { skip "promtool missing"; return; }
+	"$NSL" -F prometheus -r 0.2 --count 3 > "$TMP/stream.prom" 2> /dev/null
+	awk -v d="$TMP/part" '{ print > (d "." n) } /^# EOF$/ { n++ }' "$TMP/stream.prom"
+	for f in "$TMP"/part.*; do
+		promtool check metrics < "$f" > /dev/null 2>&1 || fail "$f: $(promtool check metrics < "$f" 2>&1 | head -2)"
+		n=$((n + 1))
+	done
+	expect "expositions" "$n" -eq 3
+}
+
+test_append() {
+	local f=$TMP/append.jsonl
+	"$NSL" -F json -r 0.2 --count 1 -o "$f" 2> /dev/null
+	"$NSL" -F json -r 0.2 --count 1 -o "$f" --append 2> /dev/null
+	expect "lines after a second run with --append" "$(wc -l < "$f")" -eq 2
+	"$NSL" -F json -r 0.2 --count 1 -o "$f" 2> /dev/null
+	expect "lines after a run without" "$(wc -l < "$f")" -eq 1
+}
+
+need "" prereqs
+need "cannot create namespaces/veth" setup_netns
+run_tests
