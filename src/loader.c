@@ -404,6 +404,8 @@ static int resolve_ifaces(struct nsl_loader *l, const struct nsl_options *o,
 	if (o->netns != NSL_NETNS_ALL || o->group_ifindex)
 		l->ifname_fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	for (unsigned int i = 0; i < o->nr_ifaces && !err; i++) {
+		char name[IF_NAMESIZE];
+
 		idx[i] = o->ifaces[i].index;
 		if (o->ifaces[i].name[0]) {
 			idx[i] = if_nametoindex(o->ifaces[i].name);
@@ -412,6 +414,21 @@ static int resolve_ifaces(struct nsl_loader *l, const struct nsl_options *o,
 					saved >= 0 ? " in " : "",
 					saved >= 0 ? l->netns_path : "");
 				err = -ENODEV;
+			}
+		} else if (!if_indextoname(idx[i], name)) {
+			/*
+			 * An index no interface has is the same mistake as a
+			 * name none has; but under -n -1 it may be another
+			 * namespace's (indices are per namespace).
+			 */
+			if (o->netns != NSL_NETNS_ALL) {
+				pr_warn("-i: no interface with index %u%s%s\n", idx[i],
+					saved >= 0 ? " in " : "",
+					saved >= 0 ? l->netns_path : "");
+				err = -ENODEV;
+			} else {
+				pr_warn("-i: no interface with index %u in netstacklat's own network namespace; with -n -1 it may be another namespace's: going on\n",
+					idx[i]);
 			}
 		}
 	}

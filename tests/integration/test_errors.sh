@@ -88,6 +88,7 @@ test_bad_invocations() {
 	# things that do not exist: exit 1, still before anything is loaded
 	bad 1 "no process" -p 4194303
 	bad 1 "no interface 'nosuchif0'" -i nosuchif0
+	bad 1 "no interface with index 123456789" -i 123456789
 	bad 1 "not a network namespace" -n /nonexistent
 	bad 1 "not a network namespace" -n /etc/passwd
 	bad 1 "no network namespace with inode" -n 12345

@@ -92,6 +92,12 @@ test_options_that_do_nothing() {
 		expect "stderr lines of $args" "$(wc -l < "$TMP/twice.err")" -eq 1
 		grep -q "twice" "$TMP/twice.err" || fail "$args: $(cat "$TMP/twice.err")"
 	done
+	# an index no interface has: under -n -1 maybe another namespace's,
+	# so said and gone on with (one namespace: an error, test_errors.sh)
+	"$NSL" -n -1 -i 123456789 -r 0.1 --count 1 > "$TMP/idx.out" 2> "$TMP/idx.err"
+	expect "exit status of -n -1 -i 123456789" "$?" -eq 0
+	grep -q "no interface with index 123456789 in netstacklat's own" "$TMP/idx.err" ||
+		fail "-n -1 -i 123456789: $(cat "$TMP/idx.err")"
 }
 
 # Each report says how each hook asked for attaches and what it sees, or
