@@ -202,6 +202,36 @@ run_pair() {
 	emit $name.server /tmp/$name.server
 }
 
+# Every hook in both attach modes side by side on the same traffic: TCP
+# and UDP over the TUN wire (RX timestamps as from a NIC), 200 messages
+# each, one instance per mode. IPv6 is off in both namespaces meanwhile,
+# so that no neighbour discovery lands in one instance's window and not
+# the other's (they start and stop one after the other). run_agree NAME
+run_agree() {
+	local fpid tjob ns
+	for ns in A B; do
+		/nsl/ip netns exec $ns sysctl -qw net.ipv6.conf.all.disable_ipv6=1
+	done
+	SRV_ADDR=$WIRE_ADDR serve $1-tcp tcp 5011
+	tjob=$SERVER_JOB
+	SRV_ADDR=$WIRE_ADDR serve $1-udp udp 5012 --count 200 --duration-s 60
+	tool_start $1-fentry --attach=fentry -n /run/netns/B
+	fpid=$TOOL_PID
+	tool_start $1-fallback --attach=fallback -n /run/netns/B
+	SRV_ADDR=$WIRE_ADDR client $1-tcp tcp 5011 --count 200 --interval-us 1000
+	SRV_ADDR=$WIRE_ADDR client $1-udp udp 5012 --count 200 --interval-us 1000
+	wait $tjob $SERVER_JOB
+	sleep 0.2
+	tool_stop $1-fallback
+	TOOL_PID=$fpid
+	tool_stop $1-fentry
+	emit $1-tcp.server /tmp/$1-tcp.server
+	emit $1-udp.server /tmp/$1-udp.server
+	for ns in A B; do
+		/nsl/ip netns exec $ns sysctl -qw net.ipv6.conf.all.disable_ipv6=0
+	done
+}
+
 # a client that reads back the TX timestamps of its sends from its error
 # queue reads no data: no tcp-socket-read sample in its namespace
 run_errqueue() {	# run_errqueue NAME MODE
@@ -282,6 +312,7 @@ if [ "$(awk '$1 == "tcp-socket-read" { print $2 }' /tmp/list-fallback.out)" != u
 	run_errqueue fallback-errq fallback
 	run_mptcp fallback-mptcp fallback
 	run_hol_all fallback
+	run_agree agree
 fi
 # UDP reads where they have a fallback (6.3 to 6.17): one sample per read,
 # and the same latencies as fentry's of the same reads (2 ms in the queue)
