@@ -44,11 +44,12 @@ struct {
  * schema in use: the loader sets value_size (8 * (1 + slots)), so they are
  * declared by size, without a BTF value type that would fix it.
  *
- * Ungrouped histograms: one per hook, per CPU, so one lookup and no atomics.
+ * Ungrouped histograms: one per hook (and NSL_HIST_TCP_READ_HOL), per CPU,
+ * so one lookup and no atomics.
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, NSL_NR_HOOKS);
+	__uint(max_entries, NSL_NR_HISTS);
 	__uint(key_size, sizeof(__u32));
 	__uint(value_size, sizeof(struct nsl_hist));
 } hist SEC(".maps");
@@ -152,9 +153,17 @@ struct {
 	__type(value, struct nsl_read_state);
 } read_state SEC(".maps");
 
+/*
+ * Counts an event of hook, or of the hook whose histogram hook is (the
+ * reads the HOL filter left out are tcp-socket-read's).
+ */
 static __always_inline void count_event(__u32 hook, enum nsl_counter c)
 {
-	struct nsl_counters *v = bpf_map_lookup_elem(&counters, &hook);
+	struct nsl_counters *v;
+
+	if (hook == NSL_HIST_TCP_READ_HOL)
+		hook = NSL_HOOK_TCP_SOCK_READ;
+	v = bpf_map_lookup_elem(&counters, &hook);
 
 	if (v && c < NSL_NR_COUNTERS)
 		v->cnt[c]++;
@@ -468,6 +477,7 @@ err:
 
 static __always_inline void record_tcp_read(struct sock *sk, __u64 ts)
 {
+	__u32 into = NSL_HOOK_TCP_SOCK_READ;	/* the histogram */
 	__u32 ifindex = 0;
 
 	if ((__s64)ts <= 0)
@@ -487,16 +497,17 @@ static __always_inline void record_tcp_read(struct sock *sk, __u64 ts)
 		 * one or more TCP subflows) may have waited for a subflow's
 		 * retransmission or for another subflow; the filter sees no
 		 * subflow, so it cannot tell: left out, and counted.
+		 * Every read left out goes to a histogram of its own, so that
+		 * the two together hold what a -y run would.
 		 */
 		if (sk->sk_protocol == IPPROTO_MPTCP) {
 			count_event(NSL_HOOK_TCP_SOCK_READ, NSL_CNT_MPTCP_EXCLUDED);
-			return;
+			into = NSL_HIST_TCP_READ_HOL;
+		} else if (tcp_read_hol_blocked(sk)) {
+			into = NSL_HIST_TCP_READ_HOL;
 		}
-		if (tcp_read_hol_blocked(sk))
-			return;
 	}
-	record_latency(NSL_HOOK_TCP_SOCK_READ, ts, ifindex,
-		       cfg.group_by_netns ? sk_netns(sk) : 0);
+	record_latency(into, ts, ifindex, cfg.group_by_netns ? sk_netns(sk) : 0);
 }
 
 /*

@@ -33,6 +33,15 @@ enum nsl_hook {
 };
 
 /*
+ * Histograms: one per hook, and one more that no hook of its own fills:
+ * the TCP reads the HOL filter left out (tcp-socket-read's programs record
+ * them there instead of dropping them; only without -y). Its counters are
+ * tcp-socket-read's.
+ */
+#define NSL_HIST_TCP_READ_HOL	NSL_NR_HOOKS
+#define NSL_NR_HISTS		(NSL_NR_HOOKS + 1)
+
+/*
  * Histograms have slots, one per bucket, in one of two layouts (the
  * resolution, --resolution):
  *

@@ -424,7 +424,7 @@ static int run(struct nsl_loader *l, const struct nsl_options *o, FILE *out,
 	struct metrics metrics = { 0 };
 	const struct nsl_format_opts fo = { .format = o->format,
 					    .timestamp = o->timestamp };
-	bool attached[NSL_NR_HOOKS];
+	bool attached[NSL_NR_HISTS];
 	struct nsl_bpfstats bs = { .stats_fd = -1 };
 	struct nsl_reader rd;
 	struct timespec next;
@@ -435,6 +435,9 @@ static int run(struct nsl_loader *l, const struct nsl_options *o, FILE *out,
 	/* reports cover the hooks that run, not those asked for */
 	for (int h = 0; h < NSL_NR_HOOKS; h++)
 		attached[h] = l->hooks[h].method != NSL_METHOD_NONE;
+	/* what the HOL filter leaves out, next to what it keeps */
+	attached[NSL_HIST_TCP_READ_HOL] =
+		attached[NSL_HOOK_TCP_SOCK_READ] && !o->include_hol;
 	/* Prometheus histograms and counters only grow */
 	err = reader_init(&rd, l, attached, o,
 			  o->cumulative || o->format == NSL_FMT_PROMETHEUS);

@@ -201,7 +201,7 @@ void nsl_format_prometheus(FILE *out, const struct nsl_report *r)
 	      "timestamp to the hook.\n"
 	      "# TYPE netstacklat_latency_seconds histogram\n", out);
 	for (size_t i = 0; i < r->nr_hists; i++)
-		if (r->hists[i].key.hook < NSL_NR_HOOKS)
+		if (r->hists[i].key.hook < NSL_NR_HISTS)
 			prom_hist(out, r, &r->hists[i]);
 	prom_counters(out, r);
 	prom_costs(out, r);

@@ -262,7 +262,7 @@ static int pb_hists(FILE *out, struct arena *a, const struct nsl_report *r)
 	if (!m)
 		return -ENOMEM;
 	for (size_t i = 0; i < r->nr_hists; i++)
-		if (r->hists[i].key.hook < NSL_NR_HOOKS)
+		if (r->hists[i].key.hook < NSL_NR_HISTS)
 			m[n++] = hist_metric(a, r, &r->hists[i]);
 	return family(out, a, "netstacklat_latency_seconds",
 		      "Time from a packet's RX timestamp to the hook.",

@@ -164,10 +164,10 @@ static struct nsl_report_hist *new_total(struct nsl_reader *r,
 	return h;
 }
 
-/* Ungrouped: one per-CPU histogram per hook, summed over the CPUs. */
+/* Ungrouped: one per-CPU histogram per hook (and HOL), summed over the CPUs. */
 static int read_hooks(struct nsl_reader *r)
 {
-	for (__u32 hook = 0; hook < NSL_NR_HOOKS; hook++) {
+	for (__u32 hook = 0; hook < NSL_NR_HISTS; hook++) {
 		struct nsl_group_key key = { .hook = hook };
 		struct nsl_report_hist *h;
 

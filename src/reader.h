@@ -36,7 +36,7 @@ struct nsl_reader {
 	bool grouped;
 	bool cumulative;
 	bool group_ifindex, group_cgroup;
-	bool hook_enabled[NSL_NR_HOOKS];
+	bool hook_enabled[NSL_NR_HISTS];	/* per histogram */
 	void *percpu;				/* lookup buffer, ncpus values */
 	const void *groups;			/* group_hist, mapped read-only */
 	size_t groups_len;

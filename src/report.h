@@ -48,7 +48,7 @@ struct nsl_report {
 	bool group_ifindex;		/* -I */
 	bool group_cgroup;		/* -C */
 	bool group_netns;		/* -I with -n -1: groups carry the netns */
-	bool hook_enabled[NSL_NR_HOOKS];
+	bool hook_enabled[NSL_NR_HISTS];	/* per histogram (hook, HOL) */
 	/* per hook; NULL when not known (then the formats leave it out) */
 	const struct nsl_hook_status *status;
 	/* sorted by (hook, ifindex, cgroup); ungrouped: one per enabled hook */

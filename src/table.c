@@ -315,7 +315,8 @@ static void table_hook(FILE *out, const struct nsl_report *r, __u32 hook)
 		return;
 	if (!n)
 		fprintf(out, "%s: no samples\n", nsl_hook_label(hook));
-	table_counters(out, r->counters[hook]);
+	if (hook < NSL_NR_HOOKS)	/* the HOL histogram's are tcp-socket-read's */
+		table_counters(out, r->counters[hook]);
 }
 
 /*
@@ -392,7 +393,7 @@ void nsl_format_table(FILE *out, const struct nsl_report *r,
 
 	if (o->timestamp)
 		table_time(out, &r->time);
-	for (hook = 0; hook < NSL_NR_HOOKS; hook++)
+	for (hook = 0; hook < NSL_NR_HISTS; hook++)
 		table_hook(out, r, hook);
 	table_costs(out, r);
 	fputc('\n', out);

@@ -11,9 +11,14 @@
 #include "hooks.h"
 #include "text.h"
 
-/* A hook id comes from a BPF map key: do not index the table blindly. */
+/*
+ * The name of a histogram: its hook's, or that of the reads the HOL filter
+ * left out. The id comes from a BPF map key: do not index the table blindly.
+ */
 const char *nsl_hook_label(__u32 hook)
 {
+	if (hook == NSL_HIST_TCP_READ_HOL)
+		return "tcp-socket-read-hol";
 	return hook < NSL_NR_HOOKS ? nsl_hooks[hook].name : "unknown";
 }
 

@@ -428,6 +428,8 @@ test_mptcp_reads() {
 	expect "tcp-socket-read samples with the HOL filter" "$($JQ "$f" count tcp-socket-read)" -eq 0
 	expect "mptcp_excluded" "$($JQ "$f" counter tcp-socket-read mptcp_excluded)" -eq "$reads"
 	expect "hol_read_errors" "$($JQ "$f" counter tcp-socket-read hol_read_errors)" -eq 0
+	# left out, not lost: kept apart
+	expect "tcp-socket-read-hol samples = MPTCP reads" "$($JQ "$f" count tcp-socket-read-hol)" -eq "$reads"
 }
 
 # --resolution 8, grouped by cgroup (the shared histograms): the reader

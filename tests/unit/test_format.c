@@ -58,7 +58,8 @@ static void set_bucket(struct nsl_report_hist *h, int i, uint64_t n)
 
 /*
  * An ungrouped interval report as over veth: ip-start empty because TCP
- * carries departure timestamps, reads with HOL-blocked samples excluded.
+ * carries departure timestamps, reads with HOL-blocked samples excluded
+ * and kept apart (tcp-socket-read-hol).
  */
 static void build_basic(struct fixture *f)
 {
@@ -98,6 +99,13 @@ static void build_basic(struct fixture *f)
 	set_bucket(h, 15, 2);
 	f->r.counters[NSL_HOOK_TCP_SOCK_READ][NSL_CNT_HOL_EXCLUDED] = 12;
 	f->r.counters[NSL_HOOK_TCP_SOCK_READ][NSL_CNT_NEGATIVE] = 2;
+
+	/* the 12 reads left out, in their own histogram */
+	f->r.hook_enabled[NSL_HIST_TCP_READ_HOL] = true;
+	h = add_hist(f, NSL_HIST_TCP_READ_HOL, 312000000);
+	set_bucket(h, 24, 3);
+	set_bucket(h, 25, 8);
+	set_bucket(h, 26, 1);
 }
 
 /*
