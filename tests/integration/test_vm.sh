@@ -212,6 +212,8 @@ hol_pair() {
 	expect "-y samples = server reads" "$HOL_NY" -eq "$reads"
 	expect "filtered + hol_excluded + hol_read_errors = -y samples" \
 		"$((HOL_NF + HOL_EX + er))" -eq "$HOL_NY"
+	expect "filtered + tcp-socket-read-hol samples = -y samples" \
+		"$((HOL_NF + $($JQ "$OUT/$name-f.json" count tcp-socket-read-hol)))" -eq "$HOL_NY"
 	echo "  reads $reads, -y $HOL_NY, filtered $HOL_NF, hol_excluded $HOL_EX, testbed: $(cat "$OUT/$name.stats")"
 }
 
@@ -226,6 +228,8 @@ hol_forced_rto() {	# hol_forced_rto MODE
 		"$($JQ "$OUT/$1-hol-y.json" count_lower_ge tcp-socket-read $((100 * ms)))" -ge 1
 	expect "filtered samples that may be >= 100 ms" \
 		"$($JQ "$OUT/$1-hol-f.json" count_upper_gt tcp-socket-read $((100 * ms)))" -eq 0
+	expect "tcp-socket-read-hol samples >= 100 ms" \
+		"$($JQ "$OUT/$1-hol-f.json" count_lower_ge tcp-socket-read-hol $((100 * ms)))" -ge 1
 	expect "hol_excluded" "$HOL_EX" -gt 0
 }
 
