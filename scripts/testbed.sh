@@ -16,6 +16,8 @@
 #   tb_attach NS IFACE      dropper on IFACE's ingress (an existing netns)
 #   tb_find NS IFACE        find the maps of a dropper attached earlier
 #   tb_one_seg NS IFACE     one TCP segment per skb leaving IFACE (no GSO)
+#   tb_wire DELAY_US [STATS] a delayed TUN wire between the namespaces, the
+#                           dropper moved onto its receiving end
 #   tb_rule_off | tb_rule_loss PCT [SEED] | tb_rule_nth N [K [PERIOD]]
 #   tb_port PORT            only segments from/to PORT (0: all)
 #   tb_stats                data_segs=.. dropped=.. dropped_retrans=.. gso_skbs=..
@@ -28,7 +30,7 @@ TB_CREATED=()
 # Map keys: mirror bpf/testbed/testbed.h.
 TB_MODE_OFF=0 TB_MODE_LOSS=1 TB_MODE_NTH=2
 TB_CFG_MODE=0 TB_CFG_LOSS_PPM=1 TB_CFG_SEED=2 TB_CFG_NTH=3 TB_CFG_RETRANS=4
-TB_CFG_PERIOD=5 TB_CFG_PORT=6
+TB_CFG_PERIOD=5 TB_CFG_PORT=6 TB_CFG_L2_NONE=7
 TB_STAT_NAMES=(data_segs dropped dropped_retrans gso_skbs target_seq retrans_left
 	       new_segs high_seq)
 
@@ -76,10 +78,42 @@ tb_create() {
 	tb_attach "$TB_NS_RX" "$TB_IF_RX"
 }
 
+# tb_wire DELAY_US [STATS_FILE]: after tb_create, a second path between
+# the two namespaces: a TUN wire (tests/tunwire.c, TB_WIRE) that holds each
+# packet DELAY_US in each direction (a round trip of 2 x DELAY_US, as a
+# long link), addresses TB_WADDR_TX/TB_WADDR_RX. Packets from a TUN device
+# carry RX timestamps, as from a NIC. The dropper goes onto the wire's
+# receiving end (tb_rule_* then act there). The devices are tbw-tx and
+# tbw-rx (names are per namespace). TB_WIRE_PID is the wire's; it writes
+# STATS_FILE (how late packets left) when tb_destroy stops it.
+tb_wire() {
+	local delay=$1 stats=${2:-} ready i
+	TB_WIRE=${TB_WIRE:-$TB_ROOT/.output/tests/tunwire}
+	TB_WADDR_TX=198.18.2.1 TB_WADDR_RX=198.18.2.2
+	[ -x "$TB_WIRE" ] || { tb_err "$TB_WIRE missing"; return 1; }
+	ready=$(mktemp) && rm -f "$ready" || return 1
+	"$TB_WIRE" --delay-us "$delay" ${stats:+--stats "$stats"} \
+		"/run/netns/$TB_NS_TX" tbw-tx "/run/netns/$TB_NS_RX" tbw-rx \
+		"$ready" &
+	TB_WIRE_PID=$!
+	for i in $(seq 100); do [ -s "$ready" ] && break; sleep 0.1; done
+	[ -s "$ready" ] || { tb_err "the TUN wire did not start"; return 1; }
+	rm -f "$ready"
+	ip -n "$TB_NS_TX" addr add $TB_WADDR_TX/24 dev tbw-tx &&
+	ip -n "$TB_NS_RX" addr add $TB_WADDR_RX/24 dev tbw-rx &&
+	ip -n "$TB_NS_TX" link set tbw-tx up &&
+	ip -n "$TB_NS_RX" link set tbw-rx up &&
+	tb_attach "$TB_NS_RX" tbw-rx
+}
+
 # Processes still inside a namespace would keep it (and its veth) alive
 # after 'ip netns del': end them first, each by its PID.
 tb_destroy() {
 	local ns pid
+	if [ -n "${TB_WIRE_PID:-}" ]; then
+		kill -TERM "$TB_WIRE_PID" 2>/dev/null && wait "$TB_WIRE_PID" 2>/dev/null
+		TB_WIRE_PID=
+	fi
 	for ns in "${TB_CREATED[@]}"; do
 		for pid in $(ip netns pids "$ns" 2>/dev/null); do
 			kill -KILL "$pid" 2>/dev/null
@@ -102,7 +136,11 @@ tb_attach() {
 	tc -n "$ns" qdisc add dev "$dev" clsact || return 1
 	tc -n "$ns" filter add dev "$dev" ingress bpf direct-action \
 		obj "$TB_OBJ" sec tc || return 1
-	tb_find "$ns" "$dev"
+	tb_find "$ns" "$dev" || return 1
+	# no Ethernet header on an L3 device (TUN)
+	if ip -n "$ns" link show dev "$dev" | grep -q 'link/none'; then
+		tb_map_set "$TB_CFG_MAP" $TB_CFG_L2_NONE 1
+	fi
 }
 
 # tb_find NS IFACE: sets TB_CFG_MAP and TB_STATE_MAP (map ids) from the

@@ -95,27 +95,29 @@ struct tcp_seg {
 /* Returns 0 and fills *seg for a TCP segment, -1 for anything else. */
 static __always_inline int parse_tcp(struct __sk_buff *skb, struct tcp_seg *seg)
 {
+	/* a TUN device's packets start with the IP header */
+	__u32 l2 = cfg_get(TB_CFG_L2_NONE) ? 0 : ETH_HLEN;
 	__u8 l3[40], th[14];
 	__u32 l4_off, l3_len;
 	__u8 doff;
 
 	if (skb->protocol == bpf_htons(ETH_P_IP)) {
-		if (bpf_skb_load_bytes(skb, ETH_HLEN, l3, 20))
+		if (bpf_skb_load_bytes(skb, l2, l3, 20))
 			return -1;
 		if ((l3[0] >> 4) != 4 || l3[9] != IPPROTO_TCP)
 			return -1;
 		/* later fragments carry no TCP header */
 		if ((l3[6] & 0x1f) || l3[7])
 			return -1;
-		l4_off = ETH_HLEN + (l3[0] & 0xf) * 4;
+		l4_off = l2 + (l3[0] & 0xf) * 4;
 		l3_len = ((__u32)l3[2] << 8 | l3[3]) - (l3[0] & 0xf) * 4;
 	} else if (skb->protocol == bpf_htons(ETH_P_IPV6)) {
-		if (bpf_skb_load_bytes(skb, ETH_HLEN, l3, 40))
+		if (bpf_skb_load_bytes(skb, l2, l3, 40))
 			return -1;
 		/* extension headers are not followed */
 		if (l3[6] != IPPROTO_TCP)
 			return -1;
-		l4_off = ETH_HLEN + 40;
+		l4_off = l2 + 40;
 		l3_len = (__u32)l3[4] << 8 | l3[5];
 	} else {
 		return -1;

@@ -22,6 +22,7 @@ enum tb_config_key {
 	TB_CFG_RETRANS = 4,	/* how many of its retransmissions to drop */
 	TB_CFG_PERIOD = 5,	/* 0: once; else again every PERIOD segments */
 	TB_CFG_PORT = 6,	/* 0: any; else TCP source or destination port */
+	TB_CFG_L2_NONE = 7,	/* 1: no link-layer header (TUN): IP at 0 */
 	TB_CFG_NR,
 };
 

@@ -207,9 +207,11 @@ TUN_A=nsl$ID-ta TUN_B=nsl$ID-tb
 TADDR_A=198.19.0.1 TADDR_B=198.19.0.2
 TADDR6_A=fd00:198:19::1 TADDR6_B=fd00:198:19::2
 
+# WIRE_OPTS: the wire's options (e.g. "--delay-us 17000 --stats FILE").
 setup_tunwire() {
 	rm -f "$TMP/wire.ready"
-	"$WIRE" "/run/netns/$NS_A" "$TUN_A" "/run/netns/$NS_B" "$TUN_B" "$TMP/wire.ready" &
+	# shellcheck disable=SC2086
+	"$WIRE" ${WIRE_OPTS:-} "/run/netns/$NS_A" "$TUN_A" "/run/netns/$NS_B" "$TUN_B" "$TMP/wire.ready" &
 	BG_PIDS+=($!)
 	wait_for 10 test -s "$TMP/wire.ready" || return 1
 	ip -n "$NS_A" addr add $TADDR_A/24 dev "$TUN_A" &&

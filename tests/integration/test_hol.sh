@@ -12,7 +12,8 @@ HOL_MODES=${HOL_MODES:-fallback fentry}
 MS=1000000		# ns in a millisecond
 TESTS=()
 for m in $HOL_MODES; do
-	TESTS+=("test_hol_forced_rto_$m" "test_hol_no_loss_$m" "test_hol_random_loss_$m")
+	TESTS+=("test_hol_forced_rto_$m" "test_hol_no_loss_$m" "test_hol_random_loss_$m"
+		"test_hol_wan_$m")
 done
 
 # start_hol_tool NAME OUT ARGS...: as lib.sh's start_tool, with stderr in
@@ -64,15 +65,21 @@ q() {	# q Y|F QUERY ARGS...: a jsonq query on tcp-socket-read
 }
 
 # The filter decides per read: what the filtered instance did not record
-# it counted, so both instances add up to the same reads.
+# as tcp-socket-read it counted and recorded as tcp-socket-read-hol, so
+# both instances add up to the same reads.
 expect_reads_add_up() {
-	local y f ex er
+	local y f ex er hol
 	y=$(q Y count) f=$(q F count)
 	ex=$(q F counter hol_excluded) er=$(q F counter hol_read_errors)
+	hol=$($JQ "$TMP/F.json" count tcp-socket-read-hol)
 	expect "samples with -y = server reads" "$y" -eq "$SERVER_READS"
 	expect "filtered samples + hol_excluded + hol_read_errors = samples with -y" \
 		"$((f + ex + er))" -eq "$y"
-	HOL_SUMMARY="reads $SERVER_READS, -y $y, filtered $f, hol_excluded $ex, hol_read_errors $er"
+	expect "tcp-socket-read-hol samples = hol_excluded + hol_read_errors" "$hol" -eq "$((ex + er))"
+	expect "tcp-socket-read + tcp-socket-read-hol samples = samples with -y" "$((f + hol))" -eq "$y"
+	expect "tcp-socket-read-hol with -y (nothing is left out)" \
+		"$($JQ "$TMP/Y.json" count tcp-socket-read-hol)" -eq 0
+	HOL_SUMMARY="reads $SERVER_READS, -y $y, filtered $f, left out $hol (hol_excluded $ex, hol_read_errors $er)"
 }
 
 mode_ok() {	# mode_ok MODE: skip the test if tcp-socket-read cannot attach so
@@ -102,6 +109,11 @@ hol_forced_rto() {
 	expect "filtered samples that may be >= 100 ms (buckets above 67 ms)" \
 		"$(q F count_upper_gt $((100 * MS)))" -eq 0
 	expect "hol_excluded" "$(q F counter hol_excluded)" -gt 0
+	# the slow reads are kept apart, all of them: those >= 134 ms in the
+	# -y run are there (the two instances' clocks differ by microseconds)
+	expect "tcp-socket-read-hol samples >= 100 ms (buckets above 134 ms) = -y's" \
+		"$($JQ "$TMP/F.json" count_lower_ge tcp-socket-read-hol $((100 * MS)))" \
+		-eq "$(q Y count_lower_ge $((100 * MS)))"
 	expect_reads_add_up
 	echo "  forced RTO ($mode): $HOL_SUMMARY; -y samples >= 134 ms" \
 	     "$(q Y count_lower_ge $((134 * MS))), -y max bucket $(q Y max_le) ns," \
@@ -138,12 +150,43 @@ hol_random_loss() {
 	     "$(tb_stat data_segs) segments; filtered keeps $((f * 1000 / (y > 0 ? y : 1))) per mille"
 }
 
+# The upstream experiment's path, shortened: the TUN wire holds each packet
+# 17 ms each way (a 34 ms round trip), the dropper on its receiving end
+# drops 2 % of the data segments (seed 3), and 20 fetches of 100 kB go
+# over it, 150 ms apart. A read behind a hole waits at least a round trip
+# for the retransmission: -y has reads surely above 16.8 ms; the filter
+# keeps none of them (they are all in tcp-socket-read-hol). The full sweep
+# is `make hol-wan` (docs/hol-filter.md).
+WAN_DELAY_US=17000
+hol_wan() {
+	local mode=$1 slow_y slow_hol
+	mode_ok "$mode" || return
+	[ -n "$WAN_UP" ] || { skip "no delayed TUN wire here: $WAN_WHY"; return; }
+	tb_find "$NS_B" "$TUN_B" && tb_reset_state && tb_rule_loss 2 3 ||
+		{ fail "cannot set the wire's dropper"; return; }
+	SRV_ADDR=$TADDR_B hol_traffic "$mode" 5104 -- --count 20 --msg-size 100000 \
+		--interval-us 150000
+	expect "segments dropped on the wire" "$(tb_stat dropped)" -gt 0
+	slow_y=$(q Y count_lower_ge $((1 << 24)))
+	slow_hol=$($JQ "$TMP/F.json" count_lower_ge tcp-socket-read-hol $((1 << 24)))
+	expect "-y reads surely above 16.8 ms (a round trip behind a hole)" "$slow_y" -gt 0
+	expect "filtered reads surely above 16.8 ms" "$(q F count_lower_ge $((1 << 24)))" -eq 0
+	expect "tcp-socket-read-hol reads surely above 16.8 ms" "$slow_hol" -gt 0
+	expect_reads_add_up
+	echo "  34 ms round trip, 2 % loss ($mode): $HOL_SUMMARY; dropped $(tb_stat dropped)" \
+	     "of $(tb_stat data_segs) segments; above 16.8 ms: -y $slow_y, tcp-socket-read-hol $slow_hol"
+	tb_rule_off
+	tb_find "$NS_B" "$IF_B" || fail "cannot find the veth's dropper again"
+}
+
 test_hol_forced_rto_fallback() { hol_forced_rto fallback; }
 test_hol_no_loss_fallback() { hol_no_loss fallback; }
 test_hol_random_loss_fallback() { hol_random_loss fallback; }
 test_hol_forced_rto_fentry() { hol_forced_rto fentry; }
 test_hol_no_loss_fentry() { hol_no_loss fentry; }
 test_hol_random_loss_fentry() { hol_random_loss fentry; }
+test_hol_wan_fallback() { hol_wan fallback; }
+test_hol_wan_fentry() { hol_wan fentry; }
 
 need "" prereqs
 for c in tc bpftool; do
@@ -154,4 +197,16 @@ need "cannot create namespaces/veth" setup_netns
 # one segment per skb from the sender, so that the dropper drops segments
 need "cannot attach the testbed dropper (tc clsact, cls_bpf)" \
 	eval 'tb_one_seg "$NS_A" "$IF_A" && tb_attach "$NS_B" "$IF_B"'
+# the delayed wire, with a dropper of its own (tb_find picks one, the
+# veth's stays the current one): without it only the WAN tests skip
+WAN_UP= WAN_WHY=
+if [ ! -c /dev/net/tun ]; then
+	WAN_WHY="no /dev/net/tun"
+elif ! WIRE_OPTS="--delay-us $WAN_DELAY_US" setup_tunwire; then
+	WAN_WHY="the TUN wire did not come up"
+elif ! tb_attach "$NS_B" "$TUN_B" || ! tb_find "$NS_B" "$IF_B"; then
+	WAN_WHY="cannot attach the dropper to the wire"
+else
+	WAN_UP=1
+fi
 run_tests
