@@ -205,7 +205,7 @@ test_load_refused_per_hook() {
 		fail "no stderr line for the refused hook"
 	grep -Eq "^  udp-socket-enqueued +(fentry|tracepoint|netfilter) " "$TMP/tool.err" &&
 		fail "udp-socket-enqueued listed as attached"
-	expect "hooks reporting" "$($JQ "$out" hooks)" = "ip-start tcp-socket-read tcp-start udp-start"
+	expect "hooks reporting" "$($JQ "$out" hooks)" = "ip-start tcp-socket-read tcp-socket-read-hol tcp-start udp-start"
 	expect "udp-start samples" "$($JQ "$out" count udp-start)" -eq 200
 	all=nf_ip_start,nf_l4_start,tp_data_ready,tp_tcp_copy_datagram,tp_recv_length
 	NSL_TEST_REJECT=$all "$NSL" --attach=fallback -e ip-start,tcp-socket-read -r 0.1 --count 1 \
