@@ -392,16 +392,18 @@ vm_fallback_udp_read_agrees() {
 #                         its fexit after sock_def_readable() woke the reader
 # How much later: between the two clocks run the kernel code between the
 # two points and the other instance's program, microseconds each under
-# TCG. For all but the enqueue hooks the mean shift D must stay under
-# 50 us and the later method's percentile within one bucket of the
-# earlier's shifted by D. The enqueue hooks have real work in between
-# (above, up to milliseconds under TCG): only the order is checked there.
+# TCG (means of 4-22 us measured on a quiet machine), more on a packet
+# that meets an interrupt or a descheduled vCPU. For all but the enqueue
+# hooks the mean shift must stay under 100 us, and each percentile of the
+# later method within one bucket of the earlier's shifted by up to that.
+# The enqueue hooks have real work in between (above, up to milliseconds
+# under TCG): only the order is checked there.
 # (docs/hooks.md: what a user sees when switching.)
 declare -A AGREE_EARLIER=([ip-start]=fentry [tcp-start]=fallback
 	[udp-start]=fallback [tcp-socket-enqueued]=fentry
 	[udp-socket-enqueued]=fallback [tcp-socket-read]=fentry
 	[udp-socket-read]=fentry)
-AGREE_MAX_SHIFT_NS=50000
+AGREE_MAX_SHIFT_NS=100000
 
 vm_fallback_hooks_agree() {
 	local h p n_a n_b reads e l ef lf n s_e s_l d pe pl line
@@ -431,8 +433,8 @@ vm_fallback_hooks_agree() {
 			pe=$($JQ "$ef" pct $h $p) pl=$($JQ "$lf" pct $h $p)
 			expect "$h p$p: $l's bucket bound (not below $e's)" "$pl" -ge "$pe"
 			case $h in *-enqueued) continue ;; esac
-			[ "$pl" -le $((2 * (pe + d))) ] ||
-				fail "$h p$p: $e <= $pe ns, $l <= $pl ns: more than one bucket above $e's shifted by $d ns"
+			[ "$pl" -le $((2 * (pe + AGREE_MAX_SHIFT_NS))) ] ||
+				fail "$h p$p: $e <= $pe ns, $l <= $pl ns: more than one bucket above $e's shifted by $AGREE_MAX_SHIFT_NS ns"
 		done
 		case $h in *-enqueued) ;; *)
 			expect "$h: mean shift in ns" "$d" -le $AGREE_MAX_SHIFT_NS ;;
