@@ -19,6 +19,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <bpf/libbpf.h>
@@ -147,6 +148,13 @@ static void add_seconds(struct timespec *t, double s)
  */
 enum { WAKE_CLOCK_SET, WAKE_CLOCK_MOVED, WAKE_OUTPUT_GONE, NR_WAKE };
 
+/* -o FILE written as a stream, followed across rotation (follow_rotation()) */
+static struct {
+	const char *path;
+	FILE *f;		/* the current one, once a report was written */
+	bool warned;
+} follow;
+
 /*
  * And the output going away: a pipe whose reader left (`| head -1`) or a
  * terminal hung up. poll() reports POLLERR or POLLHUP for those whatever
@@ -163,7 +171,8 @@ static void open_wakeups(struct pollfd *pfd, struct nsl_loader *l, FILE *out)
 				 "every interval\n", i ? "BPF clock" : "clock-set",
 				 strerror(-pfd[i].fd));
 	}
-	pfd[WAKE_OUTPUT_GONE].fd = out ? fileno(out) : -1;
+	/* a regular file never goes away so (and -o's may be replaced) */
+	pfd[WAKE_OUTPUT_GONE].fd = out && !follow.path ? fileno(out) : -1;
 	pfd[WAKE_OUTPUT_GONE].events = 0;
 }
 
@@ -230,6 +239,40 @@ static int write_atomically(const struct nsl_report *rep,
 }
 
 /*
+ * -o FILE, a regular file written as a stream: when logrotate (or anyone)
+ * renames or removes it, the next report goes to a file of that name
+ * again, opened for appending (logrotate's "create" made it, or we do).
+ * Checked before each report, so a report is never split: it goes whole
+ * to the file that was current when it began, and the old one is flushed
+ * and closed. (copytruncate would lose what is written while it copies.)
+ */
+static FILE *follow_rotation(FILE *out)
+{
+	struct stat a, b;
+	FILE *f;
+
+	if (!follow.f)
+		follow.f = out;
+	if (!fstat(fileno(follow.f), &a) && !stat(follow.path, &b) &&
+	    a.st_dev == b.st_dev && a.st_ino == b.st_ino)
+		return follow.f;
+	f = fopen(follow.path, "a");
+	if (!f) {
+		/* keep writing where we did; say it once */
+		if (!follow.warned)
+			pr_warn("-o: %s was moved away and cannot be opened again (%s): "
+				"writing on to the old file\n", follow.path, strerror(errno));
+		follow.warned = true;
+		return follow.f;
+	}
+	if (fclose(follow.f))
+		pr_warn("-o: closing the rotated %s: %s\n", follow.path, strerror(errno));
+	follow.warned = false;
+	follow.f = f;
+	return follow.f;
+}
+
+/*
  * A stream of Prometheus expositions (stdout, a pipe, -o without the
  * atomic file) ends each with "# EOF", as OpenMetrics does: a comment to
  * parsers of the text format, and the line a consumer splits the stream
@@ -242,6 +285,8 @@ static int write_report(FILE *out, const struct nsl_report *rep,
 
 	if (atomic_path)
 		return write_atomically(rep, fo);
+	if (follow.path)
+		out = follow_rotation(out);
 	err = nsl_format_report(out, rep, fo);
 	if (!err && fo->format == NSL_FMT_PROMETHEUS &&
 	    (fputs("# EOF\n", out) == EOF || fflush(out) == EOF))
@@ -586,8 +631,13 @@ static int open_output(const struct nsl_options *o, FILE **out)
 		return err;
 	}
 	*out = fopen(o->output, o->append ? "a" : "w");
-	if (*out)
+	if (*out) {
+		struct stat st;
+
+		if (!fstat(fileno(*out), &st) && S_ISREG(st.st_mode))
+			follow.path = o->output;
 		return 0;
+	}
 	err = -errno;
 	pr_warn("-o: cannot open %s: %s\n", o->output, strerror(-err));
 	return err;
@@ -653,6 +703,8 @@ int main(int argc, char **argv)
 cleanup:
 	nsl_http_stop(&http);
 	nsl_loader_close(&l);
+	if (follow.f)
+		out = follow.f;
 	if (out && out != stdout && fclose(out) && !err)
 		err = -errno;
 	nsl_free_options(&opts);
