@@ -20,6 +20,8 @@ endif
 
 INCLUDES := -Iinclude -Isrc -I$(OUTPUT) -I$(OUTPUT)/pb
 CFLAGS   ?= -O2 -g
+# CPPFLAGS and LDFLAGS from the environment too (dpkg-buildflags' hardening
+# when the Debian package is built: make deb)
 CFLAGS   += -std=gnu11 -Wall -Wextra -Werror -MMD -MP $(INCLUDES)
 BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) -Wall -Werror \
 	      -Ivmlinux/$(ARCH) -Iinclude -Ibpf -MMD -MP
@@ -50,7 +52,7 @@ TEST_TOOLS += $(OUTPUT)/testbed/dropper.bpf.o
 # the userspace under ASan+UBSan and the option fuzzer (see the end)
 TEST_TOOLS += $(OUTPUT)/asan/netstacklat $(OUTPUT)/fuzz/fuzz_options
 
-.PHONY: all clean run test test-unit test-integration test-vm deps deps-test install
+.PHONY: all clean run test test-unit test-integration test-vm deps deps-test install deb
 
 all: netstacklat
 
@@ -79,7 +81,7 @@ $(OUTPUT)/loader.o $(OUTPUT)/reader.o $(OUTPUT)/main.o $(OUTPUT)/bpfstats.o: $(O
 
 $(OUTPUT)/%.o: src/%.c | $(OUTPUT) $(DEPS_STAMP)
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) -c $< -o $@
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
 
 # Debian's metrics.proto comes with the build packages (a fresh machine)
 $(PROTO_DIR)/io/prometheus/client/metrics.proto: | $(DEPS_STAMP)
@@ -94,13 +96,13 @@ $(PB_GEN) &: $(PROTO_DIR)/io/prometheus/client/metrics.proto
 
 $(PB_OUT)/%.pb-c.o: $(PB_OUT)/%.pb-c.c
 	$(call msg,CC,$@)
-	$(Q)$(CC) -O2 -g -I$(PB_OUT) -c $< -o $@
+	$(Q)$(CC) $(CPPFLAGS) -O2 -g -I$(PB_OUT) -c $< -o $@
 
 $(OUTPUT)/prom_pb.o $(SAN_OUT)/prom_pb.o: $(PB_GEN)
 
 netstacklat: $(CORE_OBJS) $(APP_OBJS) $(PB_OBJS)
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(CFLAGS) $^ $(LIBBPF_LIBS) $(HTTP_LIBS) $(MATH_LIBS) $(PB_LIBS) -o $@
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ $(LIBBPF_LIBS) $(HTTP_LIBS) $(MATH_LIBS) $(PB_LIBS) -o $@
 
 $(OUTPUT)/tests/test_%: tests/unit/test_%.c $(CORE_OBJS) $(PB_OBJS) | $(OUTPUT)/tests
 	$(call msg,CC,$@)
@@ -115,6 +117,20 @@ deps:
 
 deps-test:
 	$(Q)scripts/install-deps test
+
+# The Debian package (debian/), built with debhelper from the files git
+# knows in the working tree (tracked and new, not ignored), in
+# .output/deb/netstacklat-VERSION; the .deb lands in .output/deb.
+DEB_VERSION = $(shell dpkg-parsechangelog -l debian/changelog -S Version)
+deb:
+	$(Q)scripts/install-deps deb
+	$(Q)rm -rf $(OUTPUT)/deb && mkdir -p $(OUTPUT)/deb/netstacklat-$(DEB_VERSION)
+	$(Q)git ls-files -z --cached --others --exclude-standard | \
+		tar --null -T - -cf - | tar -xf - -C $(OUTPUT)/deb/netstacklat-$(DEB_VERSION)
+	$(Q)cd $(OUTPUT)/deb/netstacklat-$(DEB_VERSION) && \
+		dpkg-buildpackage -b -us -uc > ../build.log 2>&1 || \
+		{ tail -30 ../build.log; exit 1; }
+	$(Q)ls $(OUTPUT)/deb/*.deb
 
 # The two commands of the README: install what is missing, build, go.
 run: deps

@@ -1,0 +1,154 @@
+#!/usr/bin/env bash
+# The Debian package and what it brings (issue #14): make deb builds it and
+# lintian has no error and no warning; dpkg -i installs it, the installed
+# binary runs, the unit passes systemd-analyze verify (and its exposure
+# score is printed), the unit's exact ExecStart, under setpriv with the
+# unit's capability bounding set, reports and serves /metrics; dpkg --purge
+# leaves none of its files. Also: a -o file rotated by logrotate with the
+# package's snippet mid-run keeps every report whole, in exactly one of the
+# two files; the bash completion completes options, hooks, interfaces,
+# formats and attach modes.
+source "$(dirname "$0")/lib.sh"
+
+TESTS=(test_deb_lintian test_deb_install_run_purge test_logrotate_mid_run
+       test_bash_completion)
+DEB=
+PORT=$((19000 + ID % 1000))
+
+build_deb() {
+	[ -n "$DEB" ] && return 0
+	make -C "$ROOT" --no-print-directory deb > "$TMP/deb.log" 2>&1 ||
+		{ fail "make deb: $(tail -5 "$TMP/deb.log")"; return 1; }
+	DEB=$(compgen -G "$ROOT/.output/deb/netstacklat_*_amd64.deb" | head -1)
+	[ -n "$DEB" ] || { fail "make deb made no .deb"; return 1; }
+}
+
+test_deb_lintian() {
+	build_deb || return
+	lintian --pedantic -I "$DEB" > "$TMP/lintian.out" 2>&1
+	grep -E '^[EW]: ' "$TMP/lintian.out" && fail "lintian: $(grep -E '^[EW]: ' "$TMP/lintian.out" | head -3)"
+	# the info tags we keep, and why: docs/security.md
+	echo "  lintian info tags: $(grep -cE '^I: ' "$TMP/lintian.out") ($(grep -E '^I: ' "$TMP/lintian.out" | awk '{ print $3 }' | tr '\n' ' '))"
+}
+
+# the unit's ExecStart with /etc/default/netstacklat's variables as systemd
+# expands them (${VAR}: one word, $VAR: split at spaces), into CMD
+unit_command() {
+	local line listen=$1 args=$2
+	line=$(sed -n 's/^ExecStart=//p' /lib/systemd/system/netstacklat.service)
+	line=${line//'${NETSTACKLAT_LISTEN}'/$listen}
+	line=${line//'$NETSTACKLAT_ARGS'/$args}
+	read -ra CMD <<< "$line"
+}
+
+# CapabilityBoundingSet=CAP_BPF CAP_PERFMON ... as setpriv's -all,+bpf,...
+unit_bounding_set() {
+	sed -n 's/^CapabilityBoundingSet=//p' /lib/systemd/system/netstacklat.service |
+		tr ' ' '\n' | sed 's/^CAP_//' | tr 'A-Z' 'a-z' | sed 's/^/+/' |
+		paste -sd, | sed 's/^/-all,/'
+}
+
+test_deb_install_run_purge() {
+	local files f left=0 score caps out=$TMP/unit.json
+	build_deb || return
+	dpkg -s netstacklat > /dev/null 2>&1 && { skip "netstacklat is installed on this machine: not touching it"; return; }
+	AT_EXIT+=("dpkg --purge netstacklat")
+	dpkg -i "$DEB" > "$TMP/dpkg.log" 2>&1 || { fail "dpkg -i: $(tail -3 "$TMP/dpkg.log")"; return; }
+	mapfile -t files < <(dpkg -L netstacklat | while read -r f; do [ -f "$f" ] && echo "$f"; done)
+	expect "files installed" "${#files[@]}" -ge 7
+	/usr/sbin/netstacklat --version | grep -q netstacklat || fail "the installed binary does not run"
+	/usr/sbin/netstacklat -l > "$TMP/list.out" 2>&1 || fail "installed netstacklat -l: $(tail -2 "$TMP/list.out")"
+	getent passwd netstacklat > /dev/null || fail "no system user netstacklat"
+	systemd-analyze verify /lib/systemd/system/netstacklat.service > "$TMP/verify.out" 2>&1 ||
+		fail "systemd-analyze verify failed"
+	[ -s "$TMP/verify.out" ] && fail "systemd-analyze verify: $(head -3 "$TMP/verify.out")"
+	score=$(systemd-analyze security --offline=true /lib/systemd/system/netstacklat.service 2>&1 |
+		sed -n 's/.*Overall exposure level for .*: \([0-9.]*\).*/\1/p')
+	echo "  systemd-analyze security exposure: ${score:-unknown}"
+	[ -n "$score" ] || fail "no exposure score"
+	# the unit's command as it would run, with the unit's bounding set only
+	# (and no new privileges), on a test port and with a report file too
+	caps=$(unit_bounding_set)
+	unit_command "127.0.0.1:$PORT" "-F json -o $out -r 0.5"
+	# the unit runs it as root; the file is opened before the drop
+	setpriv --bounding-set "$caps" --inh-caps -all --no-new-privs -- "${CMD[@]}" \
+		> "$TMP/unit.stdout" 2> "$TMP/unit.err" &
+	BG_PIDS+=($!)
+	local pid=$!
+	wait_for 30 grep -q attached "$TMP/unit.err" ||
+		{ fail "the unit's command did not attach: $(tail -3 "$TMP/unit.err")"; kill "$pid"; return; }
+	wait_for 10 test -s "$out" || fail "no report in $out"
+	curl -sf "http://127.0.0.1:$PORT/metrics" > "$TMP/metrics" || fail "no /metrics"
+	grep -q '^netstacklat_latency_seconds_count' "$TMP/metrics" || fail "/metrics without histograms"
+	grep -q '^CapBnd:	0000000000000000' /proc/"$pid"/status || fail "bounding set not emptied"
+	[ "$(stat -c %U /proc/"$pid")" = netstacklat ] || fail "not running as netstacklat"
+	kill -INT "$pid"
+	wait "$pid"; expect "exit status after SIGINT" "$?" -eq 0
+	echo "  setpriv --bounding-set $caps: reports and /metrics served"
+	dpkg --purge netstacklat > "$TMP/purge.log" 2>&1 || fail "dpkg --purge: $(tail -3 "$TMP/purge.log")"
+	for f in "${files[@]}"; do
+		[ -e "$f" ] && { fail "left after purge: $f"; left=$((left + 1)); }
+	done
+	expect "files left after purge" "$left" -eq 0
+}
+
+# Rotated by logrotate (the package's snippet, its paths and user put to
+# this test's) while the tool writes a report every 0.1 s: every report
+# in exactly one of the two files, each line whole, in order.
+test_logrotate_mid_run() {
+	local dir=$TMP/rot f=$TMP/rot/lat.json n
+	command -v logrotate > /dev/null || { skip "logrotate missing"; return; }
+	mkdir -p "$dir"
+	sed -e "s|^/var/log/netstacklat/.*{|$dir/*.json {|" -e 's/create 0640 netstacklat adm/create 0640 root root/' \
+		"$ROOT/debian/netstacklat.logrotate" > "$TMP/logrotate.conf"
+	"$NSL" -e tcp-socket-read -F json -o "$f" -r 0.1 --count 40 2> "$TMP/rot.err" &
+	BG_PIDS+=($!)
+	local pid=$!
+	wait_for 20 eval '[ -f "$f" ] && [ "$(wc -l < "$f")" -ge 10 ]' ||
+		{ fail "no reports: $(tail -2 "$TMP/rot.err")"; return; }
+	logrotate -f -s "$TMP/logrotate.state" "$TMP/logrotate.conf" || { fail "logrotate failed"; return; }
+	[ -f "$f.1" ] || { fail "logrotate did not rotate $f"; return; }
+	wait "$pid"; expect "exit status" "$?" -eq 0
+	n=$(cat "$f.1" "$f" | wc -l)
+	expect "reports in the two files" "$n" -eq 40
+	expect "reports in the new file" "$(wc -l < "$f")" -gt 0
+	cat "$f.1" "$f" | python3 -c '
+import json, sys
+times = [json.loads(l)["time"] for l in sys.stdin]
+assert times == sorted(times) and len(set(times)) == len(times), "reports out of order or twice"
+' || fail "a line is not a whole report, or reports are out of order"
+	echo "  $(wc -l < "$f.1") reports before the rotation, $(wc -l < "$f") after"
+}
+
+# complete WORDS...: what the completion offers for the last word
+complete_words() {
+	bash -c '
+		source /usr/share/bash-completion/bash_completion
+		source "$1/completion/netstacklat"
+		shift
+		COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1))
+		COMP_LINE="$*"; COMP_POINT=${#COMP_LINE}
+		PATH=$ROOTDIR:$PATH
+		_netstacklat netstacklat "${COMP_WORDS[COMP_CWORD]}" "${COMP_WORDS[COMP_CWORD-1]}"
+		printf "%s\n" "${COMPREPLY[@]}"' bash "$ROOT" "$@"
+}
+
+test_bash_completion() {
+	[ -r /usr/share/bash-completion/bash_completion ] || { skip "bash-completion missing"; return; }
+	export ROOTDIR=$ROOT
+	[ "$(complete_words netstacklat --reso | tr '\n' ' ')" = "--resolution= " ] ||
+		fail "--reso: $(complete_words netstacklat --reso | tr '\n' ' ')"
+	[ "$(complete_words netstacklat -e tcp-socket-r | tr '\n' ' ')" = "tcp-socket-read " ] ||
+		fail "-e tcp-socket-r: $(complete_words netstacklat -e tcp-socket-r | tr '\n' ' ')"
+	[ "$(complete_words netstacklat -d ip-start,udp-s | tr '\n' ' ')" = "ip-start,udp-start ip-start,udp-socket-enqueued ip-start,udp-socket-read " ] ||
+		fail "-d ip-start,udp-s: $(complete_words netstacklat -d ip-start,udp-s | tr '\n' ' ')"
+	complete_words netstacklat -i l | grep -qx lo || fail "-i l: no lo"
+	[ "$(complete_words netstacklat -F p | tr '\n' ' ')" = "prometheus " ] || fail "-F p"
+	[ "$(complete_words netstacklat --attach f | tr '\n' ' ')" = "fentry fallback " ] || fail "--attach f"
+	[ "$(complete_words netstacklat --resolution "" | tr '\n' ' ')" = "1 2 4 8 " ] || fail "--resolution"
+}
+
+need "needs root" test "$(id -u)" -eq 0
+need "tool not built" test -x "$NSL"
+need "not a Debian system (no dpkg-buildpackage)" eval 'command -v dpkg-buildpackage > /dev/null'
+run_tests
