@@ -611,6 +611,8 @@ def main():
     tput = throughput(raw, rounds, seconds, TP_MODES + (("base",) if has_base else ()))
     rep = {"ungrouped": report_cost(raw, "plain"), "cgroups": report_cost(raw, "groups")}
     targets = check_targets(rows, tput, rep)
+    slot_path = os.path.join(raw, "slotbench.json")
+    slot = json.load(open(slot_path)) if os.path.exists(slot_path) else None
 
     result = {
         "header": header,
@@ -618,6 +620,7 @@ def main():
                      "tool_bpf_stats": tool},
         "throughput": tput,
         "report_cost": rep,
+        "bucket_lookup": slot,
         "targets": [{"target": t, "measured": m, "met": ok} for t, m, ok in targets],
     }
     if has_base:
@@ -629,6 +632,13 @@ def main():
         json.dump(result, f, indent=1)
         f.write("\n")
     print_table(header, rows, events, cost["floor"], tput, rep, targets, seconds, rounds)
+    if slot:
+        print("\nbucket lookup alone (BPF_PROG_TEST_RUN, tests/bench/slotbench.bpf.c): "
+              "ns per sample, median of %d rounds of %d runs x %d lookups"
+              % (slot["rounds"], slot["repeat"], slot["lookups_per_run"]))
+        print("  resolution 1 %.2f ns, resolution 8 %.2f ns: +%.2f ns per recorded sample"
+              % (slot["slot_log2_ns_per_lookup"], slot["slot_schema3_ns_per_lookup"],
+                 slot["slot_schema3_ns_per_lookup"] - slot["slot_log2_ns_per_lookup"]))
     if has_base:
         print_baseline(header, result["baseline"], rounds)
     return 0

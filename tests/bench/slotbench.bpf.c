@@ -1,0 +1,65 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * What finding a sample's bucket costs, without the noise of the network
+ * stack: each program finds the buckets of the same 256 pseudo-random
+ * latencies (1 ns to 16.8 ms, spread over the octaves) and runs under
+ * BPF_PROG_TEST_RUN (tests/bench/slotbench.c), which times many runs in
+ * the kernel. loop_only does everything but the bucket; slot_log2 adds
+ * nsl_slot() at resolution 1, slot_schema3 at resolution 8, with the
+ * thresholds in read-only data as netstacklat's cfg holds them.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include "hist.h"
+
+const volatile __u64 thr[8] = {};
+
+#define N 256
+#define SEED 88172645463325252ULL
+
+/* xorshift64 */
+static __always_inline __u64 next(__u64 *x)
+{
+	*x ^= *x << 13;
+	*x ^= *x >> 7;
+	*x ^= *x << 17;
+	return *x;
+}
+
+/* a latency below 2^24 ns, its octave chosen by 4 of the random bits */
+static __always_inline __u64 latency(__u64 r)
+{
+	return (r >> 40) >> (r & 15);
+}
+
+SEC("socket")
+int loop_only(struct __sk_buff *skb)
+{
+	__u64 x = SEED, s = 0;
+
+	for (int i = 0; i < N; i++)
+		s += latency(next(&x));
+	return s & 1;
+}
+
+SEC("socket")
+int slot_log2(struct __sk_buff *skb)
+{
+	__u64 x = SEED, s = 0;
+
+	for (int i = 0; i < N; i++)
+		s += nsl_slot(latency(next(&x)), 0, thr);
+	return s & 1;
+}
+
+SEC("socket")
+int slot_schema3(struct __sk_buff *skb)
+{
+	__u64 x = SEED, s = 0;
+
+	for (int i = 0; i < N; i++)
+		s += nsl_slot(latency(next(&x)), 3, thr);
+	return s & 1;
+}
+
+char LICENSE[] SEC("license") = "GPL";
