@@ -392,9 +392,9 @@ vm_fallback_udp_read_agrees() {
 #                         its fexit after sock_def_readable() woke the reader
 # How much later: between the two clocks run the kernel code between the
 # two points and the other instance's program, microseconds each under
-# TCG (means of 4-22 us measured on a quiet machine), more on a packet
+# TCG (means of 4-44 us measured), more on a packet
 # that meets an interrupt or a descheduled vCPU. For all but the enqueue
-# hooks the mean shift must stay under 100 us, and each percentile of the
+# hooks the mean shift must stay under 150 us, and each percentile of the
 # later method within one bucket of the earlier's shifted by up to that.
 # The enqueue hooks have real work in between (above, up to milliseconds
 # under TCG): only the order is checked there.
@@ -403,7 +403,7 @@ declare -A AGREE_EARLIER=([ip-start]=fentry [tcp-start]=fallback
 	[udp-start]=fallback [tcp-socket-enqueued]=fentry
 	[udp-socket-enqueued]=fallback [tcp-socket-read]=fentry
 	[udp-socket-read]=fentry)
-AGREE_MAX_SHIFT_NS=100000
+AGREE_MAX_SHIFT_NS=150000
 
 vm_fallback_hooks_agree() {
 	local h p n_a n_b reads e l ef lf n s_e s_l d pe pl line
