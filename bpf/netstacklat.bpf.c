@@ -320,18 +320,20 @@ static __always_inline int sk_netns_selected(struct sock *sk)
 
 /*
  * The namespace of an skb on its way in: the socket's once it is queued
- * (sk), else the device's. Only read with -n. (One helper for both with
- * a NULL skb from the socket-only callers is rejected by the 6.1 verifier:
- * it follows the sk == NULL branch into a NULL skb.)
+ * (sk), else the device's. Read only with -n (filter) or -I -n -1 (group
+ * key). (One helper for both with a NULL skb from the socket-only callers
+ * is rejected by the 6.1 verifier: it follows the sk == NULL branch into a
+ * NULL skb; the callers here always have an skb.)
  */
+static __always_inline __u64 rx_netns(struct sock *sk, struct sk_buff *skb)
+{
+	return sk ? sk_netns(sk) : skb->dev->nd_net.net->ns.inum;
+}
+
 static __always_inline int rx_netns_selected(struct sock *sk,
 					     struct sk_buff *skb)
 {
-	if (!cfg.netns_ino)
-		return 1;
-	if (sk)
-		return sk_netns_selected(sk);
-	return skb->dev->nd_net.net->ns.inum == cfg.netns_ino;
+	return !cfg.netns_ino || rx_netns(sk, skb) == cfg.netns_ino;
 }
 
 /*
@@ -401,8 +403,8 @@ static __always_inline void record_rx(struct sk_buff *skb, struct sock *sk,
 		count_event(hook, NSL_CNT_NOT_RX_TSTAMP);
 		return;
 	}
-	record_latency(hook, ts, ifindex, !cfg.group_by_netns ? 0 :
-		       sk ? sk_netns(sk) : skb->dev->nd_net.net->ns.inum);
+	record_latency(hook, ts, ifindex,
+		       cfg.group_by_netns ? rx_netns(sk, skb) : 0);
 }
 
 static __always_inline void record_skb(struct sk_buff *skb, __u32 hook)
