@@ -120,7 +120,7 @@ struct parse_state {
 	struct nsl_options *o;
 	bool enable_given, disable_given;
 	bool interval_given, count_given;
-	bool format_given, listen_given, reader_opts, hol_opt, ts_opt;
+	bool format_given, listen_given;
 	unsigned int nr_positional;
 };
 
@@ -603,8 +603,7 @@ int nsl_parse_options(int argc, char **argv, struct nsl_options *o,
 	if (!err && !o->info_only)
 		err = check_combinations(&ps);
 	if (!err && (o->group_ifindex || o->group_cgroup) &&
-	    (uint64_t)o->max_groups * sizeof(__u64) * (1 + nsl_nr_slots(o->schema)) >
-	    MAX_GROUP_MAP_BYTES) {
+	    (uint64_t)o->max_groups * nsl_hist_size(o->schema) > MAX_GROUP_MAP_BYTES) {
 		snprintf(o->errmsg, sizeof(o->errmsg),
 			 "--max-groups: %u histograms of %u buckets need more than "
 			 "%llu MiB of kernel memory", o->max_groups,
