@@ -404,33 +404,33 @@ static int resolve_ifaces(struct nsl_loader *l, const struct nsl_options *o,
 	if (o->netns != NSL_NETNS_ALL || o->group_ifindex)
 		l->ifname_fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	for (unsigned int i = 0; i < o->nr_ifaces && !err; i++) {
-		char name[IF_NAMESIZE];
+		const char *name = o->ifaces[i].name;
+		char what[IF_NAMESIZE + 32];
 
-		idx[i] = o->ifaces[i].index;
-		if (o->ifaces[i].name[0]) {
-			idx[i] = if_nametoindex(o->ifaces[i].name);
-			if (!idx[i]) {
-				pr_warn("-i: no interface '%s'%s%s\n", o->ifaces[i].name,
-					saved >= 0 ? " in " : "",
-					saved >= 0 ? l->netns_path : "");
-				err = -ENODEV;
-			}
-		} else if (!if_indextoname(idx[i], name)) {
-			/*
-			 * An index no interface has is the same mistake as a
-			 * name none has; but under -n -1 it may be another
-			 * namespace's (indices are per namespace).
-			 */
-			if (o->netns != NSL_NETNS_ALL) {
-				pr_warn("-i: no interface with index %u%s%s\n", idx[i],
-					saved >= 0 ? " in " : "",
-					saved >= 0 ? l->netns_path : "");
-				err = -ENODEV;
-			} else {
+		/*
+		 * An index no interface has is the same mistake as a name none
+		 * has; but under -n -1 it may be another namespace's (indices
+		 * are per namespace).
+		 */
+		if (name[0]) {
+			idx[i] = if_nametoindex(name);
+			if (idx[i])
+				continue;
+			snprintf(what, sizeof(what), "'%s'", name);
+		} else {
+			idx[i] = o->ifaces[i].index;
+			if (if_indextoname(idx[i], what))
+				continue;
+			if (o->netns == NSL_NETNS_ALL) {
 				pr_warn("-i: no interface with index %u in netstacklat's own network namespace; with -n -1 it may be another namespace's: going on\n",
 					idx[i]);
+				continue;
 			}
+			snprintf(what, sizeof(what), "with index %u", idx[i]);
 		}
+		pr_warn("-i: no interface %s%s%s\n", what, saved >= 0 ? " in " : "",
+			saved >= 0 ? l->netns_path : "");
+		err = -ENODEV;
 	}
 	return leave_target_netns(saved, err);
 }
