@@ -150,8 +150,8 @@ enum { WAKE_CLOCK_SET, WAKE_CLOCK_MOVED, WAKE_OUTPUT_GONE, NR_WAKE };
 
 /* -o FILE written as a stream, followed across rotation (follow_rotation()) */
 static struct {
-	const char *path;
-	FILE *f;		/* the current one, once a report was written */
+	const char *path;	/* NULL: not a regular file, nothing to follow */
+	FILE *f;		/* the file written now */
 	bool warned;
 } follow;
 
@@ -246,13 +246,11 @@ static int write_atomically(const struct nsl_report *rep,
  * to the file that was current when it began, and the old one is flushed
  * and closed. (copytruncate would lose what is written while it copies.)
  */
-static FILE *follow_rotation(FILE *out)
+static FILE *follow_rotation(void)
 {
 	struct stat a, b;
 	FILE *f;
 
-	if (!follow.f)
-		follow.f = out;
 	if (!fstat(fileno(follow.f), &a) && !stat(follow.path, &b) &&
 	    a.st_dev == b.st_dev && a.st_ino == b.st_ino)
 		return follow.f;
@@ -286,7 +284,7 @@ static int write_report(FILE *out, const struct nsl_report *rep,
 	if (atomic_path)
 		return write_atomically(rep, fo);
 	if (follow.path)
-		out = follow_rotation(out);
+		out = follow_rotation();
 	err = nsl_format_report(out, rep, fo);
 	if (!err && fo->format == NSL_FMT_PROMETHEUS &&
 	    (fputs("# EOF\n", out) == EOF || fflush(out) == EOF))
@@ -634,8 +632,10 @@ static int open_output(const struct nsl_options *o, FILE **out)
 	if (*out) {
 		struct stat st;
 
-		if (!fstat(fileno(*out), &st) && S_ISREG(st.st_mode))
+		if (!fstat(fileno(*out), &st) && S_ISREG(st.st_mode)) {
 			follow.path = o->output;
+			follow.f = *out;
+		}
 		return 0;
 	}
 	err = -errno;
