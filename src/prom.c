@@ -170,7 +170,7 @@ static void prom_costs(FILE *out, const struct nsl_report *r)
  */
 static void prom_hook_info(FILE *out, const struct nsl_report *r)
 {
-	char netns[24];
+	struct nsl_labels labels;
 
 	if (!r->status)
 		return;
@@ -178,19 +178,13 @@ static void prom_hook_info(FILE *out, const struct nsl_report *r)
 	      "network namespace it sees (\"\": all); 1 per hook.\n"
 	      "# TYPE netstacklat_hook_info gauge\n", out);
 	for (int h = 0; h < NSL_NR_HOOKS; h++) {
-		const struct nsl_hook_status *st = &r->status[h];
-
-		if (!st->enabled)
+		if (!r->status[h].enabled)
 			continue;
-		snprintf(netns, sizeof(netns), "%" PRIu64, st->netns);
+		nsl_hook_info_labels(&r->status[h], h, &labels);
 		fputs("netstacklat_hook_info{", out);
-		prom_label(out, "hook", nsl_hooks[h].name, SIZE_MAX, true);
-		prom_label(out, "method", st->method ? st->method : "unavailable",
-			   SIZE_MAX, false);
-		prom_label(out, "netns", st->method && st->netns ? netns : "",
-			   sizeof(netns), false);
-		if (!st->method)
-			prom_label(out, "reason", st->why ? st->why : "", SIZE_MAX, false);
+		for (unsigned int i = 0; i < labels.n; i++)
+			prom_label(out, labels.l[i].name, labels.l[i].value,
+				   labels.l[i].len, i == 0);
 		fputs("} 1\n", out);
 	}
 }

@@ -341,23 +341,13 @@ static int pb_hook_info(FILE *out, struct arena *a, const struct nsl_report *r)
 	if (!m)
 		return -ENOMEM;
 	for (int h = 0; h < NSL_NR_HOOKS; h++) {
-		const struct nsl_hook_status *st = &r->status[h];
-		char *netns = arena_alloc(a, 24, 1);
-		struct nsl_label l[4] = {
-			{ "hook", nsl_hooks[h].name, SIZE_MAX },
-			{ "method", st->method ? st->method : "unavailable", SIZE_MAX },
-			{ "netns", netns, 24 },
-			{ "reason", st->why ? st->why : "", SIZE_MAX },
-		};
+		struct nsl_labels labels;
 		Io__Prometheus__Client__Gauge *g;
 
-		if (!st->enabled)
+		if (!r->status[h].enabled)
 			continue;
-		if (!netns)
-			return -ENOMEM;
-		if (st->method && st->netns)
-			snprintf(netns, 24, "%" PRIu64, st->netns);
-		m[n] = counter_metric(a, l, st->method ? 3 : 4, 0);
+		nsl_hook_info_labels(&r->status[h], h, &labels);
+		m[n] = counter_metric(a, labels.l, labels.n, 0);
 		g = arena_alloc(a, 1, sizeof(*g));
 		if (!m[n] || !g)
 			return -ENOMEM;

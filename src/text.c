@@ -107,6 +107,23 @@ void nsl_prom_labels(const struct nsl_report *r, const struct nsl_report_hist *h
 	}
 }
 
+void nsl_hook_info_labels(const struct nsl_hook_status *st, int h,
+			  struct nsl_labels *out)
+{
+	struct nsl_label *l = out->l;
+
+	out->num[0][0] = '\0';
+	if (st->method && st->netns)
+		snprintf(out->num[0], sizeof(out->num[0]), "%" PRIu64, st->netns);
+	out->n = 0;
+	l[out->n++] = (struct nsl_label){ "hook", nsl_hooks[h].name, SIZE_MAX };
+	l[out->n++] = (struct nsl_label){ "method",
+		st->method ? st->method : "unavailable", SIZE_MAX };
+	l[out->n++] = (struct nsl_label){ "netns", out->num[0], sizeof(out->num[0]) };
+	if (!st->method)
+		l[out->n++] = (struct nsl_label){ "reason", st->why ? st->why : "", SIZE_MAX };
+}
+
 char *nsl_utf8_dup(const char *s, size_t len)
 {
 	const unsigned char *p = (const unsigned char *)s;

@@ -50,6 +50,15 @@ void nsl_prom_labels(const struct nsl_report *r, const struct nsl_report_hist *h
 		     struct nsl_labels *out);
 
 /*
+ * The labels of netstacklat_hook_info for hook h, in both Prometheus
+ * formats: hook, method ("unavailable" when none works), netns (the inode
+ * of the one namespace it sees, "" for all or none), and reason only when
+ * unavailable.
+ */
+void nsl_hook_info_labels(const struct nsl_hook_status *st, int h,
+			  struct nsl_labels *out);
+
+/*
  * A copy of at most len bytes of s (up to a NUL) as valid UTF-8: a byte
  * that starts no valid sequence becomes U+FFFD. malloc'ed; NULL when out
  * of memory.
