@@ -361,17 +361,17 @@ vm_load_refused() {
 # fentry on skb_consume_udp during it; under TCG each program runs for
 # microseconds).
 vm_fallback_udp_read_agrees() {
-	local p a b
+	local p a b as=() bs=()
 	expect_read_samples pair-udpread-fentry udp-socket-read pair-udpread || return
 	expect_read_samples pair-udpread-fallback udp-socket-read pair-udpread || return
-	for p in 0.5 0.9 0.99; do
+	for p in "${AGREE_PCTS[@]}"; do
 		a=$($JQ "$OUT/pair-udpread-fentry.json" pct udp-socket-read $p)
 		b=$($JQ "$OUT/pair-udpread-fallback.json" pct udp-socket-read $p)
+		as+=("$a") bs+=("$b")
 		[ "$b" -eq "$a" ] || [ "$b" -eq $((a * 2)) ] ||
 			fail "p$p: fentry <= $a ns, fallback <= $b ns: not the same bucket or the next"
 	done
-	echo "  p50/p90/p99 (ns): fentry $($JQ "$OUT/pair-udpread-fentry.json" pct udp-socket-read 0.5)/$($JQ "$OUT/pair-udpread-fentry.json" pct udp-socket-read 0.9)/$($JQ "$OUT/pair-udpread-fentry.json" pct udp-socket-read 0.99)," \
-	     "fallback $($JQ "$OUT/pair-udpread-fallback.json" pct udp-socket-read 0.5)/$($JQ "$OUT/pair-udpread-fallback.json" pct udp-socket-read 0.9)/$($JQ "$OUT/pair-udpread-fallback.json" pct udp-socket-read 0.99)"
+	echo "  p50/p90/p99 (ns): fentry ${as[*]}, fallback ${bs[*]}"
 }
 
 # Both attach modes of every hook on the same traffic (run_agree). Both
@@ -404,9 +404,11 @@ declare -A AGREE_EARLIER=([ip-start]=fentry [tcp-start]=fallback
 	[udp-socket-enqueued]=fallback [tcp-socket-read]=fentry
 	[udp-socket-read]=fentry)
 AGREE_MAX_SHIFT_NS=150000
+AGREE_PCTS=(0.5 0.9 0.99)
 
 vm_fallback_hooks_agree() {
-	local h p n_a n_b reads e l ef lf n s_e s_l d pe pl line
+	local h i p n_a n_b reads e l ef lf n s_e s_l d line
+	local -a pe pl
 	for h in $HOOKS; do
 		n_a=$($JQ "$OUT/agree-fentry.json" count $h) || { fail "no fentry report"; return; }
 		n_b=$($JQ "$OUT/agree-fallback.json" count $h) || { fail "no fallback report"; return; }
@@ -423,18 +425,19 @@ vm_fallback_hooks_agree() {
 		ef=$OUT/agree-$e.json lf=$OUT/agree-$l.json
 		s_e=$($JQ "$ef" sum $h) s_l=$($JQ "$lf" sum $h)
 		d=$(((s_l - s_e) / n))
-		line="  $h: $n samples, $e first; p50/p90/p99 (ns) $e"
-		for p in 0.5 0.9 0.99; do line+=" $($JQ "$ef" pct $h $p)"; done
-		line+=", $l"
-		for p in 0.5 0.9 0.99; do line+=" $($JQ "$lf" pct $h $p)"; done
-		echo "$line; mean shift $d ns"
+		# each jsonq query is a python start: every percentile once
+		pe=() pl=()
+		for p in "${AGREE_PCTS[@]}"; do
+			pe+=("$($JQ "$ef" pct $h $p)") pl+=("$($JQ "$lf" pct $h $p)")
+		done
+		echo "  $h: $n samples, $e first; p50/p90/p99 (ns) $e ${pe[*]}, $l ${pl[*]}; mean shift $d ns"
 		expect "$h: $l's sum (measures after $e)" "$s_l" -ge "$s_e"
-		for p in 0.5 0.9 0.99; do
-			pe=$($JQ "$ef" pct $h $p) pl=$($JQ "$lf" pct $h $p)
-			expect "$h p$p: $l's bucket bound (not below $e's)" "$pl" -ge "$pe"
+		for i in 0 1 2; do
+			p=${AGREE_PCTS[i]}
+			expect "$h p$p: $l's bucket bound (not below $e's)" "${pl[i]}" -ge "${pe[i]}"
 			case $h in *-enqueued) continue ;; esac
-			[ "$pl" -le $((2 * (pe + AGREE_MAX_SHIFT_NS))) ] ||
-				fail "$h p$p: $e <= $pe ns, $l <= $pl ns: more than one bucket above $e's shifted by $AGREE_MAX_SHIFT_NS ns"
+			[ "${pl[i]}" -le $((2 * (pe[i] + AGREE_MAX_SHIFT_NS))) ] ||
+				fail "$h p$p: $e <= ${pe[i]} ns, $l <= ${pl[i]} ns: more than one bucket above $e's shifted by $AGREE_MAX_SHIFT_NS ns"
 		done
 		case $h in *-enqueued) ;; *)
 			expect "$h: mean shift in ns" "$d" -le $AGREE_MAX_SHIFT_NS ;;
