@@ -212,18 +212,22 @@ full:
 
 /*
  * Whether the kernel's clock offsets moved since the loader read them
- * (struct nsl_clock): tai - mono is CLOCK_TAI - CLOCK_MONOTONIC now, less
- * the few ns between the two reads; a clock step or a new TAI offset moves
- * it by far more than NSL_CLOCK_SLACK_NS.
+ * (struct nsl_clock): tai_mono is CLOCK_TAI - CLOCK_MONOTONIC as BPF sees
+ * them (bpf_ktime_get_tai_ns() - bpf_ktime_get_ns(), measured by the
+ * loader with nsl_clock_probe below); a clock step or a new TAI offset
+ * moves it by far more than NSL_CLOCK_SLACK_NS. The two clocks are read
+ * here back to back: a program preempted or interrupted between a clock
+ * read of its own and this one would otherwise see its pause as a move.
  */
-static __always_inline int clock_moved(__u64 tai, __s64 tai_mono)
+static __always_inline int clock_moved(__s64 tai_mono)
 {
-	__s64 d = (__s64)(tai - bpf_ktime_get_ns()) - tai_mono;
+	__u64 mono = bpf_ktime_get_ns();
+	__s64 d = (__s64)(bpf_ktime_get_tai_ns() - mono) - tai_mono;
 	__u64 one = 1;
 
 	if (d <= NSL_CLOCK_SLACK_NS && d >= -NSL_CLOCK_SLACK_NS)
 		return 0;
-	/* once until the loader has followed: it sleeps in poll() */
+	/* once until the loader has looked: it sleeps in poll() */
 	if (!nsl_clock.moved_reported) {
 		nsl_clock.moved_reported = 1;
 		bpf_ringbuf_output(&clock_events, &one, sizeof(one), 0);
@@ -233,11 +237,13 @@ static __always_inline int clock_moved(__u64 tai, __s64 tai_mono)
 
 /*
  * tstamp is skb->tstamp as the kernel set it at RX: CLOCK_REALTIME in ns
- * (net_timestamp_check()/__net_timestamp()). bpf_ktime_get_tai_ns() minus
- * the TAI offset is the same clock without a syscall.
+ * (net_timestamp_check()/__net_timestamp()). now_tai is
+ * bpf_ktime_get_tai_ns() at the moment the sample stands for; minus the
+ * TAI offset it is the same clock as tstamp, without a syscall.
  */
-static __always_inline void record_latency(__u32 hook, __u64 tstamp,
-					   __u32 ifindex, __u64 netns)
+static __always_inline void record_latency_at(__u32 hook, __u64 tstamp,
+					      __u64 now_tai, __u32 ifindex,
+					      __u64 netns)
 {
 	/*
 	 * tai_mono_ns is read before tai_offset_ns and the loader writes them
@@ -246,13 +252,13 @@ static __always_inline void record_latency(__u32 hook, __u64 tstamp,
 	 * reordered with each other).
 	 */
 	__s64 tai_mono = *(volatile __s64 *)&nsl_clock.tai_mono_ns;
-	__u64 tai = bpf_ktime_get_tai_ns();
-	__s64 lat = (__s64)(tai - *(volatile __s64 *)&nsl_clock.tai_offset_ns - tstamp);
+	__s64 lat = (__s64)(now_tai - *(volatile __s64 *)&nsl_clock.tai_offset_ns -
+			    tstamp);
 	struct nsl_hist *h;
 	__u64 slot;
 
 	if (lat < 0 || lat >= NSL_CLOCK_CHECK_NS) {
-		if (clock_moved(tai, tai_mono)) {
+		if (clock_moved(tai_mono)) {
 			count_event(hook, NSL_CNT_CLOCK_STEP);
 			return;
 		}
@@ -287,6 +293,35 @@ static __always_inline void record_latency(__u32 hook, __u64 tstamp,
 		h->slots[slot]++;
 		h->sum_ns += lat;
 	}
+}
+
+/* The latency of tstamp now. */
+static __always_inline void record_latency(__u32 hook, __u64 tstamp,
+					   __u32 ifindex, __u64 netns)
+{
+	record_latency_at(hook, tstamp, bpf_ktime_get_tai_ns(), ifindex, netns);
+}
+
+/*
+ * The loader's measure of CLOCK_TAI - CLOCK_MONOTONIC as the programs see
+ * them (nsl_loader_sync_clock(), by BPF_PROG_TEST_RUN; never attached).
+ * Not the same as userspace's: in a time namespace (unshare --time)
+ * clock_gettime(CLOCK_MONOTONIC) carries the namespace's offset, which
+ * bpf_ktime_get_ns() does not (kernel/time/namespace.c applies it to
+ * userspace's clock reads only), while CLOCK_TAI has no namespace offset.
+ * The two monotonic reads around the TAI read give its midpoint.
+ */
+__s64 nsl_clock_probe_tai_mono = 0;
+
+SEC("raw_tp")
+int nsl_clock_probe(void *ctx)
+{
+	__u64 m0 = bpf_ktime_get_ns();
+	__u64 tai = bpf_ktime_get_tai_ns();
+	__u64 m1 = bpf_ktime_get_ns();
+
+	nsl_clock_probe_tai_mono = (__s64)(tai - (m0 + (m1 - m0) / 2));
+	return 0;
 }
 
 /* skb_iif and the socket's RX ifindex are read only when -i or -I needs them. */
@@ -328,12 +363,6 @@ static __always_inline int sk_netns_selected(struct sock *sk)
 static __always_inline __u64 rx_netns(struct sock *sk, struct sk_buff *skb)
 {
 	return sk ? sk_netns(sk) : skb->dev->nd_net.net->ns.inum;
-}
-
-static __always_inline int rx_netns_selected(struct sock *sk,
-					     struct sk_buff *skb)
-{
-	return !cfg.netns_ino || rx_netns(sk, skb) == cfg.netns_ino;
 }
 
 /*
@@ -379,32 +408,44 @@ static __always_inline int reader_selected(struct sock *sk)
 }
 
 /*
- * The hooks that see an skb on its way in. A zero tstamp means RX
- * timestamping was off when the skb arrived: nothing to measure. sk is
- * the socket it was queued on, NULL before it has one.
+ * The hooks that see an skb on its way in, from its fields: ts is its
+ * tstamp, 0 when RX timestamping was off when it arrived (nothing to
+ * measure); ifindex its skb_iif (read only with -i/-I); is_rx whether
+ * tstamp is an RX timestamp (nsl_skb_tstamp_is_rx()); netns its namespace
+ * (read only with -n or -I -n -1), already checked when netns_known;
+ * now_tai the moment the sample stands for (bpf_ktime_get_tai_ns()), or 0
+ * for now: the clock is read only for a sample that passed the filters.
  */
-static __always_inline void record_rx(struct sk_buff *skb, struct sock *sk,
-				      __u32 hook, int netns_known)
+static __always_inline void record_rx_fields(__u32 hook, __u64 ts,
+					     __u32 ifindex, int is_rx,
+					     __u64 netns, int netns_known,
+					     __u64 now_tai)
 {
-	__u64 ts = skb->tstamp;
-	__u32 ifindex = 0;
-
 	if ((__s64)ts <= 0)
 		return;
-	if (need_ifindex()) {
-		ifindex = skb->skb_iif;
-		if (!ifindex_selected(ifindex))
-			return;
-	}
-	if (!netns_known && !rx_netns_selected(sk, skb))
+	if (need_ifindex() && !ifindex_selected(ifindex))
+		return;
+	if (!netns_known && cfg.netns_ino && netns != cfg.netns_ino)
 		return;
 	/* after the filters: counters cover what -i/-n select, as samples do */
-	if (!nsl_skb_tstamp_is_rx(skb)) {
+	if (!is_rx) {
 		count_event(hook, NSL_CNT_NOT_RX_TSTAMP);
 		return;
 	}
-	record_latency(hook, ts, ifindex,
-		       cfg.group_by_netns ? rx_netns(sk, skb) : 0);
+	record_latency_at(hook, ts, now_tai ?: bpf_ktime_get_tai_ns(), ifindex,
+			  cfg.group_by_netns ? netns : 0);
+}
+
+/* skb on its way in; sk the socket it was queued on, NULL before it has one */
+static __always_inline void record_rx(struct sk_buff *skb, struct sock *sk,
+				      __u32 hook, int netns_known)
+{
+	__u64 netns = 0;
+
+	if ((!netns_known && cfg.netns_ino) || cfg.group_by_netns)
+		netns = rx_netns(sk, skb);
+	record_rx_fields(hook, skb->tstamp, need_ifindex() ? skb->skb_iif : 0,
+			 nsl_skb_tstamp_is_rx(skb), netns, netns_known, 0);
 }
 
 static __always_inline void record_skb(struct sk_buff *skb, __u32 hook)
@@ -477,13 +518,26 @@ err:
 	return 1;
 }
 
+/*
+ * A TCP read that returned data; ts is the RX timestamp of the last skb it
+ * took (tcp_update_recv_tstamps() in tcp_recvmsg_locked(), for the skbs
+ * whose TCP_SKB_CB()->has_rxtstamp is set), 0 when that skb has none.
+ *
+ * It has none when tcp_collapse() rebuilt it (v6.1 to v7.2, net/ipv4/
+ * tcp_input.c, from tcp_prune_queue() under receive-buffer pressure, and
+ * tcp_collapse_ofo_queue()): the new skb comes from alloc_skb(), so its
+ * tstamp is 0, while memcpy() of skb->cb carries has_rxtstamp over. Such
+ * a read is counted in no_rx_tstamp (after the filters, as samples are):
+ * these are the slowest readers, and a read that returned data is never
+ * dropped unseen. The HOL state is then left as it is: the next read
+ * sees the out-of-order count that grew meanwhile (it only ever leaves
+ * more out).
+ */
 static __always_inline void record_tcp_read(struct sock *sk, __u64 ts)
 {
 	__u32 into = NSL_HOOK_TCP_SOCK_READ;	/* the histogram */
 	__u32 ifindex = 0;
 
-	if ((__s64)ts <= 0)
-		return;
 	if (!reader_selected(sk))
 		return;
 	if (need_ifindex()) {
@@ -493,6 +547,10 @@ static __always_inline void record_tcp_read(struct sock *sk, __u64 ts)
 	}
 	if (!sk_netns_selected(sk))
 		return;
+	if ((__s64)ts <= 0) {
+		count_event(NSL_HOOK_TCP_SOCK_READ, NSL_CNT_NO_RX_TSTAMP);
+		return;
+	}
 	if (!cfg.include_hol) {
 		/*
 		 * An MPTCP read (of the MPTCP socket, whose data came over
@@ -571,17 +629,76 @@ int BPF_PROG(fexit_tcp_queue_rcv, struct sock *sk, struct sk_buff *skb)
 }
 
 /*
- * Before v6.18: 0 means queued, non-zero dropped (rcvbuf full, no memory).
+ * udp-socket-enqueued by fentry and fexit on __udp_enqueue_schedule_skb():
+ * only its return value says whether the datagram was queued (before
+ * v6.18: 0 queued, non-zero dropped: rcvbuf full, no memory), but by then
+ * the skb may be gone. The function queues it, releases the queue's lock
+ * and calls sk_data_ready() before it returns (v6.1 to v6.17,
+ * net/ipv4/udp.c), so a reader on another CPU can take the datagram,
+ * consume and free it, and the memory can hold another skb, before the
+ * fexit program runs. So the skb is read at entry, while the caller still
+ * owns it, into a per-CPU slot, and fexit records it when it was queued,
+ * with the clock read at entry: the datagram's wait ends as it is queued,
+ * not after the reader was woken (as the fallback's, at sk_data_ready
+ * inside this function, a little later).
+ * One slot per CPU is enough: the function runs with bottom halves off
+ * (softirq RX, or process context under local_bh_disable()), so neither a
+ * second call nor a migration comes between the two programs; the skb's
+ * address is checked all the same.
+ *
  * Since v6.18 it may return 0 before the datagram is queued (a per-NUMA
  * batch another CPU queues, or drops, later): the loader does not use
- * this program there (NSL_NEED_UDP_QUEUED_ON_RETURN).
+ * these programs there (NSL_NEED_UDP_QUEUED_ON_RETURN).
  */
+struct nsl_rx_snapshot {
+	__u64 skb;		/* address, only compared */
+	__u64 tstamp;
+	__u32 ifindex;		/* skb_iif, with -i/-I */
+	__u32 is_rx;		/* nsl_skb_tstamp_is_rx() */
+	__u64 entry_tai;	/* bpf_ktime_get_tai_ns() at entry */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct nsl_rx_snapshot);
+} udp_enqueue_snap SEC(".maps");
+
+SEC("fentry/__udp_enqueue_schedule_skb")
+int BPF_PROG(fentry_udp_enqueue_schedule_skb, struct sock *sk,
+	     struct sk_buff *skb)
+{
+	struct nsl_rx_snapshot *snap;
+	__u32 zero = 0;
+
+	snap = bpf_map_lookup_elem(&udp_enqueue_snap, &zero);
+	if (!snap)
+		return 0;
+	snap->skb = (__u64)skb;
+	snap->tstamp = skb->tstamp;
+	snap->ifindex = need_ifindex() ? skb->skb_iif : 0;
+	snap->is_rx = nsl_skb_tstamp_is_rx(skb);
+	snap->entry_tai = bpf_ktime_get_tai_ns();
+	return 0;
+}
+
 SEC("fexit/__udp_enqueue_schedule_skb")
 int BPF_PROG(fexit_udp_enqueue_schedule_skb, struct sock *sk,
 	     struct sk_buff *skb, int ret)
 {
+	struct nsl_rx_snapshot *snap;
+	__u32 zero = 0;
+
+	snap = bpf_map_lookup_elem(&udp_enqueue_snap, &zero);
+	if (!snap || snap->skb != (__u64)skb)
+		return 0;
+	snap->skb = 0;
 	if (ret == 0)
-		record_enqueued(sk, skb, NSL_HOOK_UDP_SOCK_ENQUEUED);
+		record_rx_fields(NSL_HOOK_UDP_SOCK_ENQUEUED, snap->tstamp,
+				 snap->ifindex, snap->is_rx,
+				 cfg.netns_ino || cfg.group_by_netns ?
+				 sk_netns(sk) : 0, 0, snap->entry_tai);
 	return 0;
 }
 
@@ -617,13 +734,23 @@ static __always_inline void record_udp_read(struct sock *sk, __u64 ts,
 		       cfg.group_by_netns ? sk_netns(sk) : 0);
 }
 
-/* udp_recvmsg() consumes the datagram it returned; len < 0 when peeking. */
+/*
+ * udp_recvmsg() and udpv6_recvmsg() (v6.1 to v7.2) end with
+ * skb_consume_udp(sk, skb, peeking ? -err : err), err being the bytes
+ * returned: len < 0 is a peek, len > 0 a read. len == 0 is either: a read
+ * or a peek of an empty datagram, or of 0 bytes (recv(fd, buf, 0, ...)).
+ * A read has unlinked the datagram from the queue (__skb_unlink() in
+ * __skb_try_recv_from_queue() sets skb->next to NULL); a peek left it
+ * queued, with a reference of its own. So a datagram read is one sample,
+ * and a peek none. (Only len == 0 pays for the extra load.)
+ */
 SEC("fentry/skb_consume_udp")
 int BPF_PROG(fentry_skb_consume_udp, struct sock *sk, struct sk_buff *skb,
 	     int len)
 {
-	if (len >= 0)
-		record_udp_read(sk, skb->tstamp, need_ifindex() ? skb->skb_iif : 0);
+	if (len < 0 || (len == 0 && skb->next))
+		return 0;
+	record_udp_read(sk, skb->tstamp, need_ifindex() ? skb->skb_iif : 0);
 	return 0;
 }
 
@@ -717,11 +844,26 @@ int BPF_PROG(tp_data_ready, struct sock *sk)
 }
 
 /*
+ * Whether TCP gave skb an RX timestamp when it arrived (TCP_SKB_CB()->
+ * has_rxtstamp, set in tcp_v4_fill_cb()/tcp_v6_fill_cb() when tstamp or
+ * the hardware stamp was set). Probe-read: skb->cb is a char array to the
+ * verifier. Only asked for skbs whose tstamp is 0 (see record_tcp_read()).
+ */
+static __always_inline int tcp_skb_has_rxtstamp(const struct sk_buff *skb)
+{
+	struct tcp_skb_cb *cb = (void *)skb->cb;
+
+	return BPF_CORE_READ_BITFIELD_PROBED(cb, has_rxtstamp);
+}
+
+/*
  * skb_copy_datagram_iter() fires this for every skb tcp_recvmsg_locked()
  * copies (and for other sockets' copies, which sock_recv_length below
  * ignores by comparing the socket). TCP receive-queue skbs are owned by
  * their socket (skb_set_owner_r() in tcp_queue_rcv()), so skb->sk says
- * whose read this is. Keep the last timestamp, as tcp_recvmsg does in tss.
+ * whose read this is. Keep the last timestamp, as tcp_recvmsg does in tss:
+ * it takes those of the skbs with has_rxtstamp only, including a collapsed
+ * skb's 0 (record_tcp_read()), so this does the same.
  */
 SEC("tp_btf/skb_copy_datagram_iovec")
 int BPF_PROG(tp_tcp_copy_datagram, const struct sk_buff *skb, int len)
@@ -730,7 +872,9 @@ int BPF_PROG(tp_tcp_copy_datagram, const struct sk_buff *skb, int len)
 	struct sock *sk = skb->sk;
 	__u64 ts = skb->tstamp;
 
-	if ((__s64)ts <= 0 || !sk || !sk_is_tcp_reader(sk))
+	if (!sk || !sk_is_tcp_reader(sk))
+		return 0;
+	if ((__s64)ts <= 0 && !tcp_skb_has_rxtstamp(skb))
 		return 0;
 	rs = bpf_task_storage_get(&read_state, bpf_get_current_task_btf(), 0,
 				  BPF_LOCAL_STORAGE_GET_F_CREATE);
@@ -791,26 +935,38 @@ int BPF_PROG(tp_udp_consume_skb, struct sk_buff *skb, void *location)
  * tcp_recv_timestamp never sees them. Neither do we.
  */
 /*
- * The timestamp a read of hook's protocol left in the task's read state
- * (TCP's or UDP's slot), taken: the slot is cleared, so that it serves one
- * read. Returns the state, or NULL when the hook is not ours or there is
- * nothing.
+ * What a read of hook's protocol left in the task's read state, taken: the
+ * slot is cleared, so that it serves one read. Returns the state (*ts its
+ * timestamp, *sk the TCP read's socket), or NULL when the hook is not ours or nothing was left. TCP's
+ * slot is marked by its socket, as a collapsed skb leaves a 0 stamp that
+ * is a read all the same (record_tcp_read()).
  */
 static __always_inline struct nsl_read_state *read_state_take(__u32 hook,
-							      __u64 *ts)
+							      __u64 *ts,
+							      __u64 *sk)
 {
 	struct nsl_read_state *rs;
-	__u64 *slot;
+	__u64 *slot, *mark;
 
 	if (!shared_hook_on(hook))
 		return NULL;
 	rs = bpf_task_storage_get(&read_state, bpf_get_current_task_btf(), 0, 0);
 	if (!rs)
 		return NULL;
-	slot = hook == NSL_HOOK_UDP_SOCK_READ ? &rs->udp_tstamp : &rs->tcp_tstamp;
+	if (hook == NSL_HOOK_UDP_SOCK_READ) {
+		slot = &rs->udp_tstamp;
+		mark = slot;
+	} else {
+		slot = &rs->tcp_tstamp;
+		mark = &rs->tcp_sk;
+	}
+	if (!*mark)
+		return NULL;
 	*ts = *slot;
+	*sk = rs->tcp_sk;
 	*slot = 0;
-	return *ts ? rs : NULL;
+	*mark = 0;
+	return rs;
 }
 
 SEC("tp_btf/sock_recv_length")
@@ -818,7 +974,7 @@ int BPF_PROG(tp_recv_length, struct sock *sk, int ret, int flags)
 {
 	__u16 proto = sk->sk_protocol;
 	struct nsl_read_state *rs;
-	__u64 ts;
+	__u64 ts, read_sk;
 
 	/*
 	 * Every recvmsg() of every socket fires this: leave the others at
@@ -827,12 +983,12 @@ int BPF_PROG(tp_recv_length, struct sock *sk, int ret, int flags)
 	 * state is always fresh by then.
 	 */
 	if (proto == IPPROTO_TCP || proto == IPPROTO_MPTCP) {
-		rs = read_state_take(NSL_HOOK_TCP_SOCK_READ, &ts);
-		if (rs && ret > 0 && rs->tcp_sk == (__u64)sk &&
+		rs = read_state_take(NSL_HOOK_TCP_SOCK_READ, &ts, &read_sk);
+		if (rs && ret > 0 && read_sk == (__u64)sk &&
 		    !(flags & MSG_ERRQUEUE))
 			record_tcp_read(sk, ts);
 	} else if (proto == IPPROTO_UDP || proto == IPPROTO_UDPLITE) {
-		rs = read_state_take(NSL_HOOK_UDP_SOCK_READ, &ts);
+		rs = read_state_take(NSL_HOOK_UDP_SOCK_READ, &ts, &read_sk);
 		/* 0 is a read too: of an empty datagram */
 		if (rs && ret >= 0 && !(flags & MSG_ERRQUEUE))
 			record_udp_read(sk, ts, rs->udp_ifindex);

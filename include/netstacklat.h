@@ -99,6 +99,7 @@ enum nsl_counter {
 	NSL_CNT_UNCHANGED_TAIL,	/* sk_data_ready: the tail already sampled */
 	NSL_CNT_MPTCP_EXCLUDED,	/* tcp-socket-read: MPTCP, HOL state unknown */
 	NSL_CNT_QUEUE_EMPTY,	/* sk_data_ready: UDP reader took the datagram */
+	NSL_CNT_NO_RX_TSTAMP,	/* tcp-socket-read: the read's skb lost its stamp */
 	NSL_NR_COUNTERS,
 };
 

@@ -37,7 +37,9 @@ const struct nsl_hook_desc nsl_hooks[NSL_NR_HOOKS] = {
 	[NSL_HOOK_UDP_SOCK_ENQUEUED] = {
 		.name = "udp-socket-enqueued",
 		.desc = "packet is queued on a UDP socket",
+		/* fentry reads the skb, fexit records it if it was queued */
 		.cands = { FENTRY_NEEDS(NSL_NEED_UDP_QUEUED_ON_RETURN,
+					"fentry_udp_enqueue_schedule_skb",
 					"fexit_udp_enqueue_schedule_skb"),
 			   TP("tp_data_ready") },
 	},
@@ -110,6 +112,11 @@ const struct nsl_counter_desc nsl_counters[NSL_NR_COUNTERS] = {
 		"mptcp_excluded",
 		"MPTCP reads left out by the HOL filter, which cannot see "
 		"their subflows (-y records them).",
+		HOOK(TCP_SOCK_READ) },
+	[NSL_CNT_NO_RX_TSTAMP] = {
+		"no_rx_tstamp",
+		"TCP reads whose last skb had lost its RX timestamp: the kernel "
+		"rebuilt it when it collapsed the receive queue (TcpExtTCPRcvCollapsed).",
 		HOOK(TCP_SOCK_READ) },
 };
 

@@ -341,6 +341,8 @@ static void set_autoload(const struct nsl_loader *l, struct netstacklat_bpf *s,
 
 	bpf_object__for_each_program(p, s->obj)
 		bpf_program__set_autoload(p, false);
+	/* run by the loader itself, never attached (nsl_loader_sync_clock()) */
+	bpf_program__set_autoload(s->progs.nsl_clock_probe, true);
 	for (int h = 0; h < NSL_NR_HOOKS; h++) {
 		const struct nsl_candidate *c = nsl_loader_chosen(l, h);
 
@@ -792,13 +794,44 @@ int nsl_loader_attach(struct nsl_loader *l, const struct nsl_options *o)
 	return attach_hooks(l);
 }
 
+/*
+ * CLOCK_TAI - CLOCK_MONOTONIC as the programs see them: nsl_clock_probe
+ * run once (BPF_PROG_TEST_RUN; raw_tp programs can be run so since v5.10,
+ * and the command needs no capability, only the program's fd).
+ */
+static int probe_tai_mono(void *arg, int64_t *ns)
+{
+	struct nsl_loader *l = arg;
+	LIBBPF_OPTS(bpf_test_run_opts, opts);
+
+	if (bpf_prog_test_run_opts(bpf_program__fd(l->skel->progs.nsl_clock_probe),
+				   &opts))
+		return -errno;
+	*ns = __atomic_load_n(&l->skel->bss->nsl_clock_probe_tai_mono, __ATOMIC_ACQUIRE);
+	return 0;
+}
+
 int nsl_loader_sync_clock(struct nsl_loader *l)
 {
 	struct nsl_clock now, *c = &l->skel->bss->nsl_clock;
-	int err = nsl_clock_read(&now);
+	int err = nsl_clock_read(&now, probe_tai_mono, l);
 
-	if (err)
+	if (err) {
+		/* at start the caller says it; later once, not every interval */
+		if (l->clock_set && !l->clock_warned)
+			pr_warn("cannot read the kernel's clock offsets: %s (samples "
+				"of 1 s or more may count as clock_step)\n",
+				strerror(-err));
+		l->clock_warned = l->clock_set;
 		return err;
+	}
+	/*
+	 * Looked at: the BPF side may report a move again. Also when nothing
+	 * moved: a false alarm (a program interrupted between its two clock
+	 * reads for longer than the slack) must not keep it from reporting
+	 * the next real one.
+	 */
+	__atomic_store_n(&c->moved_reported, 0, __ATOMIC_RELEASE);
 	if (l->clock_set && now.tai_offset_ns == c->tai_offset_ns &&
 	    llabs(now.tai_mono_ns - c->tai_mono_ns) <= NSL_CLOCK_SLACK_NS / 2)
 		return 0;
@@ -813,7 +846,6 @@ int nsl_loader_sync_clock(struct nsl_loader *l)
 	/* the offset first: see record_latency() in the BPF program */
 	__atomic_store_n(&c->tai_offset_ns, now.tai_offset_ns, __ATOMIC_RELEASE);
 	__atomic_store_n(&c->tai_mono_ns, now.tai_mono_ns, __ATOMIC_RELEASE);
-	__atomic_store_n(&c->moved_reported, 0, __ATOMIC_RELEASE);
 	l->clock_set = true;
 	return 1;
 }

@@ -39,6 +39,7 @@ struct nsl_loader {
 	uint64_t udp_free_at[NSL_UDP_FREE_FUNCS];
 	uint64_t udp_free_len[NSL_UDP_FREE_FUNCS];
 	bool clock_set;		/* nsl_clock in the BPF object was written */
+	bool clock_warned;	/* said that it cannot be read any more */
 	struct ring_buffer *clock_events; /* BPF: "the clock moved" */
 };
 

@@ -21,38 +21,26 @@
 #include <mntent.h>
 #include <stdio.h>
 
-static int64_t clock_ns(clockid_t id)
-{
-	struct timespec ts;
-
-	clock_gettime(id, &ts);
-	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
-/* CLOCK_TAI - CLOCK_MONOTONIC, from the midpoint of two monotonic reads. */
-static int64_t tai_mono_ns(void)
-{
-	int64_t m0 = clock_ns(CLOCK_MONOTONIC);
-	int64_t tai = clock_ns(CLOCK_TAI);
-	int64_t m1 = clock_ns(CLOCK_MONOTONIC);
-
-	return tai - (m0 + (m1 - m0) / 2);
-}
-
 /*
- * adjtimex() with no modes only reads. Both offsets are read twice around
- * it, so that a clock change in between (it moves tai_mono) is noticed and
- * the pair read again: the two must describe the same clock state.
+ * adjtimex() with no modes only reads. CLOCK_TAI - CLOCK_MONOTONIC is
+ * measured (by tai_mono, as the BPF programs see the two clocks) before
+ * and after it, so that a clock change in between is noticed and the pair
+ * read again: the two must describe the same clock state.
  */
-int nsl_clock_read(struct nsl_clock *c)
+int nsl_clock_read(struct nsl_clock *c, nsl_tai_mono_fn tai_mono, void *arg)
 {
 	for (int tries = 0; tries < 5; tries++) {
 		struct timex tx = { 0 };
-		int64_t before = tai_mono_ns(), after;
+		int64_t before, after;
+		int err = tai_mono(arg, &before);
 
+		if (err)
+			return err;
 		if (adjtimex(&tx) < 0)
 			return -errno;
-		after = tai_mono_ns();
+		err = tai_mono(arg, &after);
+		if (err)
+			return err;
 		c->tai_offset_ns = (int64_t)tx.tai * 1000000000LL;
 		c->tai_mono_ns = after;
 		if (llabs(after - before) <= NSL_CLOCK_SLACK_NS / 2)

@@ -10,9 +10,13 @@
 
 /*
  * The kernel's TAI offset (adjtimex) and CLOCK_TAI - CLOCK_MONOTONIC, read
- * as one consistent pair (struct nsl_clock). 0 or a negative errno.
+ * as one consistent pair (struct nsl_clock). tai_mono measures the latter
+ * (0 or a negative errno): as the BPF programs see the clocks, which is
+ * not always as clock_gettime() does (time namespaces). 0 or a negative
+ * errno.
  */
-int nsl_clock_read(struct nsl_clock *c);
+typedef int (*nsl_tai_mono_fn)(void *arg, int64_t *ns);
+int nsl_clock_read(struct nsl_clock *c, nsl_tai_mono_fn tai_mono, void *arg);
 
 /*
  * A file descriptor that poll() reports readable when the kernel's clock is

@@ -99,6 +99,7 @@ struct config {
 	uint64_t interval_ns;
 	bool errqueue;			/* TX timestamps, read back (TCP) */
 	bool oob;			/* each message's last byte urgent (TCP) */
+	bool peek;			/* server: 0-byte MSG_PEEK first (UDP) */
 	/* both */
 	int protocol;			/* socket(): 0, or IPPROTO_MPTCP */
 	/* both */
@@ -120,7 +121,7 @@ static const char usage_text[] =
 "  " PROG " server --proto tcp|udp --bind ADDR --port N [--read-delay-ms N]\n"
 "             [--start-delay-ms N] [--read-size B] [--rcvbuf B]\n"
 "             [--duration-s S] [--count N]\n"
-"             [--ready-file PATH] [--report PATH] [--mptcp]\n"
+"             [--ready-file PATH] [--report PATH] [--mptcp] [--peek]\n"
 "  " PROG " client --proto tcp|udp --connect ADDR --port N [--msg-size B]\n"
 "             [--count N] [--interval-us U] [--duration-s S] [--errqueue]\n"
 "             [--oob] [--mptcp] [--report PATH]\n"
@@ -131,6 +132,8 @@ static const char usage_text[] =
 "  sleeps that long before every read; --start-delay-ms sleeps once more\n"
 "  before the first read (a backlog).  --read-size defaults to 65536.\n"
 "  --rcvbuf sets SO_RCVBUF (the kernel doubles it) before listen/bind.\n"
+"  --peek (UDP): before each read, a 0-byte recv(MSG_PEEK) of the next\n"
+"  datagram, which the read then takes (peeks are not counted).\n"
 "  Stops at TCP EOF, after --count reads, or after --duration-s; a UDP\n"
 "  server needs --count or --duration-s.  --ready-file is created\n"
 "  (containing the PID) once the socket is listening/bound.\n"
@@ -371,6 +374,7 @@ enum {
 	OPT_RCVBUF,
 	OPT_ERRQUEUE,
 	OPT_OOB,
+	OPT_PEEK,
 	OPT_MPTCP,
 };
 
@@ -384,6 +388,7 @@ static const struct option server_opts[] = {
 	{ "read-size",		required_argument, NULL, OPT_READ_SIZE },
 	{ "mptcp",		no_argument,	   NULL, OPT_MPTCP },
 	{ "rcvbuf",		required_argument, NULL, OPT_RCVBUF },
+	{ "peek",		no_argument,	   NULL, OPT_PEEK },
 	{ "duration-s",		required_argument, NULL, OPT_DURATION },
 	{ "count",		required_argument, NULL, OPT_COUNT },
 	{ "ready-file",		required_argument, NULL, OPT_READY_FILE },
@@ -528,6 +533,9 @@ static void handle_opt(struct config *cfg, const struct option *opts,
 	case OPT_ERRQUEUE:
 		cfg->errqueue = true;
 		break;
+	case OPT_PEEK:
+		cfg->peek = true;
+		break;
 	case OPT_OOB:
 		cfg->oob = true;
 		break;
@@ -580,6 +588,8 @@ static void check_required(struct config *cfg)
 		usage_error("--errqueue: only with --proto tcp");
 	if (cfg->oob && cfg->socktype != SOCK_STREAM)
 		usage_error("--oob: only with --proto tcp");
+	if (cfg->peek && cfg->socktype != SOCK_DGRAM)
+		usage_error("--peek: only with --proto udp");
 	if (cfg->protocol && cfg->socktype != SOCK_STREAM)
 		usage_error("--mptcp: only with --proto tcp");
 	resolve_addr(cfg, addr_opt);
@@ -712,10 +722,14 @@ static ssize_t read_once(const struct config *cfg, int fd, char *buf)
 {
 	ssize_t n;
 
-	if (cfg->socktype == SOCK_STREAM)
+	if (cfg->socktype == SOCK_STREAM) {
 		n = read(fd, buf, cfg->read_size);
-	else
+	} else {
+		/* the datagram is queued (poll said so): the peek returns 0 */
+		if (cfg->peek && recv(fd, buf, 0, MSG_PEEK) < 0)
+			return errno == EINTR ? -2 : sys_error("recv(MSG_PEEK)");
 		n = recv(fd, buf, cfg->read_size, 0);
+	}
 	if (n > 0)
 		return n;
 	/* A zero-length datagram is data, not EOF, but carries no bytes. */

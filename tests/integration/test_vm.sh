@@ -28,12 +28,13 @@ declare -A FALLBACK_HOOKS=([6.1]="" [6.12]="$HOOKS")
 # is the function vm_T, run as vm61_T, vm612_T.
 VM_TESTS=(boot kernel fentry_attach fentry_samples fentry_one_sample_per_read
 	  fentry_known_answer fentry_resolution fentry_errqueue fentry_mptcp fentry_queue_length fentry_hol_forced_rto
-	  fentry_hol_random_loss fallback load_refused)
+	  fentry_hol_random_loss fentry_udp_peek fentry_udp_enqueue_pinned
+	  fentry_collapsed_reads fallback load_refused)
 VM_FALLBACK_TESTS=(fallback_samples fallback_one_sample_per_read
 		   fallback_known_answer fallback_errqueue fallback_mptcp
 		   fallback_hol_forced_rto fallback_hol_random_loss
 		   fallback_udp_read_agrees fallback_queue_length
-		   fallback_hooks_agree)
+		   fallback_hooks_agree fallback_udp_peek fallback_collapsed_agree)
 
 kernel_tests() {	# kernel_tests KERNEL: its test names, vm61_boot ...
 	local t tests=("${VM_TESTS[@]}")
@@ -162,7 +163,8 @@ vm_fentry_samples() {
 	        assert len(c["hooks"]) == 1, c
 	        progs.add(c["program"])
 	        runs[c["hooks"][0]] = runs.get(c["hooks"][0], 0) + c["runs"]
-	assert len(progs) == 10, sorted(progs)  # 6 SKB_FENTRY, 2 fexit, 2 read
+	# 6 SKB_FENTRY, fexit tcp_queue_rcv, fentry+fexit udp enqueue, 2 read
+	assert len(progs) == 11, sorted(progs)
 	idle = [h for h in runs if runs[h] == 0]
 	assert len(runs) == 7 and not idle, runs
 	PY
@@ -388,8 +390,9 @@ vm_fallback_udp_read_agrees() {
 #   tcp-socket-enqueued   fexit tcp_queue_rcv; tcp_rcv_established() fires
 #                         sk_data_ready only after processing the segment's
 #                         ACK, sending data (tcp_data_snd_check()) and our ACK
-#   udp-socket-enqueued   sk_data_ready inside __udp_enqueue_schedule_skb;
-#                         its fexit after sock_def_readable() woke the reader
+#   udp-socket-enqueued   fentry reads its clock as __udp_enqueue_schedule_skb
+#                         starts, sk_data_ready fires after the datagram is
+#                         queued, inside it
 # How much later: between the two clocks run the kernel code between the
 # two points and the other instance's program, microseconds each under
 # TCG (means of 4-44 us measured), more on a packet
@@ -401,7 +404,7 @@ vm_fallback_udp_read_agrees() {
 # (docs/hooks.md: what a user sees when switching.)
 declare -A AGREE_EARLIER=([ip-start]=fentry [tcp-start]=fallback
 	[udp-start]=fallback [tcp-socket-enqueued]=fentry
-	[udp-socket-enqueued]=fallback [tcp-socket-read]=fentry
+	[udp-socket-enqueued]=fentry [tcp-socket-read]=fentry
 	[udp-socket-read]=fentry)
 AGREE_MAX_SHIFT_NS=150000
 AGREE_PCTS=(0.5 0.9 0.99)
@@ -443,6 +446,66 @@ vm_fallback_hooks_agree() {
 			expect "$h: mean shift in ns" "$d" -le $AGREE_MAX_SHIFT_NS ;;
 		esac
 	done
+}
+
+# A 0-byte MSG_PEEK before each UDP read (skb_consume_udp() gets len 0
+# for it, as for a read of 0 bytes): one sample per read, none per peek
+udp_peek() {	# udp_peek MODE
+	expect_read_samples $1-peek udp-socket-read $1-peek
+}
+vm_fentry_udp_peek() { udp_peek fentry; }
+vm_fallback_udp_peek() {
+	grep -Eq "^  udp-socket-read +unavailable" "$OUT/list-fallback" &&
+		{ skip "udp-socket-read has no fallback on $KERNEL"; return; }
+	udp_peek fallback
+}
+
+# 2,000 datagrams queued from CPU 0 for a reader on CPU 1 that takes each
+# at once: each queued datagram is one enqueue sample, measured before
+# the reader woke (so below the read's latency of the same datagram)
+vm_fentry_udp_enqueue_pinned() {
+	local f=$OUT/fentry-pinned.json n
+	expect_read_samples fentry-pinned udp-socket-read fentry-pinned || return
+	n=$($JQ "$f" count udp-socket-read)
+	expect_samples fentry-pinned udp-socket-enqueued "$n"
+	expect "udp-socket-enqueued sum (ns) <= udp-socket-read sum" \
+		"$($JQ "$f" sum udp-socket-enqueued)" -le "$($JQ "$f" sum udp-socket-read)"
+}
+
+# netstat_of FILE FIELD: a TcpExt field from a copy of /proc/net/netstat
+netstat_of() {
+	awk -v f="$2" '$1 == "TcpExt:" && !h { for (i = 2; i <= NF; i++) col[$i] = i; h = 1; next }
+		       $1 == "TcpExt:" && h { print $col[f]; exit }' "$1"
+}
+
+# collapsed MODE: MODE's run on the collapsed queue; every read that
+# returned data is a sample (HOL-filtered or not) or a no_rx_tstamp, and
+# some were the latter. Sets COLLAPSE_N, COLLAPSE_NORX.
+collapsed() {
+	local f=$OUT/collapse-$1.json reads c0 c1 hol
+	reads=$(json_field "$OUT/collapse.server" reads) || { fail "no server report"; return 1; }
+	c0=$(netstat_of "$OUT/collapse.netstat0" TCPRcvCollapsed)
+	c1=$(netstat_of "$OUT/collapse.netstat1" TCPRcvCollapsed)
+	COLLAPSE_N=$($JQ "$f" count tcp-socket-read) || { fail "no $1 report"; return 1; }
+	hol=$($JQ "$f" count tcp-socket-read-hol)
+	COLLAPSE_NORX=$($JQ "$f" counter tcp-socket-read no_rx_tstamp)
+	echo "  $1: $reads reads, $COLLAPSE_N samples, $hol left out (HOL), $COLLAPSE_NORX no_rx_tstamp;" \
+		"TCPRcvCollapsed +$((c1 - c0))"
+	expect "TCPRcvCollapsed grew" "$((c1 - c0))" -gt 0
+	expect "$1: reads without an RX timestamp (no_rx_tstamp)" "$COLLAPSE_NORX" -gt 0
+	expect "$1: samples + left out + no_rx_tstamp = reads" "$((COLLAPSE_N + hol + COLLAPSE_NORX))" -eq "$reads"
+}
+vm_fentry_collapsed_reads() { collapsed fentry; }
+
+# both methods watched the same reads: the same samples, the same reads
+# without a timestamp
+vm_fallback_collapsed_agree() {
+	local n norx
+	collapsed fentry || return
+	n=$COLLAPSE_N norx=$COLLAPSE_NORX
+	collapsed fallback || return
+	expect "fallback samples (fentry's)" "$COLLAPSE_N" -eq "$n"
+	expect "fallback no_rx_tstamp (fentry's)" "$COLLAPSE_NORX" -eq "$norx"
 }
 
 vm_fallback_known_answer() {

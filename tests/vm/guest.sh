@@ -274,6 +274,60 @@ run_qlen() {
 	emit $1.server /tmp/$1.server
 }
 
+# UDP reads each preceded by a 0-byte MSG_PEEK of the same datagram: the
+# peek must not be a sample (run_peek NAME MODE)
+run_peek() {
+	serve $1 udp 5013 --count 100 --duration-s 60 --peek
+	tool_start $1 --attach=$2 -n /run/netns/B -e udp-socket-read -p $SERVER_PID
+	client $1 udp 5013 --count 100 --interval-us 2000 --msg-size 200
+	wait $SERVER_JOB
+	tool_stop $1
+	emit $1.server /tmp/$1.server
+}
+
+# A receive queue under pressure, collapsed by TCP (no RX timestamps on
+# the rebuilt skbs): every read is a sample or a no_rx_tstamp, in each
+# MODE given, all watching the same reads (run_collapse NAME MODE...)
+run_collapse() {
+	local name=$1 mode pids=()
+	shift
+	serve $name tcp 5014 --rcvbuf 8192 --read-size 200 --read-delay-ms 2 --duration-s 8
+	for mode in "$@"; do
+		tool_start $name-$mode --attach=$mode -n /run/netns/B -e tcp-socket-read -p $SERVER_PID
+		pids+=($TOOL_PID)
+	done
+	/nsl/ip netns exec B cat /proc/net/netstat > /tmp/$name.netstat0
+	client $name tcp 5014 --count 20000 --msg-size 100 --interval-us 100 --duration-s 4
+	wait $SERVER_JOB
+	/nsl/ip netns exec B cat /proc/net/netstat > /tmp/$name.netstat1
+	for mode in "$@"; do
+		TOOL_PID=${pids[0]}
+		pids=("${pids[@]:1}")
+		tool_stop $name-$mode
+	done
+	emit $name.server /tmp/$name.server
+	emit $name.netstat0 /tmp/$name.netstat0
+	emit $name.netstat1 /tmp/$name.netstat1
+}
+
+# UDP datagrams queued from CPU 0 (the sender's softirq, over veth) for
+# a reader pinned to CPU 1, which takes each one at once: the enqueue
+# samples must be read while the skb is still the sender's
+# (run_pinned NAME MODE)
+run_pinned() {
+	rm -f /tmp/ready
+	/nsl/ip netns exec B taskset -c 1 trafficgen server --proto udp --bind $VETH_ADDR \
+		--port 5015 --ready-file /tmp/ready --count 2000 --duration-s 60 > /tmp/$1.server &
+	SERVER_JOB=$!
+	wait_file 60 /tmp/ready || say "GUEST ERROR server $1"
+	tool_start $1 --attach=$2 -n /run/netns/B -e udp-socket-enqueued,udp-socket-read
+	/nsl/ip netns exec A taskset -c 0 trafficgen client --proto udp --connect $VETH_ADDR \
+		--port 5015 --count 2000 --interval-us 200 > /tmp/$1.client
+	wait $SERVER_JOB
+	tool_stop $1
+	emit $1.server /tmp/$1.server
+}
+
 # the HOL scenarios in one attach mode: MODE-hol and MODE-loss
 run_hol_all() {	# run_hol_all MODE
 	testbed_up || return
@@ -303,6 +357,14 @@ run_errqueue fentry-errq fentry
 run_mptcp fentry-mptcp fentry
 run_qlen fentry-qlen fentry
 run_hol_all fentry
+run_peek fentry-peek fentry
+run_pinned fentry-pinned fentry
+# the collapsed reads in both modes at once where tcp-socket-read has both
+if [ "$(awk '$1 == "tcp-socket-read" { print $2 }' /tmp/list-fallback.out)" != unavailable ]; then
+	run_collapse collapse fentry fallback
+else
+	run_collapse collapse fentry
+fi
 # TCP over the wire: the netfilter hooks see it with an RX timestamp
 run_all fallback-all fallback $WIRE_ADDR
 # the read tests again where tcp-socket-read has a fallback (6.12, not 6.1)
@@ -319,6 +381,7 @@ fi
 if [ "$(awk '$1 == "udp-socket-read" { print $2 }' /tmp/list-fallback.out)" != unavailable ]; then
 	run_udp_reads fallback-udpreads fallback
 	run_qlen fallback-qlen fallback
+	run_peek fallback-peek fallback
 	run_pair pair-udpread udp-socket-read udp "--count 200 --duration-s 60 --read-delay-ms 2" \
 		"--count 200 --interval-us 5000"
 fi
