@@ -88,6 +88,17 @@ struct {
 	__type(value, struct nsl_counters);
 } counters SEC(".maps");
 
+/*
+ * --sample N: per CPU and hook, how many packets to let pass before the
+ * next one is recorded (see sample_skip()).
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, NSL_NR_HOOKS);
+	__type(key, __u32);
+	__type(value, __u32);
+} sample_left SEC(".maps");
+
 /* Filter sets; only looked up when the matching cfg.filter_* is set. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -167,6 +178,37 @@ static __always_inline void count_event(__u32 hook, enum nsl_counter c)
 
 	if (v && c < NSL_NR_COUNTERS)
 		v->cnt[c]++;
+}
+
+/*
+ * --sample N: whether hook leaves this packet out. Each CPU records one
+ * packet in N of each hook, the first of every N, by a countdown: no
+ * random numbers, no atomics (the slot is the CPU's own; programs run
+ * with migration off, and where a task-context program is preempted
+ * between the load and the store by another run on its CPU, one packet
+ * more or less is recorded: the rate stays 1 in N). Asked first, before any other
+ * work of the hook, so that a packet left out costs a map lookup and a
+ * decrement. Whatever state a hook keeps per socket still follows every
+ * packet (the HOL filter's: record_tcp_read(); the enqueue fallback's
+ * tail: tp_data_ready()), so that the packets recorded are the ones an
+ * unsampled run would record, thinned. With cfg.sample_every <= 1 the
+ * verifier drops all of it.
+ */
+static __always_inline int sample_skip(__u32 hook)
+{
+	__u32 *left;
+
+	if (cfg.sample_every <= 1)
+		return 0;
+	left = bpf_map_lookup_elem(&sample_left, &hook);
+	if (!left)
+		return 0;
+	if (*left) {
+		(*left)--;
+		return 1;
+	}
+	*left = cfg.sample_every - 1;
+	return 0;
 }
 
 static __always_inline struct nsl_hist *group_hist_get(__u32 hook,
@@ -442,6 +484,8 @@ static __always_inline void record_rx(struct sk_buff *skb, struct sock *sk,
 {
 	__u64 netns = 0;
 
+	if (sample_skip(hook))
+		return;
 	if ((!netns_known && cfg.netns_ino) || cfg.group_by_netns)
 		netns = rx_netns(sk, skb);
 	record_rx_fields(hook, skb->tstamp, need_ifindex() ? skb->skb_iif : 0,
@@ -472,9 +516,11 @@ static __always_inline void record_enqueued(struct sock *sk,
 
 /*
  * Returns 1 when the read may have waited for a retransmission (or the
- * socket could not be read, which we must treat the same way).
+ * socket could not be read, which we must treat the same way), and
+ * advances the socket's HOL state. Counts the read's fate only when
+ * counted (a read --sample leaves out only moves the state).
  */
-static __always_inline int tcp_read_hol_blocked(struct sock *sk)
+static __always_inline int tcp_read_hol_blocked(struct sock *sk, int counted)
 {
 	struct nsl_hol_input in = {};
 	struct nsl_hol_state *st;
@@ -509,12 +555,14 @@ static __always_inline int tcp_read_hol_blocked(struct sock *sk)
 				  (void *)last->cb + 4))
 		goto err;
 	if (nsl_hol_exclude(st, &in)) {
-		count_event(NSL_HOOK_TCP_SOCK_READ, NSL_CNT_HOL_EXCLUDED);
+		if (counted)
+			count_event(NSL_HOOK_TCP_SOCK_READ, NSL_CNT_HOL_EXCLUDED);
 		return 1;
 	}
 	return 0;
 err:
-	count_event(NSL_HOOK_TCP_SOCK_READ, NSL_CNT_HOL_READ_ERROR);
+	if (counted)
+		count_event(NSL_HOOK_TCP_SOCK_READ, NSL_CNT_HOL_READ_ERROR);
 	return 1;
 }
 
@@ -538,6 +586,12 @@ static __always_inline void record_tcp_read(struct sock *sk, __u64 ts)
 	__u32 into = NSL_HOOK_TCP_SOCK_READ;	/* the histogram */
 	__u32 ifindex = 0;
 
+	if (sample_skip(NSL_HOOK_TCP_SOCK_READ)) {
+		/* the HOL state follows every read (sample_skip()) */
+		if (!cfg.include_hol && sk->sk_protocol != IPPROTO_MPTCP)
+			tcp_read_hol_blocked(sk, 0);
+		return;
+	}
 	if (!reader_selected(sk))
 		return;
 	if (need_ifindex()) {
@@ -563,7 +617,7 @@ static __always_inline void record_tcp_read(struct sock *sk, __u64 ts)
 		if (sk->sk_protocol == IPPROTO_MPTCP) {
 			count_event(NSL_HOOK_TCP_SOCK_READ, NSL_CNT_MPTCP_EXCLUDED);
 			into = NSL_HIST_TCP_READ_HOL;
-		} else if (tcp_read_hol_blocked(sk)) {
+		} else if (tcp_read_hol_blocked(sk, 1)) {
 			into = NSL_HIST_TCP_READ_HOL;
 		}
 	}
@@ -675,6 +729,10 @@ int BPF_PROG(fentry_udp_enqueue_schedule_skb, struct sock *sk,
 	snap = bpf_map_lookup_elem(&udp_enqueue_snap, &zero);
 	if (!snap)
 		return 0;
+	if (sample_skip(NSL_HOOK_UDP_SOCK_ENQUEUED)) {
+		snap->skb = 0;
+		return 0;
+	}
 	snap->skb = (__u64)skb;
 	snap->tstamp = skb->tstamp;
 	snap->ifindex = need_ifindex() ? skb->skb_iif : 0;
@@ -724,6 +782,8 @@ int BPF_PROG(fentry_tcp_recv_timestamp, struct msghdr *msg, struct sock *sk,
 static __always_inline void record_udp_read(struct sock *sk, __u64 ts,
 					    __u32 ifindex)
 {
+	if (sample_skip(NSL_HOOK_UDP_SOCK_READ))
+		return;
 	if ((__s64)ts <= 0 || !reader_selected(sk))
 		return;
 	if (need_ifindex() && !ifindex_selected(ifindex))

@@ -148,6 +148,9 @@ struct nsl_clock {
 
 #define NSL_UDP_FREE_FUNCS 3
 
+/* --sample N: at most this N */
+#define NSL_MAX_SAMPLE_EVERY 65536
+
 /*
  * Read-only configuration, placed in .rodata of the BPF object and set by
  * the loader before load. Options that are off let the verifier drop the
@@ -177,6 +180,7 @@ struct nsl_config {
 	__u32 nr_slots;
 	__u64 schema_thresholds[8];
 	__u32 max_groups;	/* -I/-C: groups that get a histogram */
+	__u32 sample_every;	/* --sample N: 1 packet in N per hook and CPU */
 };
 
 #endif /* NETSTACKLAT_H */

@@ -553,6 +553,7 @@ static void fill_config(const struct nsl_loader *l, const struct nsl_options *o,
 	cfg->group_by_cgroup = o->group_cgroup;
 	cfg->group_by_netns = o->group_ifindex && o->netns == NSL_NETNS_ALL;
 	cfg->include_hol = o->include_hol;
+	cfg->sample_every = o->sample_every;
 	cfg->schema = o->schema;
 	cfg->nr_slots = nsl_nr_slots(o->schema);
 	memcpy(cfg->schema_thresholds, nsl_schema_thresholds(o->schema),

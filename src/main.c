@@ -351,6 +351,7 @@ static int reader_init(struct nsl_reader *rd, const struct nsl_loader *l,
 		.group_netns = o->group_ifindex && o->netns == NSL_NETNS_ALL,
 		.own_netns = l->nf_netns_ino,	/* ours, with -n -1 */
 		.schema = o->schema,
+		.sample_every = o->sample_every,
 	};
 
 	int err = nsl_reader_init(rd, &m, attached, o->group_ifindex,

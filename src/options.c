@@ -47,6 +47,7 @@ enum {
 	OPT_USAGE,
 	OPT_LISTEN,
 	OPT_RESOLUTION,
+	OPT_SAMPLE,
 	OPT_APPEND,
 };
 
@@ -100,6 +101,9 @@ static const struct argp_option options[] = {
 	  "Buckets per power of two: 1 (default: log2 buckets in ns), 2, 4 or 8 "
 	  "(the bounds of Prometheus native histogram schema 1, 2, 3 for "
 	  "seconds; 8: buckets 9 % wide)", 3 },
+	{ "sample", OPT_SAMPLE, "N", 0,
+	  "Record one packet in N per hook and CPU (default 1: all); counts "
+	  "and rates are then 1/N of the traffic's, latencies unbiased", 3 },
 	{ "include-tcp-hol-delay", 'y', NULL, 0,
 	  "Record TCP reads that may be HOL-blocked", 3 },
 	{ "verbose", 'v', NULL, 0, "libbpf and attach details on stderr", 4 },
@@ -476,6 +480,12 @@ static int parse_opt(int key, char *arg, struct argp_state *state)
 			return fail(state, "--resolution: '%s' is not 1, 2, 4 or 8", arg);
 		o->schema = __builtin_ctzll(v);
 		break;
+	case OPT_SAMPLE:
+		if (parse_u64(arg, 1, NSL_MAX_SAMPLE_EVERY, &v))
+			return fail(state, "--sample: '%s' is not an integer in 1..%u",
+				    arg, NSL_MAX_SAMPLE_EVERY);
+		o->sample_every = v;
+		break;
 	case OPT_USER:
 		if (!*arg || strlen(arg) > 32)
 			return fail(state, "--user: '%s' is not a user name", arg);
@@ -535,6 +545,7 @@ static void set_defaults(struct nsl_options *o)
 	o->format = NSL_FMT_TABLE;
 	o->netns = NSL_NETNS_OWN;
 	o->max_groups = NSL_MAX_GROUPS;
+	o->sample_every = 1;
 	for (int i = 0; i < NSL_NR_HOOKS; i++)
 		o->hook_enabled[i] = true;
 }

@@ -68,6 +68,7 @@ struct nsl_options {
 	uint32_t max_groups;		/* histograms of the grouped maps */
 	/* --resolution 1, 2, 4, 8: histogram schema 0..3 (include/netstacklat.h) */
 	unsigned int schema;
+	uint32_t sample_every;		/* --sample N: 1 packet in N (1: all) */
 	bool include_hol;
 
 	bool info_only;			/* --help/--usage/--version: done */

@@ -189,6 +189,18 @@ static void prom_hook_info(FILE *out, const struct nsl_report *r)
 	}
 }
 
+/*
+ * --sample N: the factor between the counts and the traffic, for rates
+ * and counts to be scaled in queries (docs/prometheus.md).
+ */
+static void prom_sample_every(FILE *out, const struct nsl_report *r)
+{
+	fprintf(out, "# HELP netstacklat_sample_every %s\n"
+		"# TYPE netstacklat_sample_every gauge\n"
+		"netstacklat_sample_every %u\n", NSL_SAMPLE_EVERY_HELP,
+		nsl_sample_every(r));
+}
+
 void nsl_format_prometheus(FILE *out, const struct nsl_report *r)
 {
 	fputs("# HELP netstacklat_latency_seconds Time from a packet's RX "
@@ -200,4 +212,5 @@ void nsl_format_prometheus(FILE *out, const struct nsl_report *r)
 	prom_counters(out, r);
 	prom_costs(out, r);
 	prom_hook_info(out, r);
+	prom_sample_every(out, r);
 }

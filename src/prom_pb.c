@@ -212,6 +212,23 @@ static Metric *counter_metric(struct arena *a, const struct nsl_label *l,
 	return m;
 }
 
+/* A gauge (an info metric is a gauge of 1): a counter_metric() re-typed. */
+static Metric *gauge_metric(struct arena *a, const struct nsl_label *l,
+			    unsigned int n, double value)
+{
+	Metric *m = counter_metric(a, l, n, 0);
+	Io__Prometheus__Client__Gauge *g = arena_alloc(a, 1, sizeof(*g));
+
+	if (!m || !g)
+		return NULL;
+	io__prometheus__client__gauge__init(g);
+	g->has_value = 1;
+	g->value = value;
+	m->counter = NULL;
+	m->gauge = g;
+	return m;
+}
+
 /* Writes mf as varint length, then the message. 0 or -EIO. */
 static int write_delimited(FILE *out, const Family *mf)
 {
@@ -342,25 +359,29 @@ static int pb_hook_info(FILE *out, struct arena *a, const struct nsl_report *r)
 		return -ENOMEM;
 	for (int h = 0; h < NSL_NR_HOOKS; h++) {
 		struct nsl_labels labels;
-		Io__Prometheus__Client__Gauge *g;
 
 		if (!r->status[h].enabled)
 			continue;
 		nsl_hook_info_labels(&r->status[h], h, &labels);
-		m[n] = counter_metric(a, labels.l, labels.n, 0);
-		g = arena_alloc(a, 1, sizeof(*g));
-		if (!m[n] || !g)
+		m[n] = gauge_metric(a, labels.l, labels.n, 1);
+		if (!m[n++])
 			return -ENOMEM;
-		io__prometheus__client__gauge__init(g);
-		g->has_value = 1;
-		g->value = 1;
-		m[n]->counter = NULL;	/* an info metric is a gauge of 1 */
-		m[n++]->gauge = g;
 	}
 	return family(out, a, "netstacklat_hook_info",
 		      "How each hook attaches and the one network namespace it "
 		      "sees (\"\": all); 1 per hook.",
 		      IO__PROMETHEUS__CLIENT__METRIC_TYPE__GAUGE, m, n);
+}
+
+/* netstacklat_sample_every, as in the text format (src/prom.c). */
+static int pb_sample_every(FILE *out, struct arena *a, const struct nsl_report *r)
+{
+	Metric **m = arena_alloc(a, 1, sizeof(Metric *));
+
+	if (!m || !(m[0] = gauge_metric(a, NULL, 0, nsl_sample_every(r))))
+		return -ENOMEM;
+	return family(out, a, "netstacklat_sample_every", NSL_SAMPLE_EVERY_HELP,
+		      IO__PROMETHEUS__CLIENT__METRIC_TYPE__GAUGE, m, 1);
 }
 
 int nsl_format_prometheus_pb(FILE *out, const struct nsl_report *r)
@@ -374,6 +395,8 @@ int nsl_format_prometheus_pb(FILE *out, const struct nsl_report *r)
 		err = pb_costs(out, &a, r);
 	if (!err)
 		err = pb_hook_info(out, &a, r);
+	if (!err)
+		err = pb_sample_every(out, &a, r);
 	arena_free(&a);
 	return err;
 }

@@ -309,6 +309,7 @@ int nsl_reader_read(struct nsl_reader *r, struct nsl_report *rep)
 	rep->group_cgroup = r->group_cgroup;
 	memcpy(rep->hook_enabled, r->hook_enabled, sizeof(rep->hook_enabled));
 	rep->schema = r->m.schema;
+	rep->sample_every = r->m.sample_every;
 	rep->group_netns = r->m.group_netns;
 	rep->status = r->status;
 	rep->hists = r->out.h;

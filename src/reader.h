@@ -19,6 +19,7 @@ struct nsl_reader_maps {
 	bool group_netns;			/* -I with -n -1 */
 	uint64_t own_netns;			/* where ifname_fd names interfaces */
 	unsigned int schema;			/* of every histogram */
+	uint32_t sample_every;			/* --sample N, for the reports */
 };
 
 /* Histograms and the slots they point into (nr_slots each). */

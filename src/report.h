@@ -45,6 +45,7 @@ struct nsl_report {
 	double interval_s;		/* time covered by the report */
 	bool cumulative;
 	unsigned int schema;		/* of every histogram */
+	uint32_t sample_every;		/* --sample N: counts are 1/N of the traffic's */
 	bool group_ifindex;		/* -I */
 	bool group_cgroup;		/* -C */
 	bool group_netns;		/* -I with -n -1: groups carry the netns */
@@ -59,6 +60,15 @@ struct nsl_report {
 	size_t nr_costs;
 	struct nsl_prog_cost costs[NSL_MAX_PROG_COSTS];
 };
+
+#define NSL_SAMPLE_EVERY_HELP "One packet in this many is recorded, per hook " \
+	"and CPU (--sample): multiply counts and rates by it."
+
+/* The factor that scales r's counts to the traffic's (--sample N; 0: 1). */
+static inline uint32_t nsl_sample_every(const struct nsl_report *r)
+{
+	return r->sample_every ? r->sample_every : 1;
+}
 
 enum nsl_format { NSL_FMT_TABLE, NSL_FMT_JSON, NSL_FMT_PROMETHEUS };
 

@@ -393,6 +393,10 @@ void nsl_format_table(FILE *out, const struct nsl_report *r,
 
 	if (o->timestamp)
 		table_time(out, &r->time);
+	if (nsl_sample_every(r) > 1)
+		fprintf(out, "sampled: 1 packet in %u per hook and CPU (counts are "
+			"1/%u of the traffic's)\n", nsl_sample_every(r),
+			nsl_sample_every(r));
 	for (hook = 0; hook < NSL_NR_HISTS; hook++)
 		table_hook(out, r, hook);
 	table_costs(out, r);

@@ -13,7 +13,7 @@ MS=1000000		# ns in a millisecond
 TESTS=()
 for m in $HOL_MODES; do
 	TESTS+=("test_hol_forced_rto_$m" "test_hol_no_loss_$m" "test_hol_random_loss_$m"
-		"test_hol_wan_$m")
+		"test_hol_wan_$m" "test_hol_sampled_$m")
 done
 
 # start_hol_tool NAME OUT ARGS...: as lib.sh's start_tool, with stderr in
@@ -31,28 +31,35 @@ tool_attached() {
 
 # hol_traffic MODE PORT SERVER_ARGS -- CLIENT_ARGS: a TCP server in NS_B,
 # the tool with -y (Y.json) and with the filter (F.json) on its reads, the
-# client in NS_A to completion, both tools stopped with SIGINT.
+# client in NS_A to completion, both tools stopped with SIGINT. With
+# HOL_SAMPLE=N a third instance (S.json) filters too, with --sample N.
 hol_traffic() {
-	local mode=$1 port=$2 sargs=() name rc; shift 2
+	local mode=$1 port=$2 sargs=() name rc names=(Y F) pids; shift 2
 	while [ $# -gt 0 ] && [ "$1" != -- ]; do sargs+=("$1"); shift; done
 	shift
-	rm -f "$TMP/Y.json" "$TMP/F.json"
+	rm -f "$TMP/Y.json" "$TMP/F.json" "$TMP/S.json"
 	serve tcp "$port" "${sargs[@]}" || return 1
 	start_hol_tool Y "$TMP/Y.json" -n "/run/netns/$NS_B" -e tcp-socket-read \
 		-p "$SERVER_PID" --attach="$mode" -y
 	start_hol_tool F "$TMP/F.json" -n "/run/netns/$NS_B" -e tcp-socket-read \
 		-p "$SERVER_PID" --attach="$mode"
-	for name in Y F; do
+	pids=("$PID_Y" "$PID_F")
+	if [ -n "${HOL_SAMPLE:-}" ]; then
+		start_hol_tool S "$TMP/S.json" -n "/run/netns/$NS_B" -e tcp-socket-read \
+			-p "$SERVER_PID" --attach="$mode" --sample "$HOL_SAMPLE"
+		names+=(S) pids+=("$PID_S")
+	fi
+	for name in "${names[@]}"; do
 		wait_for 20 tool_attached $name && continue
 		fail "tool ($name) did not attach: $(tail -3 "$TMP/$name.err")"
-		kill "$PID_Y" "$PID_F" 2>/dev/null
+		kill "${pids[@]}" 2>/dev/null
 		return 1
 	done
 	client tcp "$port" "$@"
 	wait_server
 	SERVER_READS=$(json_field "$TMP/server.json" reads)
-	kill -INT "$PID_Y" "$PID_F"
-	for name in Y F; do
+	kill -INT "${pids[@]}"
+	for name in "${names[@]}"; do
 		local pid_var=PID_$name
 		wait "${!pid_var}"; rc=$?
 		expect "exit status of the tool ($name) after SIGINT" "$rc" -eq 0
@@ -185,7 +192,33 @@ test_hol_random_loss_fallback() { hol_random_loss fallback; }
 test_hol_forced_rto_fentry() { hol_forced_rto fentry; }
 test_hol_no_loss_fentry() { hol_no_loss fentry; }
 test_hol_random_loss_fentry() { hol_random_loss fentry; }
+# --sample 2 beside the unsampled pair, on the forced RTOs: a read the
+# sampling leaves out still moves the socket's HOL state, so the sampled
+# instance records none of the reads that may have waited (none above
+# 67 ms), and it took one read in two per CPU (a read's program runs on
+# the reader's CPU: at most one more per CPU than half).
+hol_sampled() {
+	local mode=$1 n hol half
+	mode_ok "$mode" || return
+	tb_rule_nth 5 1 4 || { fail "cannot set the dropper's rule"; return; }
+	HOL_SAMPLE=2 hol_traffic "$mode" 5105 -- --count 10 --msg-size 2000 --interval-us 400000 ||
+		return
+	expect_reads_add_up
+	n=$(q S count) hol=$($JQ "$TMP/S.json" count tcp-socket-read-hol)
+	half=$(((SERVER_READS + 1) / 2))
+	expect "sampled: samples that may be >= 100 ms (buckets above 67 ms)" \
+		"$(q S count_upper_gt $((100 * MS)))" -eq 0
+	expect "sampled: tcp-socket-read + tcp-socket-read-hol, >= half the reads" "$((n + hol))" -ge "$half"
+	expect "sampled: tcp-socket-read + tcp-socket-read-hol, <= half + 1 per CPU" \
+		"$((n + hol))" -le "$((half + $(nproc)))"
+	expect "sampled: sample_every in the report" \
+		"$(python3 -c 'import json,sys; print(json.loads(open(sys.argv[1]).readline())["sample_every"])' "$TMP/S.json")" -eq 2
+	echo "  forced RTO, --sample 2 ($mode): $HOL_SUMMARY; sampled $n, left out $hol"
+}
+
 test_hol_wan_fallback() { hol_wan fallback; }
+test_hol_sampled_fallback() { hol_sampled fallback; }
+test_hol_sampled_fentry() { hol_sampled fentry; }
 test_hol_wan_fentry() { hol_wan fentry; }
 
 need "" prereqs

@@ -5,7 +5,8 @@
 # false alarm. (The fentry-only cases are in the VM test.)
 source "$(dirname "$0")/lib.sh"
 
-TESTS=(test_collapsed_reads_counted test_time_namespace test_clock_alarm_rearmed)
+TESTS=(test_collapsed_reads_counted test_time_namespace test_clock_alarm_rearmed
+       test_sampled_same_percentiles)
 
 # nstat_of NS COUNTER: the counter's value in NS (absolute, not a delta)
 nstat_of() {
@@ -116,6 +117,35 @@ print(" ".join(v))' > "$TMP/bss.value"
 	sleep 2.5
 	expect "moved_reported two intervals later" "$(moved_reported "$id")" -eq 0
 	stop_tool
+}
+
+# --sample 16 beside an unsampled instance on the same 4,000 datagrams:
+# each CPU records the first of every 16 packets of a hook, so the sampled
+# count is between 1/16 of the other's and that plus one per CPU; and a
+# thinned distribution has the same percentiles, here within one bucket.
+test_sampled_same_percentiles() {
+	local all=$TMP/all.json some=$TMP/some.json pid_all h a s p pa ps
+	serve udp 5203 --count 4000 --duration-s 20 || return
+	start_tool "$all" -n "/run/netns/$NS_B" -e udp-start,udp-socket-enqueued || return
+	pid_all=$TOOL_PID
+	start_tool "$some" -n "/run/netns/$NS_B" -e udp-start,udp-socket-enqueued --sample 16 || return
+	client udp 5203 --count 4000 --interval-us 100
+	wait_server
+	stop_tool
+	TOOL_PID=$pid_all
+	stop_tool
+	for h in udp-start udp-socket-enqueued; do
+		a=$($JQ "$all" count $h) s=$($JQ "$some" count $h)
+		expect "$h: unsampled samples (datagrams)" "$a" -ge 4000
+		expect "$h: sampled x 16 >= unsampled" "$((s * 16))" -ge "$a"
+		expect "$h: sampled <= unsampled / 16 + 1 per CPU" "$s" -le "$((a / 16 + $(nproc)))"
+		for p in 0.5 0.9; do
+			pa=$($JQ "$all" pct $h $p) ps=$($JQ "$some" pct $h $p)
+			[ "$ps" -ge $((pa / 2)) ] && [ "$ps" -le $((pa * 2)) ] ||
+				fail "$h p$p: sampled <= $ps ns, unsampled <= $pa ns: more than a bucket apart"
+		done
+		echo "  $h: $a samples, $s sampled; p50 $($JQ "$all" pct $h 0.5) vs $($JQ "$some" pct $h 0.5) ns"
+	done
 }
 
 need "" prereqs

@@ -464,12 +464,18 @@ vm_fallback_udp_peek() {
 # at once: each queued datagram is one enqueue sample, measured before
 # the reader woke (so below the read's latency of the same datagram)
 vm_fentry_udp_enqueue_pinned() {
-	local f=$OUT/fentry-pinned.json n
+	local f=$OUT/fentry-pinned.json n h s
 	expect_read_samples fentry-pinned udp-socket-read fentry-pinned || return
 	n=$($JQ "$f" count udp-socket-read)
 	expect_samples fentry-pinned udp-socket-enqueued "$n"
 	expect "udp-socket-enqueued sum (ns) <= udp-socket-read sum" \
 		"$($JQ "$f" sum udp-socket-enqueued)" -le "$($JQ "$f" sum udp-socket-read)"
+	# --sample 4: each CPU records the first of every 4 (2 CPUs here)
+	for h in udp-socket-enqueued udp-socket-read; do
+		s=$($JQ "$OUT/fentry-pinned-s4.json" count $h)
+		expect "$h, --sample 4: x 4 >= $n" "$((s * 4))" -ge "$n"
+		expect "$h, --sample 4: <= $n / 4 + 2" "$s" -le "$((n / 4 + 2))"
+	done
 }
 
 # netstat_of FILE FIELD: a TcpExt field from a copy of /proc/net/netstat

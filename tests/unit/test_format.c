@@ -183,6 +183,7 @@ static void build_fine(struct fixture *f)
 	f->r.interval_s = 5.0;
 	f->r.cumulative = true;
 	f->r.schema = 3;
+	f->r.sample_every = 16;		/* --sample 16: the factor in every format */
 	f->r.hook_enabled[NSL_HOOK_UDP_SOCK_ENQUEUED] = true;
 	f->r.hook_enabled[NSL_HOOK_UDP_SOCK_READ] = true;
 

@@ -85,6 +85,10 @@ static const struct bad_case bad[] = {
 	{ { "--resolution", "0" }, "--resolution" },
 	{ { "--resolution", "16" }, "--resolution" },
 	{ { "--resolution", "x" }, "--resolution" },
+	{ { "--sample", "0" }, "--sample" },
+	{ { "--sample", "65537" }, "--sample" },
+	{ { "--sample", "-1" }, "--sample" },
+	{ { "--sample", "2x" }, "--sample" },
 	/* 1,000,000 histograms of 514 buckets: 4 GB of kernel memory */
 	{ { "-C", "--resolution", "8", "--max-groups", "1000000" }, "--max-groups" },
 	{ { "--user", "" }, "--user" },
@@ -206,6 +210,23 @@ static void test_resolution(void **state)
 	}
 }
 
+/* --sample N: 1 packet in N; the default records every packet. */
+static void test_sample(void **state)
+{
+	const char *none[] = { NULL };
+	const char *every16[] = { "--sample", "16", NULL };
+	const char *most[] = { "--sample", "65536", NULL };
+	struct nsl_options o;
+
+	(void)state;
+	assert_int_equal(parse(&o, none), 0);
+	assert_int_equal(o.sample_every, 1);
+	assert_int_equal(parse(&o, every16), 0);
+	assert_int_equal(o.sample_every, 16);
+	assert_int_equal(parse(&o, most), 0);
+	assert_int_equal(o.sample_every, 65536);
+}
+
 static void test_positional_and_flags(void **state)
 {
 	const char *args[] = { "-T", "-F", "json", "--cumulative", "-y", "-I",
@@ -313,6 +334,7 @@ int main(void)
 		cmocka_unit_test(test_bad_invocations),
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_resolution),
+		cmocka_unit_test(test_sample),
 		cmocka_unit_test(test_warnings),
 		cmocka_unit_test(test_positional_and_flags),
 		cmocka_unit_test(test_enable_disable),

@@ -312,18 +312,23 @@ run_collapse() {
 
 # UDP datagrams queued from CPU 0 (the sender's softirq, over veth) for
 # a reader pinned to CPU 1, which takes each one at once: the enqueue
-# samples must be read while the skb is still the sender's
-# (run_pinned NAME MODE)
+# samples must be read while the skb is still the sender's; a second
+# instance samples one in 4 (NAME-s4) (run_pinned NAME MODE)
 run_pinned() {
+	local pid
 	rm -f /tmp/ready
 	/nsl/ip netns exec B taskset -c 1 trafficgen server --proto udp --bind $VETH_ADDR \
 		--port 5015 --ready-file /tmp/ready --count 2000 --duration-s 60 > /tmp/$1.server &
 	SERVER_JOB=$!
 	wait_file 60 /tmp/ready || say "GUEST ERROR server $1"
 	tool_start $1 --attach=$2 -n /run/netns/B -e udp-socket-enqueued,udp-socket-read
+	pid=$TOOL_PID
+	tool_start $1-s4 --attach=$2 -n /run/netns/B -e udp-socket-enqueued,udp-socket-read --sample 4
 	/nsl/ip netns exec A taskset -c 0 trafficgen client --proto udp --connect $VETH_ADDR \
 		--port 5015 --count 2000 --interval-us 200 > /tmp/$1.client
 	wait $SERVER_JOB
+	tool_stop $1-s4
+	TOOL_PID=$pid
 	tool_stop $1
 	emit $1.server /tmp/$1.server
 }
