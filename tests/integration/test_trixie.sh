@@ -96,13 +96,14 @@ remove_tree() {
 
 # The root: a minbase trixie with what `make`, `make test-unit` and `make
 # deb` need, installed by the project's own scripts/install-deps (that is
-# the point: it must work there). Built in KEY.tmp, renamed when done.
+# the point: it must work there). Built in KEY.tmp, renamed when done,
+# removed when it failed (its logs are in the test's output).
 build_root() {
 	local dir=$1 tmp=$1.tmp mirror=$2
 	unbind_system "$tmp" 2> /dev/null
 	remove_tree "$tmp" || return 1
 	debootstrap --variant=minbase "$SUITE_CODENAME" "$tmp" "$mirror" \
-		> "$TMP/debootstrap.log" 2>&1 || return 2
+		> "$TMP/debootstrap.log" 2>&1 || { remove_tree "$tmp"; return 2; }
 	# apt in the root needs a resolver; no daemon may start from the
 	# root's package scripts (they would run on this machine)
 	cp /etc/resolv.conf "$tmp/etc/resolv.conf"
@@ -113,7 +114,7 @@ build_root() {
 	chroot "$tmp" /root/install-deps build unit deb > "$TMP/install-deps.log" 2>&1
 	local rc=$?
 	unbind_system "$tmp" || return 1
-	[ $rc -eq 0 ] || return 3
+	[ $rc -eq 0 ] || { remove_tree "$tmp"; return 3; }
 	# the downloaded .debs: not needed again (the lists stay, for apt -s)
 	chroot "$tmp" apt-get clean
 	rm "$tmp/root/install-deps"
@@ -148,6 +149,8 @@ trixie_root() {
 		flock -x "$LOCK_FD"
 		if [ ! -d "$ROOTDIR" ]; then
 			echo "  building the trixie root from $mirror (once per machine)"
+			# interrupted: nothing of it stays mounted, a half root goes
+			AT_EXIT+=("unbind_system '$ROOTDIR.tmp'; remove_tree '$ROOTDIR.tmp'")
 			build_root "$ROOTDIR" "$mirror"
 			rc=$?
 			case $rc in
