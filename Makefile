@@ -52,7 +52,7 @@ TEST_TOOLS += $(OUTPUT)/testbed/dropper.bpf.o
 # the userspace under ASan+UBSan and the option fuzzer (see the end)
 TEST_TOOLS += $(OUTPUT)/asan/netstacklat $(OUTPUT)/fuzz/fuzz_options
 
-.PHONY: all clean run test test-unit test-integration test-vm deps deps-test install deb
+.PHONY: all clean run test test-unit test-integration test-vm deps deps-test deps-unit install deb
 
 all: netstacklat
 
@@ -118,19 +118,14 @@ deps:
 deps-test:
 	$(Q)scripts/install-deps test
 
-# The Debian package (debian/), built with debhelper from the files git
-# knows in the working tree (tracked and new, not ignored), in
-# .output/deb/netstacklat-VERSION; the .deb lands in .output/deb.
-DEB_VERSION = $(shell dpkg-parsechangelog -l debian/changelog -S Version)
+deps-unit:
+	$(Q)scripts/install-deps unit
+
+# The Debian package (debian/), built with debhelper from a copy of the
+# tree without git (scripts/build-deb); the .deb lands in .output/deb.
 deb:
 	$(Q)scripts/install-deps deb
-	$(Q)rm -rf $(OUTPUT)/deb && mkdir -p $(OUTPUT)/deb/netstacklat-$(DEB_VERSION)
-	$(Q)git ls-files -z --cached --others --exclude-standard | \
-		tar --null -T - -cf - | tar -xf - -C $(OUTPUT)/deb/netstacklat-$(DEB_VERSION)
-	$(Q)cd $(OUTPUT)/deb/netstacklat-$(DEB_VERSION) && \
-		dpkg-buildpackage -b -us -uc > ../build.log 2>&1 || \
-		{ tail -30 ../build.log; exit 1; }
-	$(Q)ls $(OUTPUT)/deb/*.deb
+	$(Q)scripts/build-deb $(OUTPUT)/deb
 
 # The two commands of the README: install what is missing, build, go.
 run: deps
@@ -141,7 +136,8 @@ test: deps-test
 	$(Q)$(MAKE) --no-print-directory all $(UNIT_TESTS) $(TEST_TOOLS)
 	$(Q)tests/run $(TESTS)
 
-test-unit: $(UNIT_TESTS)
+test-unit: deps-unit
+	$(Q)$(MAKE) --no-print-directory $(UNIT_TESTS)
 	$(Q)tests/run unit
 
 test-integration: all $(TEST_TOOLS)

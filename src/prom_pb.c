@@ -358,7 +358,8 @@ static int pb_hook_info(FILE *out, struct arena *a, const struct nsl_report *r)
 	if (!m)
 		return -ENOMEM;
 	for (int h = 0; h < NSL_NR_HOOKS; h++) {
-		struct nsl_labels labels;
+		/* (cppcheck 2.10 takes &labels for a read of labels.l) */
+		struct nsl_labels labels = { 0 };
 
 		if (!r->status[h].enabled)
 			continue;

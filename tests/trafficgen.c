@@ -510,8 +510,10 @@ static void handle_opt(struct config *cfg, const struct option *opts,
 		cfg->addr = arg;
 		break;
 	case OPT_PORT:
-		snprintf(cfg->port, sizeof(cfg->port), "%llu",
-			 (unsigned long long)parse_uint(name, arg, 1, 65535));
+		/* as unsigned short: gcc 14 (trixie) cannot see the 65535
+		 * bound through parse_uint() and fails -Wformat-truncation */
+		snprintf(cfg->port, sizeof(cfg->port), "%hu",
+			 (unsigned short)parse_uint(name, arg, 1, 65535));
 		break;
 	case OPT_READ_DELAY:
 		cfg->read_delay_ns = parse_uint(name, arg, 0, 3600000) *
