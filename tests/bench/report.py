@@ -21,7 +21,8 @@ import textwrap
 WORKLOADS = ("stream", "rr", "udp")
 # the baseline runs the first four (an older build may lack --resolution)
 BASE_CONFIGS = ("ours", "ours_y", "ours_I", "ours_C")
-COST_CONFIGS = BASE_CONFIGS + ("ours_r8", "ours_C8")
+SAMPLED = (8, 64)      # --sample N, issue #26
+COST_CONFIGS = BASE_CONFIGS + ("ours_r8", "ours_C8") + tuple(f"ours_s{n}" for n in SAMPLED)
 # scripts/bench --baseline: the baseline build's configurations are ours
 # with this prefix, its throughput mode is "base".
 BASE = "base_"
@@ -230,6 +231,17 @@ def throughput(raw, rounds, seconds, modes):
             "ratio_empty_programs": statistics.median(ratios["floor"]),
             "ratio_rx_timestamps_only": statistics.median(ratios["tstamp"]),
         }
+        sampled = {}
+        for n in SAMPLED:
+            files = [os.path.join(raw, f"tp-on_s{n}-{i}-{w}.json") for i in range(1, rounds + 1)]
+            if not all(os.path.exists(f) for f in files):
+                continue
+            runs_n = [metric(w, f, seconds) for f in files]
+            rr = [a / b for a, b in zip(runs_n, runs["off"])]
+            sampled[n] = {"with_tool": runs_n, "median_with": statistics.median(runs_n),
+                          "round_ratios": rr, "ratio": statistics.median(rr)}
+        if sampled:
+            out[w]["sampled"] = sampled
         if "base" in modes:
             this_to_base = [a / b for a, b in zip(runs["on"], runs["base"])]
             out[w].update({
@@ -307,6 +319,7 @@ def program_rows(cost, tool):
             "avg_ns_C": cost["ours_C"].get(name, {}).get("avg_ns"),
             "avg_ns_r8": cost["ours_r8"].get(name, {}).get("avg_ns"),
             "avg_ns_C8": cost["ours_C8"].get(name, {}).get("avg_ns"),
+            **{f"avg_ns_s{n}": cost[f"ours_s{n}"].get(name, {}).get("avg_ns") for n in SAMPLED},
             "floor_program": FLOOR_OF[name], "floor_ns": f,
             "minus_floor_ns": o["avg_ns"] - f if o["avg_ns"] is not None and f is not None else None,
             "bpftrace_program": BT_PEER.get(name), "bpftrace_ns": b,
@@ -489,6 +502,13 @@ def print_table(header, rows, events, floor, tput, rep, targets, seconds, rounds
             f"{'max ' + fmt(max((r['per_workload'][w][key] or 0) for r in rows)):>24}"
             for w in WORKLOADS))
     p("")
+    p("--sample N, ns per run, all workloads: N = 1 / " + " / ".join(str(n) for n in SAMPLED)
+      + " (floor: the empty program at the same attach point)")
+    for r in rows:
+        p(f"  {r['program']:<21}" + " / ".join(
+            fmt(r[k]) for k in ["avg_ns"] + [f"avg_ns_s{n}" for n in SAMPLED])
+          + f"   floor {fmt(r['floor_ns'])}")
+    p("")
     p("per tracepoint event: all programs on it (ours: one per attach point, bpftrace: one")
     p("per hook)")
     p(f"{'tracepoint':<30}{'events':>10}{'ours ns':>9}{'bpftrace ns':>13}{'ratio':>7}")
@@ -520,6 +540,13 @@ def print_table(header, rows, events, floor, tput, rep, targets, seconds, rounds
             med = t["ratio_" + key] if key else t["ratio"]
             cells.append(f"{med:.3f} {min(rr):.2f}-{max(rr):.2f}")
         p(f"{'':<10}{'ratio':<15}{'':>10}" + "".join(f"{c:>17}" for c in cells))
+    for w in TP_WORKLOADS:
+        for n, s in tput[w].get("sampled", {}).items():
+            rr = s["round_ratios"]
+            p(f"{w:<10}{'--sample ' + str(n):<15}{'':>10}{'':>17}{'':>17}"
+              f"{s['median_with']:>17.0f}")
+            p(f"{'':<10}{'ratio':<15}{'':>10}{'':>17}{'':>17}"
+              f"{s['ratio']:.3f} {min(rr):.2f}-{max(rr):.2f}".rjust(17))
     p("(netstacklat without --bpf-stats; RX tstamps: software RX timestamps on, as any")
     p(" tracer of skb->tstamp needs; +empty progs: and floor.bpf.c's empty programs in")
     p(" netstacklat's shape, 2 netfilter + 3 tracepoint programs, statistics off)")
