@@ -16,15 +16,17 @@ nstat_of() {
 # Under receive-buffer pressure TCP collapses the receive queue
 # (tcp_prune_queue() -> tcp_collapse()): the new skbs have no RX
 # timestamp, and a read whose last skb is one of them has none to give.
-# A small receive buffer, a reader that sleeps between 1 KiB reads and a
-# sender of small TCP_NODELAY writes get there within a second. Every read
+# A 32 KiB receive buffer, a reader that sleeps between 200-byte reads and
+# a sender of small TCP_NODELAY writes get there within a second. (The
+# buffer must hold more than one collapsed skb, ~3.7 KiB of data: the
+# tail gets a stamp again when new data coalesces into it.) Every read
 # that returned data must be a sample (with or without the HOL filter's
 # histogram) or counted in no_rx_tstamp.
 test_collapsed_reads_counted() {
 	local out=$TMP/collapse.json before after reads n hol norx err
 	command -v nstat > /dev/null || { skip "nstat (iproute2) missing"; return; }
 	before=$(nstat_of "$NS_B" TcpExtTCPRcvCollapsed)
-	serve tcp 5201 --rcvbuf 8192 --read-size 200 --read-delay-ms 2 --duration-s 4 || return
+	serve tcp 5201 --rcvbuf 32768 --read-size 200 --read-delay-ms 10 --duration-s 4 || return
 	start_tool "$out" -n "/run/netns/$NS_B" -e tcp-socket-read -p "$SERVER_PID" || return
 	client tcp 5201 --count 20000 --msg-size 100 --interval-us 100 --duration-s 3
 	wait_server

@@ -291,7 +291,7 @@ run_peek() {
 run_collapse() {
 	local name=$1 mode pids=()
 	shift
-	serve $name tcp 5014 --rcvbuf 8192 --read-size 200 --read-delay-ms 2 --duration-s 8
+	serve $name tcp 5014 --rcvbuf 32768 --read-size 200 --read-delay-ms 10 --duration-s 8
 	for mode in "$@"; do
 		tool_start $name-$mode --attach=$mode -n /run/netns/B -e tcp-socket-read -p $SERVER_PID
 		pids+=($TOOL_PID)
