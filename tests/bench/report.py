@@ -640,6 +640,8 @@ def main():
     targets = check_targets(rows, tput, rep)
     slot_path = os.path.join(raw, "slotbench.json")
     slot = json.load(open(slot_path)) if os.path.exists(slot_path) else None
+    atomic_path = os.path.join(raw, "atomicbench.json")
+    atomic = json.load(open(atomic_path)) if os.path.exists(atomic_path) else None
 
     result = {
         "header": header,
@@ -648,6 +650,7 @@ def main():
         "throughput": tput,
         "report_cost": rep,
         "bucket_lookup": slot,
+        "shared_counter_add": atomic,
         "targets": [{"target": t, "measured": m, "met": ok} for t, m, ok in targets],
     }
     if has_base:
@@ -666,6 +669,17 @@ def main():
         print("  resolution 1 %.2f ns, resolution 8 %.2f ns: +%.2f ns per recorded sample"
               % (slot["slot_log2_ns_per_lookup"], slot["slot_schema3_ns_per_lookup"],
                  slot["slot_schema3_ns_per_lookup"] - slot["slot_log2_ns_per_lookup"]))
+    if atomic:
+        n = atomic["cpus"]
+        print("\nan add to a counter (BPF_PROG_TEST_RUN, tests/bench/atomicbench.bpf.c): ns per "
+              "add, median of %d rounds of %d runs x %d adds, each add's result awaited"
+              % (atomic["rounds"], atomic["repeat"], atomic["adds_per_run"]))
+        print("  shared by all CPUs (atomic, as -I/-C): 1 CPU busy %.2f, %d CPUs busy %.2f"
+              % (atomic["shared_atomic_1cpu_ns_per_add"], n,
+                 atomic["shared_atomic_%dcpu_ns_per_add" % n]))
+        print("  the CPU's own (as the ungrouped map): 1 CPU busy %.2f, %d CPUs busy %.2f"
+              % (atomic["percpu_plain_1cpu_ns_per_add"], n,
+                 atomic["percpu_plain_%dcpu_ns_per_add" % n]))
     if has_base:
         print_baseline(header, result["baseline"], rounds)
     return 0
