@@ -211,6 +211,6 @@ void nsl_format_prometheus(FILE *out, const struct nsl_report *r)
 			prom_hist(out, r, &r->hists[i]);
 	prom_counters(out, r);
 	prom_costs(out, r);
-	prom_hook_info(out, r);
 	prom_sample_every(out, r);
+	prom_hook_info(out, r);
 }

@@ -395,9 +395,9 @@ int nsl_format_prometheus_pb(FILE *out, const struct nsl_report *r)
 	if (!err)
 		err = pb_costs(out, &a, r);
 	if (!err)
-		err = pb_hook_info(out, &a, r);
-	if (!err)
 		err = pb_sample_every(out, &a, r);
+	if (!err)
+		err = pb_hook_info(out, &a, r);
 	arena_free(&a);
 	return err;
 }
