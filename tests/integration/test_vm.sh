@@ -174,6 +174,18 @@ vm_kernel() {
 	fi
 }
 
+# What a hook's unavailability must name, per mode: the attach point its
+# method would use (src/hooks.c), so that a user learns what the kernel
+# lacks, not only that something failed.
+declare -A FENTRY_POINT=([ip-start]=ip_rcv_core [tcp-start]=tcp_v4_rcv
+	[udp-start]=udp_rcv [tcp-socket-enqueued]=tcp_queue_rcv
+	[udp-socket-enqueued]=__udp_enqueue_schedule_skb
+	[tcp-socket-read]=tcp_recv_timestamp [udp-socket-read]=skb_consume_udp)
+declare -A FALLBACK_POINT=([ip-start]=netfilter [tcp-start]=netfilter
+	[udp-start]=netfilter [tcp-socket-enqueued]=sk_data_ready
+	[udp-socket-enqueued]=sk_data_ready [tcp-socket-read]=sock_recv_length
+	[udp-socket-read]=consume_skb)
+
 # method_of FILE HOOK: the method FILE's hook line names (-l, attached:)
 method_of() {
 	awk -v h="$2" '$1 == h && NF >= 2 { print $2; exit }' "$1" 2>/dev/null
@@ -181,9 +193,10 @@ method_of() {
 
 # Each hook gets the method the table says, in each attach mode: -l (the
 # default), the --attach=fentry run, -l --attach=fallback; a hook
-# expected unavailable says why. The failure names what the hook got, and
-# why its expected method was not taken (the reason -l gives in the mode
-# that excludes the other method).
+# expected unavailable says why, naming the attach point the kernel
+# lacks (FENTRY_POINT, FALLBACK_POINT). The failure names what the hook
+# got, and why its expected method was not taken (the reason -l gives in
+# the mode that excludes the other method).
 vm_expected_methods() {
 	local h mode file want got line why
 	for h in $HOOKS; do
@@ -202,8 +215,12 @@ vm_expected_methods() {
 				[ $mode = default ] && [ "$want" = fentry ] &&
 					why=" (--attach=fentry: $(grep -E "^  $h " "$OUT/fentry-all.err" | sed 's/^ *//'))"
 				fail "$mode mode: $h got '${got:-nothing}', expected '$want' on $KERNEL$why: ${line:-not listed}"
-			elif [ "$want" = unavailable ] && [ "$(wc -w <<< "$line")" -le 3 ]; then
-				fail "$mode mode: $h unavailable without a reason: $line"
+			elif [ "$want" = unavailable ] && [ $mode = fentry ] &&
+			     [[ $line != *"${FENTRY_POINT[$h]}"* ]]; then
+				fail "$mode mode: $h unavailable without naming ${FENTRY_POINT[$h]}: $line"
+			elif [ "$want" = unavailable ] && [ $mode = fallback ] &&
+			     [[ $line != *"${FALLBACK_POINT[$h]}"* ]]; then
+				fail "$mode mode: $h unavailable without naming ${FALLBACK_POINT[$h]}: $line"
 			fi
 		done
 	done
