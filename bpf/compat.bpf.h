@@ -10,6 +10,8 @@
 #include "vmlinux.h"
 #include <bpf/bpf_core_read.h>
 
+#include "tstamp.h"
+
 /*
  * v6.11, "net: Rename mono_delivery_time to tstamp_type for scalabilty":
  * the 1-bit skb->mono_delivery_time became the 2-bit skb->tstamp_type
@@ -44,6 +46,47 @@ static __always_inline __u32 nsl_sk_rx_ifindex(struct sock *sk)
 		return sk->sk_rx_dst_ifindex;
 	/* beyond struct sock: a direct load would be refused, probe-read it */
 	return BPF_CORE_READ((struct inet_sock___old *)sk, rx_dst_ifindex);
+}
+
+/*
+ * v7.1, "net: use ktime_t in struct scm_timestamping_internal" (commit
+ * c66e0f453d1a): tcp_recv_timestamp()'s tss->ts[] held struct timespec64
+ * before (the committed vmlinux.h describes that layout), and holds
+ * ktime_t since: skb->tstamp as it is, ns of CLOCK_REALTIME. A CO-RE read
+ * of ts[0].tv_sec cannot be relocated on the new kernels ("failed to
+ * resolve CO-RE relocation ... scm_timestamping_internal.ts[0]"), which
+ * cost tcp-socket-read its fentry method there.
+ *
+ * Both layouts are spelled out as flavours, whatever vmlinux.h says. A
+ * field relocation matches a member only if its type is compatible
+ * (libbpf's bpf_core_fields_are_compat(): an integer element never
+ * matches a struct one, nor the other way round), so exactly one of the
+ * two ts[0] exists on a kernel; for the ktime_t one its size is checked
+ * too (8 bytes: the s64 the value is). Both tests are constants libbpf
+ * writes at load, so the verifier drops the other branch, whose failed
+ * relocation is never reached: no run-time branch. A third layout fails
+ * both and the old read: the program is refused at load and the hook
+ * moves on to its fallback, which the VM test's table of expected
+ * methods per kernel reports as a failure.
+ */
+struct scm_timestamping_internal___timespec64 {
+	struct timespec64 ts[3];
+} __attribute__((preserve_access_index));
+
+struct scm_timestamping_internal___ktime {
+	ktime_t ts[3];
+} __attribute__((preserve_access_index));
+
+/* tss->ts[0] (the software RX timestamp) in ns, 0 when there is none */
+static __always_inline __u64 nsl_tss_rx_ns(struct scm_timestamping_internal *tss)
+{
+	struct scm_timestamping_internal___ktime *k = (void *)tss;
+	struct scm_timestamping_internal___timespec64 *o = (void *)tss;
+
+	if (bpf_core_field_exists(k->ts[0]) &&
+	    bpf_core_field_size(k->ts[0]) == sizeof(__s64))
+		return k->ts[0];
+	return nsl_timespec64_ns(o->ts[0].tv_sec, o->ts[0].tv_nsec);
 }
 
 #endif /* NSL_COMPAT_BPF_H */

@@ -765,16 +765,17 @@ int BPF_PROG(fexit_udp_enqueue_schedule_skb, struct sock *sk,
  * once per read that returned data with an RX timestamp (also for
  * MSG_PEEK, MSG_TRUNC, and TCP_ZEROCOPY_RECEIVE through
  * tcp_zc_finalize_rx_tstamp()); tss->ts[0] is the timestamp of the last
- * skb the read copied from. mptcp_recvmsg() calls it too, with the MPTCP
- * socket.
+ * skb the read copied from (tcp_update_recv_tstamps()), read at entry,
+ * before tcp_recv_timestamp() clears it for a socket that did not ask
+ * for software timestamps. A struct timespec64 before v7.1, a ktime_t
+ * since: nsl_tss_rx_ns() (compat.bpf.h). mptcp_recvmsg() calls it too,
+ * with the MPTCP socket.
  */
 SEC("fentry/tcp_recv_timestamp")
 int BPF_PROG(fentry_tcp_recv_timestamp, struct msghdr *msg, struct sock *sk,
 	     struct scm_timestamping_internal *tss)
 {
-	struct timespec64 ts = tss->ts[0];
-
-	record_tcp_read(sk, (__u64)ts.tv_sec * 1000000000ULL + ts.tv_nsec);
+	record_tcp_read(sk, nsl_tss_rx_ns(tss));
 	return 0;
 }
 

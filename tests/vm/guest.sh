@@ -1,8 +1,8 @@
 #!/nsl/bash
-# /init of the VM test (Debian's 6.1 and 6.12 cloud kernels, where fentry
-# works; the same script on both). Runs the tool against real namespace
-# traffic in each attach mode (fallback mode in full where the kernel has
-# the fallbacks: 6.12) and prints everything the host needs between
+# /init of the VM test (Debian's 6.1, 6.12 and sid cloud kernels, where
+# fentry works; the same script on each). Runs the tool against real
+# namespace traffic in each attach mode (fallback mode in full where the
+# kernel has the fallbacks: 6.12, sid) and prints everything the host needs between
 # markers on the console:
 #   === BEGIN <name>        the lines of file <name>
 #   === END <name>
@@ -372,7 +372,7 @@ else
 fi
 # TCP over the wire: the netfilter hooks see it with an RX timestamp
 run_all fallback-all fallback $WIRE_ADDR
-# the read tests again where tcp-socket-read has a fallback (6.12, not 6.1)
+# the read tests again where tcp-socket-read has a fallback (6.12 and sid, not 6.1)
 if [ "$(awk '$1 == "tcp-socket-read" { print $2 }' /tmp/list-fallback.out)" != unavailable ]; then
 	run_reads fallback-reads fallback
 	run_known fallback-known fallback
@@ -381,7 +381,7 @@ if [ "$(awk '$1 == "tcp-socket-read" { print $2 }' /tmp/list-fallback.out)" != u
 	run_hol_all fallback
 	run_agree agree
 fi
-# UDP reads where they have a fallback (6.3 to 6.17): one sample per read,
+# UDP reads where they have a fallback (6.3 to 6.17: 6.12, not sid): one sample per read,
 # and the same latencies as fentry's of the same reads (2 ms in the queue)
 if [ "$(awk '$1 == "udp-socket-read" { print $2 }' /tmp/list-fallback.out)" != unavailable ]; then
 	run_udp_reads fallback-udpreads fallback
