@@ -98,7 +98,7 @@ $(PB_OUT)/%.pb-c.o: $(PB_OUT)/%.pb-c.c
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CPPFLAGS) -O2 -g -I$(PB_OUT) -c $< -o $@
 
-$(OUTPUT)/prom_pb.o $(SAN_OUT)/prom_pb.o: $(PB_GEN)
+$(OUTPUT)/prom_pb.o: $(PB_GEN)
 
 netstacklat: $(CORE_OBJS) $(APP_OBJS) $(PB_OBJS)
 	$(call msg,LINK,$@)
@@ -214,6 +214,9 @@ $(SAN_OUT) $(OUTPUT)/fuzz:
 	$(Q)mkdir -p $@
 
 $(SAN_OUT)/loader.o $(SAN_OUT)/reader.o $(SAN_OUT)/main.o $(SAN_OUT)/bpfstats.o: $(OUTPUT)/netstacklat.skel.h
+# (here, not next to $(OUTPUT)/prom_pb.o's: a rule's targets are expanded
+# when make reads it, and SAN_OUT was empty up there)
+$(SAN_OUT)/prom_pb.o: $(PB_GEN)
 
 $(SAN_OUT)/%.o: src/%.c | $(SAN_OUT) $(DEPS_STAMP)
 	$(call msg,CC-SAN,$@)
