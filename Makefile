@@ -47,12 +47,15 @@ CORE_OBJS := $(CORE_SRCS:src/%.c=$(OUTPUT)/%.o)
 APP_OBJS  := $(APP_SRCS:src/%.c=$(OUTPUT)/%.o)
 
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(OUTPUT)/tests/%,$(wildcard tests/unit/test_*.c))
-TEST_TOOLS := $(OUTPUT)/tests/trafficgen $(OUTPUT)/tests/tunwire $(OUTPUT)/tests/settai
-TEST_TOOLS += $(OUTPUT)/testbed/dropper.bpf.o
+# the test programs that build with what `make` needs (make test-progs:
+# test_trixie.sh builds them with another release's compilers)
+TEST_PROGS := $(OUTPUT)/tests/trafficgen $(OUTPUT)/tests/tunwire $(OUTPUT)/tests/settai
+TEST_PROGS += $(OUTPUT)/testbed/dropper.bpf.o
+TEST_TOOLS := $(TEST_PROGS)
 # the userspace under ASan+UBSan and the option fuzzer (see the end)
 TEST_TOOLS += $(OUTPUT)/asan/netstacklat $(OUTPUT)/fuzz/fuzz_options
 
-.PHONY: all clean run test test-unit test-integration test-vm deps deps-test deps-unit install deb
+.PHONY: all clean run test test-unit test-integration test-vm test-progs deps deps-test deps-unit install deb
 
 all: netstacklat
 
@@ -139,6 +142,8 @@ test: deps-test
 test-unit: deps-unit
 	$(Q)$(MAKE) --no-print-directory $(UNIT_TESTS)
 	$(Q)tests/run unit
+
+test-progs: $(TEST_PROGS)
 
 test-integration: all $(TEST_TOOLS)
 	$(Q)tests/run integration
