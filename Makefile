@@ -47,12 +47,15 @@ CORE_OBJS := $(CORE_SRCS:src/%.c=$(OUTPUT)/%.o)
 APP_OBJS  := $(APP_SRCS:src/%.c=$(OUTPUT)/%.o)
 
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(OUTPUT)/tests/%,$(wildcard tests/unit/test_*.c))
-TEST_TOOLS := $(OUTPUT)/tests/trafficgen $(OUTPUT)/tests/tunwire $(OUTPUT)/tests/settai
-TEST_TOOLS += $(OUTPUT)/testbed/dropper.bpf.o
+# the test programs that build with what `make` needs (make test-progs:
+# test_trixie.sh builds them with another release's compilers)
+TEST_PROGS := $(OUTPUT)/tests/trafficgen $(OUTPUT)/tests/tunwire $(OUTPUT)/tests/settai
+TEST_PROGS += $(OUTPUT)/testbed/dropper.bpf.o
+TEST_TOOLS := $(TEST_PROGS)
 # the userspace under ASan+UBSan and the option fuzzer (see the end)
 TEST_TOOLS += $(OUTPUT)/asan/netstacklat $(OUTPUT)/fuzz/fuzz_options
 
-.PHONY: all clean run test test-unit test-integration test-vm deps deps-test deps-unit install deb
+.PHONY: all clean run test test-unit test-integration test-vm test-progs deps deps-test deps-unit install deb
 
 all: netstacklat
 
@@ -98,7 +101,7 @@ $(PB_OUT)/%.pb-c.o: $(PB_OUT)/%.pb-c.c
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CPPFLAGS) -O2 -g -I$(PB_OUT) -c $< -o $@
 
-$(OUTPUT)/prom_pb.o $(SAN_OUT)/prom_pb.o: $(PB_GEN)
+$(OUTPUT)/prom_pb.o: $(PB_GEN)
 
 netstacklat: $(CORE_OBJS) $(APP_OBJS) $(PB_OBJS)
 	$(call msg,LINK,$@)
@@ -139,6 +142,8 @@ test: deps-test
 test-unit: deps-unit
 	$(Q)$(MAKE) --no-print-directory $(UNIT_TESTS)
 	$(Q)tests/run unit
+
+test-progs: $(TEST_PROGS)
 
 test-integration: all $(TEST_TOOLS)
 	$(Q)tests/run integration
@@ -215,6 +220,9 @@ $(SAN_OUT) $(OUTPUT)/fuzz:
 	$(Q)mkdir -p $@
 
 $(SAN_OUT)/loader.o $(SAN_OUT)/reader.o $(SAN_OUT)/main.o $(SAN_OUT)/bpfstats.o: $(OUTPUT)/netstacklat.skel.h
+# (here, not next to $(OUTPUT)/prom_pb.o's: a rule's targets are expanded
+# when make reads it, and SAN_OUT was empty up there)
+$(SAN_OUT)/prom_pb.o: $(PB_GEN)
 
 $(SAN_OUT)/%.o: src/%.c | $(SAN_OUT) $(DEPS_STAMP)
 	$(call msg,CC-SAN,$@)

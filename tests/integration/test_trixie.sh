@@ -8,8 +8,8 @@
 # reports; every name of install-deps' test role resolves there too. The
 # chroot shares this machine's kernel, so BPF works in it.
 #
-# The root is built once per machine (a few minutes, from the mirror this
-# host's apt uses) into $NSL_TRIXIE_CACHE (default
+# The root is built once per machine (one to two minutes here, from the
+# mirror this host's apt uses) into $NSL_TRIXIE_CACHE (default
 # /var/cache/netstacklat/trixie), keyed by install-deps and the recipe
 # below, so that a changed package list rebuilds it; later runs take it as
 # it is. Each run works in an overlay on top of it, dropped at the end, so
@@ -24,8 +24,8 @@ SUITE_CODENAME=trixie
 PRUNE_DAYS=7
 RUN=		# this run's overlay: RUN/upper, RUN/work, RUN/merged
 M=		# the merged root the tests run in
-BUILT=		# set by trixie_build, trixie_deb: what the later tests need
-DEB=
+BUILT=		# set by trixie_build: the later tests need a build
+DEB=		# set by trixie_deb: the package's path in the root
 
 # host_mirror: the Debian archive this host's apt uses for its own
 # release, from one-line (.list) and deb822 (.sources) files alike.
@@ -197,9 +197,16 @@ in_root() {
 # when a test failed or the script is interrupted: lib.sh's EXIT trap)
 teardown() {
 	[ -n "$RUN" ] || return 0
-	[ -n "$M" ] && unbind_system "$M"
-	mountpoint -q "$RUN/merged" && umount "$RUN/merged"
-	remove_tree "$RUN" && RUN=
+	drop_run "$RUN" && RUN=
+}
+
+# drop_run DIR: a run's overlay (DIR/merged) unmounted, with what is
+# mounted in it, and DIR removed
+drop_run() {
+	unbind_system "$1/merged"
+	# -R: with anything a test mounted inside (all slaves or its own)
+	mountpoint -q "$1/merged" && umount -R "$1/merged"
+	remove_tree "$1"
 }
 
 # drop_dead_runs: the overlays of runs killed before their teardown
@@ -208,9 +215,7 @@ drop_dead_runs() {
 	local run
 	for run in "$CACHE"/run.*; do
 		[ -d "$run" ] && ! kill -0 "${run##*.}" 2> /dev/null || continue
-		unbind_system "$run/merged"
-		mountpoint -q "$run/merged" && umount "$run/merged"
-		remove_tree "$run"
+		drop_run "$run"
 	done
 }
 
@@ -233,7 +238,8 @@ trixie_test_deps() {
 trixie_build() {
 	local start=$SECONDS
 	need_root_ready || return
-	in_root make --no-print-directory -C /build -j2 > "$TMP/build.log" 2>&1 ||
+	# and the test programs: gcc 14 once failed one that gcc 12 built
+	in_root make --no-print-directory -C /build -j2 all test-progs > "$TMP/build.log" 2>&1 ||
 		{ fail "make: $(tail -5 "$TMP/build.log")"; return; }
 	in_root /build/netstacklat --version > "$TMP/version" 2>&1 ||
 		{ fail "the build does not run: $(cat "$TMP/version")"; return; }
