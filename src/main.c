@@ -68,6 +68,9 @@ static void print_hooks(const struct nsl_loader *l, FILE *f, bool all)
 		else
 			fprintf(f, "  %-20s %-11s %s\n", nsl_hooks[h].name,
 				"unavailable", hs->why);
+		if (all && nsl_hooks[h].opt_in)
+			fprintf(f, "  %-20s %-11s (opt-in: on only with -e %s)\n",
+				"", "", nsl_hooks[h].name);
 	}
 }
 

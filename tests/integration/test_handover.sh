@@ -1,0 +1,208 @@
+#!/usr/bin/env bash
+# netns-handover on the running kernel: the host's share of a pod's
+# latency. A sender (NS_A) sends over a TUN wire (tests/tunwire.c: real RX
+# stamps, as from a NIC) to a "node" (NS_B, ip_forward=1), which routes to
+# a "pod" (NS_P) over veth; the reader is in the pod. The tool runs inside
+# the node, as on a Kubernetes node (its own namespace is the host's),
+# with -n -1: the node's hooks, the hand-over and the pod's hooks in one
+# report. A tbf qdisc on the node's end of the veth makes packets wait a
+# known time there: only the hand-over may show it.
+source "$(dirname "$0")/lib.sh"
+
+TESTS=(test_handover_opt_in test_handover_no_qdisc test_handover_tbf_wait
+       test_handover_ipv6 test_handover_other_tx_ignored
+       test_handover_group_by_veth)
+
+NS_P=nsl$ID-p		# the pod
+IF_HN=nsl$ID-hn		# the node's end of the pod's veth
+IF_HP=nsl$ID-hp		# the pod's end
+PADDR_N=198.18.5.1 PADDR_P=198.18.5.2
+PADDR6_N=fd00:198:18:5::1 PADDR6_P=fd00:198:18:5::2
+
+# tbf: 10 Mbit/s, one packet of burst, packets queued for at most 8 ms.
+# Sent 4x faster than that, the queue stays full: every packet that gets
+# through has waited about 8 ms (8 ms minus up to one packet's 0.8 ms
+# transmission), the others are dropped by tbf before they are queued.
+TBF_LATENCY_MS=8
+
+setup_pod() {
+	AT_EXIT+=("ip netns del $NS_P")
+	ip netns add "$NS_P" || return 1
+	ip -n "$NS_P" link set lo up
+	ip link add "$IF_HN" netns "$NS_B" type veth peer name "$IF_HP" netns "$NS_P" || return 1
+	ip -n "$NS_B" addr add $PADDR_N/24 dev "$IF_HN"
+	ip -n "$NS_P" addr add $PADDR_P/24 dev "$IF_HP"
+	ip -n "$NS_B" addr add $PADDR6_N/64 dev "$IF_HN" nodad
+	ip -n "$NS_P" addr add $PADDR6_P/64 dev "$IF_HP" nodad
+	ip -n "$NS_B" link set "$IF_HN" up && ip -n "$NS_P" link set "$IF_HP" up || return 1
+	ip netns exec "$NS_B" sysctl -qw net.ipv4.ip_forward=1 net.ipv6.conf.all.forwarding=1 || return 1
+	ip -n "$NS_A" route add 198.18.5.0/24 via $TADDR_B &&
+	ip -n "$NS_P" route add default via $PADDR_N &&
+	ip -n "$NS_A" -6 route add fd00:198:18:5::/64 via $TADDR6_B &&
+	ip -n "$NS_P" -6 route add default via $PADDR6_N
+}
+
+# The tool inside the node (its "own" namespace is the node's, where the
+# netfilter link goes), under its own PID (ip netns exec execs it).
+node_tool() {
+	printf '#!/bin/sh\nexec ip netns exec %s %s "$@"\n' "$NS_B" "$ROOT/netstacklat" > "$TMP/nsl-node"
+	chmod +x "$TMP/nsl-node"
+	NSL=$TMP/nsl-node start_tool "$@"
+}
+
+# pod_udp OUT COUNT INTERVAL_US [ADDR]: a UDP reader in the pod, COUNT
+# datagrams from the sender across the node, the tool (node_tool, args
+# from TOOL_ARGS) around it. POD_READS: what the reader got.
+pod_udp() {
+	local out=$1 count=$2 interval=$3 addr=${4:-$PADDR_P}
+	rm -f "$TMP/ready" "$TMP/server.json"
+	ip netns exec "$NS_P" "$TG" server --proto udp --bind "$addr" --port 5301 \
+		--duration-s 4 --ready-file "$TMP/ready" --report "$TMP/server.json" > /dev/null &
+	BG_PIDS+=($!)
+	local srv=$!
+	wait_for 10 test -s "$TMP/ready" || { fail "pod reader did not start"; return 1; }
+	node_tool "$out" -n -1 "${TOOL_ARGS[@]}" || return 1
+	ip netns exec "$NS_A" "$TG" client --proto udp --connect "$addr" --port 5301 \
+		--count "$count" --interval-us "$interval" > "$TMP/client.json" ||
+		fail "client failed: $(cat "$TMP/client.json")"
+	wait "$srv" || fail "pod reader exited with $?"
+	stop_tool
+	POD_READS=$(json_field "$TMP/server.json" reads)
+	POD_NETNS=$(stat -L -c %i "/run/netns/$NS_P")
+	NODE_NETNS=$(stat -L -c %i "/run/netns/$NS_B")
+}
+
+handover_available() {
+	"$NSL" -l -e netns-handover | grep -Eq "^  netns-handover +(fentry|netfilter) "
+}
+
+# Off unless -e names it (its fallback runs on every packet sent, on any
+# device: docs/performance.md); -l says so, and shows how it would attach.
+test_handover_opt_in() {
+	local out
+	out=$("$NSL" -l) || fail "-l failed"
+	grep -Eq "^  netns-handover +(fentry|netfilter|unavailable) " <<< "$out" ||
+		fail "-l does not list netns-handover"
+	grep -q "opt-in: on only with -e netns-handover" <<< "$out" ||
+		fail "-l does not say netns-handover is opt-in"
+	"$NSL" --help | grep -q "netns-handover" || fail "--help does not name netns-handover"
+	start_tool "$TMP/default.json" || return
+	stop_tool
+	grep -q "netns-handover" "$TMP/tool.err" &&
+		fail "netns-handover attached without -e: $(grep netns-handover "$TMP/tool.err")"
+	start_tool "$TMP/dflt.json" -d ip-start || return
+	stop_tool
+	grep -q "netns-handover" "$TMP/tool.err" && fail "netns-handover attached with -d"
+}
+
+# Without a qdisc the hand-over follows the node's ip-start within
+# microseconds: one sample per datagram the pod got, none unmatched.
+test_handover_no_qdisc() {
+	local out=$TMP/noq.json
+	handover_available || { skip "netns-handover cannot attach here"; return; }
+	TOOL_ARGS=(-e ip-start,udp-start,udp-socket-enqueued,netns-handover)
+	pod_udp "$out" 300 1000 || return
+	expect "datagrams the pod read" "$POD_READS" -eq 300 || return
+	expect "netns-handover samples = datagrams delivered into the pod" \
+		"$($JQ "$out" count netns-handover)" -eq "$POD_READS"
+	expect "handover_unmatched" "$($JQ "$out" counter netns-handover handover_unmatched)" -eq 0
+	# microseconds: p99 at most (0.5 ms, 1 ms]
+	expect "netns-handover p99 bound (ns)" "$($JQ "$out" pct netns-handover 0.99)" -le $((1 << 20))
+}
+
+# With tbf on the node's end of the veth, the hand-over's percentiles
+# move by the queueing delay tbf imposes (within a bucket: 7.2-8 ms is in
+# (4.19 ms, 8.39 ms]); the pod's hooks, stamped at the veth crossing,
+# and the node's ip-start, before the qdisc, do not move.
+test_handover_tbf_wait() {
+	local out=$TMP/tbf.json n
+	handover_available || { skip "netns-handover cannot attach here"; return; }
+	tc -n "$NS_B" qdisc add dev "$IF_HN" root tbf rate 10mbit burst 1600 \
+		latency ${TBF_LATENCY_MS}ms || { fail "cannot add tbf"; return; }
+	TOOL_ARGS=(-e ip-start,udp-start,udp-socket-enqueued,netns-handover)
+	pod_udp "$out" 400 200
+	tc -n "$NS_B" qdisc del dev "$IF_HN" root
+	n=$($JQ "$out" count netns-handover)
+	expect "datagrams the pod read (tbf drops the excess)" "$POD_READS" -ge 50 || return
+	expect "netns-handover samples = datagrams delivered into the pod" "$n" -eq "$POD_READS"
+	# the queue fills after a dozen packets: from then on each waits ~8 ms
+	expect "netns-handover p50 bound (ns): waited > 4.19 ms" \
+		"$($JQ "$out" pct netns-handover 0.5)" -ge $((1 << 23))
+	expect "netns-handover p90 bound (ns): no more than one bucket above 8 ms" \
+		"$($JQ "$out" pct netns-handover 0.9)" -le $((1 << 24))
+	expect "pod's udp-socket-enqueued samples" \
+		"$($JQ "$out" count udp-socket-enqueued)" -eq "$POD_READS"
+	expect "pod's udp-socket-enqueued p90 bound (ns): not the node's wait" \
+		"$($JQ "$out" pct udp-socket-enqueued 0.9)" -le $((1 << 20))
+	expect "node's ip-start p90 bound (ns): before the qdisc" \
+		"$($JQ "$out" pct ip-start 0.9)" -le $((1 << 20))
+}
+
+test_handover_ipv6() {
+	local out=$TMP/v6.json
+	handover_available || { skip "netns-handover cannot attach here"; return; }
+	TOOL_ARGS=(-e netns-handover)
+	pod_udp "$out" 200 1000 $PADDR6_P || return
+	expect "datagrams the pod read (IPv6)" "$POD_READS" -eq 200 || return
+	expect "netns-handover samples (IPv6) = datagrams delivered" \
+		"$($JQ "$out" count netns-handover)" -eq "$POD_READS"
+	expect "handover_unmatched (IPv6)" "$($JQ "$out" counter netns-handover handover_unmatched)" -eq 0
+}
+
+# Traffic that is not handed into a namespace: the pod's own datagrams
+# to the sender (sent by a local socket on the pod's veth end, then
+# forwarded by the node out of the TUN device), and the node's own on lo.
+# Neither is a sample nor a counter.
+test_handover_other_tx_ignored() {
+	local out=$TMP/other.json srv lo
+	handover_available || { skip "netns-handover cannot attach here"; return; }
+	rm -f "$TMP/ready" "$TMP/ready-lo"
+	ip netns exec "$NS_A" "$TG" server --proto udp --bind $TADDR_A --port 5302 \
+		--duration-s 4 --ready-file "$TMP/ready" --report "$TMP/a.json" > /dev/null &
+	BG_PIDS+=($!)
+	srv=$!
+	ip netns exec "$NS_B" "$TG" server --proto udp --bind 127.0.0.1 --port 5303 \
+		--duration-s 4 --ready-file "$TMP/ready-lo" --report "$TMP/lo.json" > /dev/null &
+	BG_PIDS+=($!)
+	lo=$!
+	wait_for 10 test -s "$TMP/ready" -a -s "$TMP/ready-lo" ||
+		{ fail "readers did not start"; return; }
+	node_tool "$out" -n -1 -e udp-start,netns-handover || return
+	ip netns exec "$NS_P" "$TG" client --proto udp --connect $TADDR_A --port 5302 \
+		--count 200 --interval-us 500 > /dev/null || fail "pod client failed"
+	ip netns exec "$NS_B" "$TG" client --proto udp --connect 127.0.0.1 --port 5303 \
+		--count 200 --interval-us 200 > /dev/null || fail "node client failed"
+	wait "$srv" "$lo"
+	stop_tool
+	expect "datagrams from the pod, forwarded out of the TUN device" \
+		"$(json_field "$TMP/a.json" reads)" -eq 200
+	# the node's own datagrams on lo: the tool was sampling meanwhile
+	expect "udp-start samples on the node's lo" "$($JQ "$out" count udp-start)" -ge 200
+	expect "netns-handover samples from other devices' traffic" \
+		"$($JQ "$out" count netns-handover)" -eq 0
+	expect "handover_unmatched from other devices' traffic" \
+		"$($JQ "$out" counter netns-handover handover_unmatched)" -eq 0
+	expect "not_rx_tstamp from other devices' traffic" \
+		"$($JQ "$out" counter netns-handover not_rx_tstamp)" -eq 0
+}
+
+# -I: the hand-over grouped by the node's end of the veth, named (it is
+# in the tool's own namespace), next to the pod's hooks in the pod's.
+test_handover_group_by_veth() {
+	local out=$TMP/group.json
+	handover_available || { skip "netns-handover cannot attach here"; return; }
+	TOOL_ARGS=(-I -e udp-socket-enqueued,netns-handover)
+	pod_udp "$out" 100 1000 || return
+	expect "hand-over groups" "$($JQ "$out" groups netns-handover ifname)" = "$IF_HN"
+	expect "hand-over group's netns" "$($JQ "$out" groups netns-handover netns)" = "$NODE_NETNS"
+	expect "hand-over samples in $IF_HN's group" \
+		"$($JQ "$out" count netns-handover ifname=$IF_HN)" -eq "$POD_READS"
+	expect "pod's enqueue group's netns" "$($JQ "$out" groups udp-socket-enqueued netns)" = "$POD_NETNS"
+}
+
+need "" prereqs
+command -v tc > /dev/null || { SKIP_WHY="tc (iproute2) missing"; skip_all "${TESTS[@]}"; }
+need "cannot create namespaces/veth" setup_netns
+need "cannot set up the TUN wire" eval '[ -c /dev/net/tun ] && setup_tunwire'
+need "cannot set up the pod behind the node" setup_pod
+run_tests
