@@ -12,7 +12,7 @@
  *   (net/ipv4/ip_forward.c, net/ipv6/ip6_output.c), which leaves only a
  *   sender's departure time (tstamp_type / mono_delivery_time set). The
  *   NF_INET_FORWARD hook runs before them, in ip_forward()/ip6_forward(),
- *   after skb_cow() (which may give the skb a new head). Then
+ *   after skb_cow() (which gives a cloned skb a new head). Then
  *   dst_output() -> neighbour -> dev_queue_xmit(): the packet may wait in
  *   the veth's qdisc (tbf, fq, ...) and be sent by another CPU.
  * - Sending: dev_hard_start_xmit() -> xmit_one() fires net_dev_start_xmit
@@ -68,31 +68,31 @@ struct {
 } handover_stamps SEC(".maps");
 
 /*
- * Whether dev hands packets to another namespace: its transmit function is
- * veth's or netkit's (cfg.handover_xmit, from /proc/kallsyms; the modules
- * must be loaded when the tool starts). Two loads and two compares: the
- * whole cost of the tracepoint program on every other device's packets.
+ * Whether a device whose ndo_start_xmit is xmit hands packets to another
+ * namespace: veth's or netkit's (cfg.handover_xmit, from /proc/kallsyms;
+ * the modules must be loaded when the tool starts).
  */
-static __always_inline int handover_dev(const struct net_device *dev)
+static __always_inline int handover_xmit(__u64 xmit)
 {
-	__u64 xmit;
-
-	if (!dev)
-		return 0;
-	xmit = (__u64)dev->netdev_ops->ndo_start_xmit;
 	return xmit && (xmit == cfg.handover_xmit[0] ||
 			xmit == cfg.handover_xmit[1]);
 }
 
-/* skb is being forwarded to out: remember its RX stamp if out hands over. */
-static __always_inline void handover_remember(struct sk_buff *skb,
-					      const struct net_device *out)
+/*
+ * The same for a BTF-typed device pointer: two loads and two compares,
+ * the whole cost of the tracepoint program on other devices' packets.
+ */
+static __always_inline int handover_dev(const struct net_device *dev)
+{
+	return dev && handover_xmit((__u64)dev->netdev_ops->ndo_start_xmit);
+}
+
+/* skb is being forwarded to a device that hands over: remember its stamp */
+static __always_inline void handover_remember(struct sk_buff *skb)
 {
 	struct nsl_fwd_stamp v;
 	__u64 key = (__u64)skb;
 
-	if (!handover_dev(out))
-		return;
 	v.tstamp = skb->tstamp;
 	/* a departure time survives skb_clear_tstamp(): nothing to keep */
 	if ((__s64)v.tstamp <= 0 || !nsl_skb_tstamp_is_rx(skb))
@@ -158,32 +158,47 @@ static __always_inline void record_handover(const struct sk_buff *skb,
 
 /* ---- fentry: the forwarding functions and __dev_forward_skb() -------- */
 
-/* The device a routed skb leaves by: skb_dst(skb)->dev. */
-static __always_inline struct net_device *fwd_out_dev(struct sk_buff *skb)
+/*
+ * Whether a routed skb leaves by a device that hands over:
+ * skb_dst(skb)->dev. _skb_refdst is a number with SKB_DST_NOREF in its low
+ * bit, so the chain from it is read with probe reads (a BTF pointer it is
+ * not: the verifier refuses a plain load through it, as 6.12 did).
+ */
+static __always_inline int fwd_to_handover(struct sk_buff *skb)
 {
-	/* _skb_refdst's low bit is SKB_DST_NOREF */
 	struct dst_entry *dst = (void *)(skb->_skb_refdst & ~1UL);
 
-	return BPF_CORE_READ(dst, dev);
+	return handover_xmit((__u64)BPF_CORE_READ(dst, dev, netdev_ops,
+						 ndo_start_xmit));
 }
 
 /*
- * ip_forward_finish(net, sk, skb) and ip6_forward_finish(): past the
- * FORWARD hook, right before skb_clear_tstamp().
+ * IPv4: ip_forward_finish(net, sk, skb), past the FORWARD hook, right
+ * before skb_clear_tstamp().
  */
 SEC("fentry/ip_forward_finish")
 int BPF_PROG(fentry_ip_forward_finish, struct net *net, struct sock *sk,
 	     struct sk_buff *skb)
 {
-	handover_remember(skb, fwd_out_dev(skb));
+	if (fwd_to_handover(skb))
+		handover_remember(skb);
 	return 0;
 }
 
-SEC("fentry/ip6_forward_finish")
-int BPF_PROG(fentry_ip6_forward_finish, struct net *net, struct sock *sk,
-	     struct sk_buff *skb)
+/*
+ * IPv6: ip6_forward(skb), the entry of the forward path (dst_input()),
+ * routed already. Not ip6_forward_finish(): a static inline, which 6.12
+ * lists in BTF but whose fentry attach fails (EBUSY, found by the VM
+ * test). Earlier than IPv4's point: a packet ip6_forward() then drops
+ * leaves an entry for the LRU to evict, and one its skb_cow() gives a
+ * new head (a cloned skb: a packet socket on the input device took a
+ * copy) is not matched at the hand-over (handover_unmatched).
+ */
+SEC("fentry/ip6_forward")
+int BPF_PROG(fentry_ip6_forward, struct sk_buff *skb)
 {
-	handover_remember(skb, fwd_out_dev(skb));
+	if (fwd_to_handover(skb))
+		handover_remember(skb);
 	return 0;
 }
 
@@ -210,7 +225,8 @@ int BPF_PROG(fentry_dev_forward_skb, struct net_device *peer,
 SEC("netfilter")
 int nf_handover_forward(struct bpf_nf_ctx *ctx)
 {
-	handover_remember(ctx->skb, ctx->state->out);
+	if (handover_dev(ctx->state->out))
+		handover_remember(ctx->skb);
 	return NF_ACCEPT;
 }
 

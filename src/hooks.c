@@ -76,7 +76,7 @@ const struct nsl_hook_desc nsl_hooks[NSL_NR_HOOKS] = {
 		 */
 		.cands = { FENTRY_NEEDS(NSL_NEED_HANDOVER_DEVS,
 					"fentry_ip_forward_finish",
-					"fentry_ip6_forward_finish",
+					"fentry_ip6_forward",
 					"fentry_dev_forward_skb"),
 			   NF_TP_NEEDS(NSL_NEED_HANDOVER_DEVS, "nf_handover_forward",
 				       NSL_NF_FORWARD_LAST, "tp_handover_xmit") },
