@@ -68,10 +68,12 @@ static void print_hooks(const struct nsl_loader *l, FILE *f, bool all)
 		else
 			fprintf(f, "  %-20s %-11s %s\n", nsl_hooks[h].name,
 				"unavailable", hs->why);
-		if (all && nsl_hooks[h].opt_in)
-			fprintf(f, "  %-20s %-11s (opt-in: on only with -e %s)\n",
-				"", "", nsl_hooks[h].name);
 	}
+	/* not indented: scripts read the hooks from the indented lines */
+	for (int h = 0; all && h < NSL_NR_HOOKS; h++)
+		if (nsl_hooks[h].opt_in)
+			fprintf(f, "%s is opt-in: it runs only when -e names it\n",
+				nsl_hooks[h].name);
 }
 
 /* Netfilter links live in one namespace: say which, above all with -n -1. */
