@@ -436,7 +436,7 @@ run_handover() {	# run_handover MODE...
 		emit handover-verbose /tmp/handover-verbose
 	fi
 }
-if [ "$(awk '$1 == "netns-handover" { print $2 }' /tmp/list-fallback.out)" = netfilter ]; then
+if [ "$(awk '/^  / && $1 == "netns-handover" { print $2 }' /tmp/list-fallback.out)" = netfilter ]; then
 	run_handover fentry fallback
 else
 	run_handover fentry
