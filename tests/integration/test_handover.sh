@@ -209,7 +209,7 @@ test_handover_other_tx_ignored() {
 	lo=$!
 	wait_for 10 test -s "$TMP/ready" -a -s "$TMP/ready-lo" ||
 		{ fail "readers did not start"; return; }
-	node_tool "$out" -n -1 -I -e udp-start,netns-handover || return
+	node_tool "$out" -n -1 -I -e udp-start,netns-handover --bpf-stats || return
 	ip netns exec "$NS_P" "$TG" client --proto udp --connect $TADDR_A --port 5302 \
 		--count 200 --interval-us 500 > /dev/null || fail "pod client failed"
 	ip netns exec "$NS_B" "$TG" client --proto udp --connect 127.0.0.1 --port 5303 \
@@ -228,6 +228,19 @@ test_handover_other_tx_ignored() {
 		"$($JQ "$out" counter netns-handover handover_unmatched)" -eq 0
 	expect "not_rx_tstamp from other devices' traffic" \
 		"$($JQ "$out" counter netns-handover not_rx_tstamp)" -eq 0
+	# what the hook's programs cost on this traffic they ignore (a log
+	# line, never an assertion: docs/performance.md)
+	python3 - "$out" <<-'PY'
+	import json, sys
+	runs, ns = {}, {}
+	for line in open(sys.argv[1]):
+	    for c in json.loads(line).get("bpf_stats", []):
+	        if "netns-handover" in c["hooks"]:
+	            runs[c["program"]] = runs.get(c["program"], 0) + c["runs"]
+	            ns[c["program"]] = ns.get(c["program"], 0) + c["run_time_ns"]
+	print("  ignored traffic: " + ", ".join(
+	    f"{p} {runs[p]} runs, {ns[p] / runs[p]:.0f} ns/run" for p in sorted(runs) if runs[p]))
+	PY
 }
 
 # -I: the hand-over grouped by the node's end of the veth, named (it is
