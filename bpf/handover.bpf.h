@@ -20,8 +20,8 @@
  *   -> veth_forward_skb() -> __dev_forward_skb(peer, skb) (skb->dev still
  *   the host's end) -> skb_scrub_packet(skb, xnet), whose skb_clear_tstamp()
  *   clears an RX stamp the packet may still carry; netif_rx() in the pod
- *   stamps it again. netkit_xmit() (6.7+) scrubs the same way, without
- *   __dev_forward_skb().
+ *   stamps it again. netkit_xmit() (6.7+) clears it too
+ *   (netkit_prep_forward()), without __dev_forward_skb().
  *
  * So the RX stamp is remembered where the packet is forwarded, keyed by
  * the skb's address, and taken back at the hand-over: the skb is the same
@@ -29,12 +29,13 @@
  * (the data buffer) tells a reused skb apart from a packet dropped on the
  * way (qdisc drops leave an entry the LRU map evicts). Only packets routed
  * to a hand-over device are remembered. A packet that reaches the device
- * with its own RX stamp still set (nothing forwarded it: e.g. a tc mirred
- * redirect on egress) is measured from it directly.
+ * with its own RX stamp still set (nothing on its way cleared it) is
+ * measured from it directly.
  *
  * Not seen: packets the host segments or fragments on the way (new skbs:
- * counted in handover_unmatched), bridged packets without br_netfilter
- * (br_dev_queue_push_xmit() clears the stamp, and no FORWARD hook ran),
+ * counted in handover_unmatched), bridged packets (br_forward_finish()
+ * clears the stamp; with br_netfilter the FORWARD hook runs, but names the
+ * bridge as the output device, not the veth port: handover_unmatched),
  * and datapaths that skip the host's stack: bpf_redirect_peer() from the
  * NIC's tc ingress (Cilium) moves the packet into the pod with
  * skb_scrub_packet(skb, false), which keeps the stamp (skb_do_redirect(),
