@@ -1118,3 +1118,6 @@ int nf_l4_start(struct bpf_nf_ctx *ctx)
 	}
 	return NF_ACCEPT;
 }
+
+/* netns-handover: its own map and programs, over the record path above */
+#include "handover.bpf.h"

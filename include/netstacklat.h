@@ -29,6 +29,13 @@ enum nsl_hook {
 	NSL_HOOK_UDP_SOCK_ENQUEUED,
 	NSL_HOOK_TCP_SOCK_READ,
 	NSL_HOOK_UDP_SOCK_READ,
+	/*
+	 * Not in the order a packet passes: added last so that the ids of the
+	 * others stay as they were. A packet the host forwards into another
+	 * network namespace (a pod's veth) is handed over between ip-start
+	 * (in the host) and ip-start (in the pod); off unless enabled.
+	 */
+	NSL_HOOK_NETNS_HANDOVER,
 	NSL_NR_HOOKS,
 };
 
@@ -100,6 +107,7 @@ enum nsl_counter {
 	NSL_CNT_MPTCP_EXCLUDED,	/* tcp-socket-read: MPTCP, HOL state unknown */
 	NSL_CNT_QUEUE_EMPTY,	/* sk_data_ready: UDP reader took the datagram */
 	NSL_CNT_NO_RX_TSTAMP,	/* tcp-socket-read: the read's skb lost its stamp */
+	NSL_CNT_HANDOVER_UNMATCHED, /* netns-handover: no stamp, none remembered */
 	NSL_NR_COUNTERS,
 };
 
@@ -152,6 +160,16 @@ struct nsl_clock {
 #define NSL_MAX_SAMPLE_EVERY 65536
 
 /*
+ * netns-handover: the transmit functions of the devices that hand a packet
+ * to another network namespace (veth_xmit, netkit_xmit; their addresses
+ * from /proc/kallsyms, 0 when not loaded), and the forwarded packets
+ * whose RX stamp is remembered until then (packets in flight between the
+ * forwarding and the hand-over: in the qdiscs of the host's veths).
+ */
+#define NSL_HANDOVER_XMITS 2
+#define NSL_HANDOVER_INFLIGHT 32768
+
+/*
  * Read-only configuration, placed in .rodata of the BPF object and set by
  * the loader before load. Options that are off let the verifier drop the
  * code behind them entirely.
@@ -181,6 +199,8 @@ struct nsl_config {
 	__u64 schema_thresholds[8];
 	__u32 max_groups;	/* -I/-C: groups that get a histogram */
 	__u32 sample_every;	/* --sample N: 1 packet in N per hook and CPU */
+	/* netns-handover: ndo_start_xmit of the hand-over devices, 0: none */
+	__u64 handover_xmit[NSL_HANDOVER_XMITS];
 };
 
 #endif /* NETSTACKLAT_H */

@@ -8,6 +8,8 @@
 #define TP(...) { NSL_METHOD_TRACEPOINT, { __VA_ARGS__ } }
 #define TP_NEEDS(what, ...) { NSL_METHOD_TRACEPOINT, { __VA_ARGS__ }, .need = (what) }
 #define NF(prog, place) { NSL_METHOD_NETFILTER, { prog }, place }
+#define NF_TP_NEEDS(what, prog, place, ...) \
+	{ NSL_METHOD_NETFILTER, { prog, __VA_ARGS__ }, place, .need = (what) }
 
 const struct nsl_hook_desc nsl_hooks[NSL_NR_HOOKS] = {
 	[NSL_HOOK_IP_START] = {
@@ -63,13 +65,30 @@ const struct nsl_hook_desc nsl_hooks[NSL_NR_HOOKS] = {
 			   TP_NEEDS(NSL_NEED_UDP_FREE_SITE, "tp_udp_consume_skb",
 				    "tp_recv_length") },
 	},
+	[NSL_HOOK_NETNS_HANDOVER] = {
+		.name = "netns-handover",
+		.desc = "packet is handed to a pod's netns (veth, netkit)",
+		.opt_in = true,
+		/*
+		 * The RX stamp is remembered where the packet is forwarded
+		 * (the forward path clears it) and measured where veth hands
+		 * it over, after the qdisc (bpf/handover.bpf.h).
+		 */
+		.cands = { FENTRY_NEEDS(NSL_NEED_HANDOVER_DEVS,
+					"fentry_ip_forward_finish",
+					"fentry_ip6_forward",
+					"fentry_dev_forward_skb"),
+			   NF_TP_NEEDS(NSL_NEED_HANDOVER_DEVS, "nf_handover_forward",
+				       NSL_NF_FORWARD_LAST, "tp_handover_xmit") },
+	},
 };
 
 #define HOOK(h) (1u << NSL_HOOK_##h)
 #define ALL_HOOKS ((1u << NSL_NR_HOOKS) - 1)
 /* the hooks that see an skb on its way in, with the skb's own tstamp */
 #define RX_HOOKS (HOOK(IP_START) | HOOK(TCP_START) | HOOK(UDP_START) | \
-		  HOOK(TCP_SOCK_ENQUEUED) | HOOK(UDP_SOCK_ENQUEUED))
+		  HOOK(TCP_SOCK_ENQUEUED) | HOOK(UDP_SOCK_ENQUEUED) | \
+		  HOOK(NETNS_HANDOVER))
 
 const struct nsl_counter_desc nsl_counters[NSL_NR_COUNTERS] = {
 	[NSL_CNT_HOL_EXCLUDED] = {
@@ -118,6 +137,14 @@ const struct nsl_counter_desc nsl_counters[NSL_NR_COUNTERS] = {
 		"TCP reads whose last skb had lost its RX timestamp: the kernel "
 		"rebuilt it when it collapsed the receive queue (TcpExtTCPRcvCollapsed).",
 		HOOK(TCP_SOCK_READ) },
+	[NSL_CNT_HANDOVER_UNMATCHED] = {
+		"handover_unmatched",
+		"Packets handed to another network namespace with no RX "
+		"timestamp of their own and none remembered from forwarding "
+		"(forwarded before the tool started or in another namespace "
+		"than its netfilter link, segmented on the way, bridged "
+		"without br_netfilter).",
+		HOOK(NETNS_HANDOVER) },
 };
 
 const char *nsl_hook_names(uint32_t hooks, const char *sep, char *buf,

@@ -22,10 +22,11 @@ enum nsl_method {
 enum nsl_nf_place {
 	NSL_NF_PRE_ROUTING_FIRST,	/* earliest allowed priority */
 	NSL_NF_LOCAL_IN_LAST,		/* latest allowed priority */
+	NSL_NF_FORWARD_LAST,		/* FORWARD, latest allowed priority */
 };
 
 #define NSL_MAX_CANDIDATES 3
-#define NSL_MAX_PROGS 2
+#define NSL_MAX_PROGS 3
 
 /* What a candidate needs beyond its attach points, checked by the loader. */
 enum nsl_need {
@@ -34,9 +35,15 @@ enum nsl_need {
 	NSL_NEED_UDP_FREE_SITE,
 	/* __udp_enqueue_schedule_skb() returns 0 once queued (before 6.18) */
 	NSL_NEED_UDP_QUEUED_ON_RETURN,
+	/* the transmit function of veth (and netkit) in /proc/kallsyms */
+	NSL_NEED_HANDOVER_DEVS,
 };
 
 struct nsl_candidate {
+	/*
+	 * A netfilter candidate's first program is its netfilter program; any
+	 * others are tracepoints (they attach as their section says).
+	 */
 	enum nsl_method method;
 	/* BPF program names (bpf/netstacklat.bpf.c) that together make the hook */
 	const char *progs[NSL_MAX_PROGS];
@@ -48,6 +55,11 @@ struct nsl_hook_desc {
 	const char *name;	/* as upstream: users' dashboards depend on it */
 	const char *desc;
 	bool reader_ctx;	/* runs in the reading process: -p/-c/-q/-C apply */
+	/*
+	 * Off unless -e names it: its fallback costs every packet the host
+	 * sends on any device (docs/performance.md)
+	 */
+	bool opt_in;
 	struct nsl_candidate cands[NSL_MAX_CANDIDATES];
 };
 

@@ -158,6 +158,31 @@ static bool udp_free_site_known(struct nsl_loader *l, const struct btf *vmlinux,
 	return true;
 }
 
+/*
+ * NSL_NEED_HANDOVER_DEVS: the programs of netns-handover tell veth and
+ * netkit devices by their transmit function (bpf/handover.bpf.h): its
+ * address must be known, so veth's module must be loaded (netkit's is
+ * taken when loaded; a module loaded later is not seen).
+ */
+static bool handover_devs_known(struct nsl_loader *l, char *why, size_t len)
+{
+	static const char *const funcs[NSL_HANDOVER_XMITS] = {
+		"veth_xmit", "netkit_xmit",
+	};
+	uint64_t flen[NSL_HANDOVER_XMITS];
+	int err;
+
+	memset(l->handover_xmit, 0, sizeof(l->handover_xmit));
+	err = nsl_ksym_ranges(funcs, NSL_HANDOVER_XMITS, l->handover_xmit, flen);
+	if (err || !l->handover_xmit[0]) {
+		snprintf(why, len, "no address for veth_xmit in /proc/kallsyms%s",
+			 err ? "" : " (veth module not loaded, or hidden by "
+			 "kernel.kptr_restrict)");
+		return false;
+	}
+	return true;
+}
+
 /* What a candidate needs beyond its attach points (enum nsl_need). */
 static bool need_met(struct nsl_loader *l, const struct btf *vmlinux,
 		     enum nsl_need need, char *why, size_t len)
@@ -165,6 +190,8 @@ static bool need_met(struct nsl_loader *l, const struct btf *vmlinux,
 	switch (need) {
 	case NSL_NEED_UDP_FREE_SITE:
 		return udp_free_site_known(l, vmlinux, why, len);
+	case NSL_NEED_HANDOVER_DEVS:
+		return handover_devs_known(l, why, len);
 	case NSL_NEED_UDP_QUEUED_ON_RETURN:
 		/*
 		 * v6.18, "udp: remove busylock and add per NUMA queues": a
@@ -351,7 +378,7 @@ static void set_autoload(const struct nsl_loader *l, struct netstacklat_bpf *s,
 			p = bpf_object__find_program_by_name(s->obj, c->progs[i]);
 			bpf_program__set_autoload(p, true);
 			/* libbpf 1.1 does not know SEC("netfilter") */
-			if (c->method == NSL_METHOD_NETFILTER) {
+			if (!strcmp(bpf_program__section_name(p), "netfilter")) {
 				bpf_program__set_type(p, NSL_BPF_PROG_TYPE_NETFILTER);
 				bpf_program__set_expected_attach_type(p, NSL_BPF_NETFILTER);
 			}
@@ -561,6 +588,7 @@ static void fill_config(const struct nsl_loader *l, const struct nsl_options *o,
 	cfg->max_groups = o->max_groups;
 	memcpy(cfg->udp_free_at, l->udp_free_at, sizeof(cfg->udp_free_at));
 	memcpy(cfg->udp_free_len, l->udp_free_len, sizeof(cfg->udp_free_len));
+	memcpy(cfg->handover_xmit, l->handover_xmit, sizeof(cfg->handover_xmit));
 	_Static_assert(NSL_NR_HOOKS <= 8, "cfg.fallback_hooks has 8 bits");
 	for (int h = 0; h < NSL_NR_HOOKS; h++)
 		if (l->hooks[h].method == NSL_METHOD_TRACEPOINT ||
@@ -585,6 +613,9 @@ static struct netstacklat_bpf *open_object(const struct nsl_loader *l,
 	/* the grouped maps cost memory per group: only when grouping */
 	bpf_map__set_max_entries(s->maps.group_ids, nsl_loader_groups(o));
 	bpf_map__set_max_entries(s->maps.group_hist, nsl_loader_groups(o));
+	/* preallocated (an LRU): its 2 MiB only when netns-handover runs */
+	if (l->hooks[NSL_HOOK_NETNS_HANDOVER].method == NSL_METHOD_NONE)
+		bpf_map__set_max_entries(s->maps.handover_stamps, 1);
 	set_autoload(l, s, hooks);
 	return s;
 }
@@ -705,6 +736,8 @@ static int attach_netfilter(struct nsl_loader *l, int h,
 		hooknum = NSL_NF_INET_PRE_ROUTING;
 		edge = INT_MIN + 1;
 		step = 1;
+	} else if (c->nf_place == NSL_NF_FORWARD_LAST) {
+		hooknum = NSL_NF_INET_FORWARD;
 	}
 	err = enter_target_netns(l, &saved);
 	if (err)
@@ -728,6 +761,8 @@ static int attach_hooks(struct nsl_loader *l)
 	for (int h = 0; h < NSL_NR_HOOKS; h++) {
 		struct nsl_hook_state *hs = &l->hooks[h];
 		const struct nsl_candidate *c = nsl_loader_chosen(l, h);
+		/* a netfilter candidate's first program; any others are tracepoints */
+		int first = 0;
 
 		if (c && c->method == NSL_METHOD_NETFILTER) {
 			int err = nsl_loader_prog_owner(l, h, c->progs[0]) ?
@@ -735,9 +770,9 @@ static int attach_hooks(struct nsl_loader *l)
 
 			if (err)
 				return err;
-			continue;
+			first = 1;
 		}
-		for (int i = 0; c && i < NSL_MAX_PROGS && c->progs[i]; i++) {
+		for (int i = first; c && i < NSL_MAX_PROGS && c->progs[i]; i++) {
 			struct bpf_program *p = bpf_object__find_program_by_name(
 				l->skel->obj, c->progs[i]);
 

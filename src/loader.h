@@ -38,6 +38,8 @@ struct nsl_loader {
 	/* where UDP frees a read datagram (cfg.udp_free_*), when needed */
 	uint64_t udp_free_at[NSL_UDP_FREE_FUNCS];
 	uint64_t udp_free_len[NSL_UDP_FREE_FUNCS];
+	/* veth's and netkit's ndo_start_xmit (cfg.handover_xmit), when needed */
+	uint64_t handover_xmit[NSL_HANDOVER_XMITS];
 	bool clock_set;		/* nsl_clock in the BPF object was written */
 	bool clock_warned;	/* said that it cannot be read any more */
 	struct ring_buffer *clock_events; /* BPF: "the clock moved" */

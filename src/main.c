@@ -69,6 +69,14 @@ static void print_hooks(const struct nsl_loader *l, FILE *f, bool all)
 			fprintf(f, "  %-20s %-11s %s\n", nsl_hooks[h].name,
 				"unavailable", hs->why);
 	}
+	/*
+	 * Not indented, and not starting with a hook's name: scripts read
+	 * the hooks from the indented lines, by their first word
+	 */
+	for (int h = 0; all && h < NSL_NR_HOOKS; h++)
+		if (nsl_hooks[h].opt_in)
+			fprintf(f, "(opt-in: %s runs only when -e names it)\n",
+				nsl_hooks[h].name);
 }
 
 /* Netfilter links live in one namespace: say which, above all with -n -1. */

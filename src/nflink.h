@@ -15,6 +15,7 @@
 #define NSL_NFPROTO_IPV6 10
 #define NSL_NF_INET_PRE_ROUTING 0
 #define NSL_NF_INET_LOCAL_IN 1
+#define NSL_NF_INET_FORWARD 2
 
 /*
  * Attaches prog_fd to hook hooknum of family pf in the calling thread's

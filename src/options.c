@@ -22,9 +22,11 @@ static const char doc[] =
 "-i, -n and -I apply to every hook. -p, -c, -q and -C apply to the\n"
 "socket-read hooks only: the others do not run in the reading process.\n"
 "With --listen and neither -F nor -o, nothing is printed on stdout.\n"
+"netns-handover (the host's share of a pod's latency) is opt-in: it runs\n"
+"only when -e names it.\n"
 "\n"
 "EXAMPLES:\n"
-"    netstacklat                     # all hooks, a table every 5 s\n"
+"    netstacklat                     # default hooks, a table every 5 s\n"
 "    netstacklat -l                  # hooks and how each attaches here\n"
 "    netstacklat -i eth0 1 10        # eth0 only, 10 reports 1 s apart\n"
 "    netstacklat -n -1 -F json -o lat.jsonl   # all netns, JSON lines\n"
@@ -32,6 +34,7 @@ static const char doc[] =
 "\n"
 "HOOKS: ip-start tcp-start udp-start tcp-socket-enqueued\n"
 "       udp-socket-enqueued tcp-socket-read udp-socket-read\n"
+"       netns-handover\n"
 "\v"
 "The TCP head-of-line filter (on unless -y) leaves out TCP reads that may\n"
 "have waited for a retransmission of lost data: that wait comes from the\n"
@@ -234,13 +237,16 @@ static int parse_list(struct argp_state *state, const char *opt,
 static int hook_item(struct argp_state *state, const char *opt, const char *s)
 {
 	struct parse_state *ps = state->input;
-	/* -e starts from no hooks, -d from all: the flags mark what was listed */
+	/* -e starts from no hooks, -d from the default: the flags mark what was listed */
 	bool *seen = ps->o->hook_enabled;
 	bool listed_value = ps->enable_given;
 	int h = nsl_hook_by_name(s);
 
 	if (h < 0)
 		return fail(state, "%s: unknown hook '%s' (see --help)", opt, s);
+	/* -d of an opt-in hook: it is off already */
+	if (!listed_value && nsl_hooks[h].opt_in)
+		return 0;
 	if (seen[h] == listed_value)
 		return fail(state, "%s: hook '%s' listed twice", opt, s);
 	seen[h] = listed_value;
@@ -418,9 +424,9 @@ static int parse_opt(int key, char *arg, struct argp_state *state)
 				    "-e/-d: give the list once, comma-separated");
 		ps->enable_given = key == 'e';
 		ps->disable_given = key == 'd';
-		/* -e lists the hooks to keep: start from none */
+		/* -e lists the hooks to keep: start from none; -d from the default */
 		for (int i = 0; i < NSL_NR_HOOKS; i++)
-			o->hook_enabled[i] = key == 'd';
+			o->hook_enabled[i] = key == 'd' && !nsl_hooks[i].opt_in;
 		return parse_list(state, key == 'e' ? "-e" : "-d", arg,
 				  NSL_NR_HOOKS, hook_item);
 	case OPT_ATTACH:
@@ -546,8 +552,9 @@ static void set_defaults(struct nsl_options *o)
 	o->netns = NSL_NETNS_OWN;
 	o->max_groups = NSL_MAX_GROUPS;
 	o->sample_every = 1;
+	/* the opt-in hooks cost what the others do not: only when -e names them */
 	for (int i = 0; i < NSL_NR_HOOKS; i++)
-		o->hook_enabled[i] = true;
+		o->hook_enabled[i] = !nsl_hooks[i].opt_in;
 }
 
 /*
@@ -561,6 +568,10 @@ static int check_combinations(struct parse_state *ps)
 
 	for (int h = 0; h < NSL_NR_HOOKS; h++)
 		reader |= o->hook_enabled[h] && nsl_hooks[h].reader_ctx;
+	/* -l shows how the opt-in hooks would attach too */
+	if (o->list_probes && !ps->enable_given && !ps->disable_given)
+		for (int h = 0; h < NSL_NR_HOOKS; h++)
+			o->hook_enabled[h] = true;
 	if (o->append && !o->output) {
 		snprintf(o->errmsg, sizeof(o->errmsg), "--append: only with -o FILE");
 		return EINVAL;

@@ -55,10 +55,12 @@ FLOOR_OF = {
     "tp_tcp_copy_datagram": "floor_empty_cp",
     "tp_recv_length": "floor_empty_rl",
     "tp_tcp_recv_length": "floor_empty_rl",
+    "tp_handover_xmit": "floor_empty_xmit",
 }
 FLOOR_PROGS = ("floor_empty", "floor_empty2", "floor_clock", "floor_map",
                "floor_empty_cp", "floor_empty_rl", "nf_pre_empty",
-               "nf_floor_empty", "nf_floor_empty2", "nf_floor_clock")
+               "nf_floor_empty", "nf_floor_empty2", "nf_floor_clock",
+               "floor_empty_xmit")
 KNOWN = list(FLOOR_OF) + list(FLOOR_PROGS)
 # A workload's average counts once a program ran this often in it.
 MIN_RUNS = 1000

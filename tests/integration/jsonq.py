@@ -15,7 +15,7 @@
 #                                                bound is > NS (may be > NS)
 #   jsonq.py FILE count_lower_ge HOOK NS         samples in buckets whose lower
 #                                                bound is >= NS (surely > NS)
-#   jsonq.py FILE pct HOOK P                     upper bucket bound holding
+#   jsonq.py FILE pct HOOK P [KEY=VALUE..]       upper bucket bound holding
 #                                                rank ceil(P*count), all reports
 import json
 import sys
@@ -71,7 +71,8 @@ def main():
         print(" ".join(sorted({str(h.get(args[1])) for h in hists(reports, args[0])})))
     elif q == "pct":
         merged = {}
-        for h in hists(reports, args[0]):
+        where = [a.split("=", 1) for a in args[2:]]
+        for h in hists(reports, args[0], where):
             for b in h["buckets"]:
                 le = b["le_ns"] if b["le_ns"] is not None else 2**62
                 merged[le] = merged.get(le, 0) + b["count"]

@@ -673,6 +673,50 @@ in_kernel() {
 	return 0
 }
 
+# netns-handover (opt-in; tests/vm/guest.sh's run_handover): 300 UDP
+# datagrams over the TUN wire into B, routed over veth b1 into a pod P,
+# the tool in B with -n -1 -I. fentry on every kernel; on a kernel with
+# the fallback both instances watched the same datagrams.
+VM_TESTS+=(handover_fentry)
+VM_FALLBACK_TESTS+=(handover_fallback_agree)
+
+# handover_samples MODE: one hand-over sample per datagram the pod read,
+# grouped under the node's end of the veth, none unmatched
+handover_samples() {
+	local f=$OUT/handover-$1.json reads
+	expect_guest_rc handover-$1 0 || return 1
+	reads=$(json_field "$OUT/handover.server" reads) || { fail "no pod reader report"; return 1; }
+	expect "datagrams the pod read" "$reads" -eq 300 || return 1
+	expect_samples handover-$1 netns-handover "$reads"
+	expect "$1: handover_unmatched" "$($JQ "$f" counter netns-handover handover_unmatched)" -eq 0
+	expect "$1: hand-over group" "$($JQ "$f" groups netns-handover ifname)" = b1
+	# the pod's enqueue hook, where the kernel gives it this method
+	[ "$(expected "$KERNEL" udp-socket-enqueued "$1")" = unavailable ] ||
+		expect_samples handover-$1 udp-socket-enqueued "$reads"
+	HANDOVER_N=$($JQ "$f" count netns-handover)
+}
+
+vm_handover_fentry() {
+	grep -Eq "^  netns-handover +fentry " "$OUT/list-auto" 2>/dev/null ||
+		fail "-l: netns-handover does not get fentry: $(grep " netns-handover " "$OUT/list-auto" 2>/dev/null)"
+	grep -Eq "^  netns-handover +fentry " "$OUT/handover-fentry.err" 2>/dev/null ||
+		fail "--attach=fentry: netns-handover not attached with fentry"
+	handover_samples fentry || return
+	# no qdisc on b1: the routing and the veth, microseconds even under TCG
+	expect "fentry: netns-handover p50 bound (ns)" \
+		"$($JQ "$OUT/handover-fentry.json" pct netns-handover 0.5)" -le $((1 << 20))
+}
+
+vm_handover_fallback_agree() {
+	local n
+	grep -Eq "^  netns-handover +netfilter " "$OUT/handover-fallback.err" 2>/dev/null ||
+		fail "--attach=fallback: netns-handover not attached with netfilter"
+	handover_samples fentry || return
+	n=$HANDOVER_N
+	handover_samples fallback || return
+	expect "fallback hand-over samples (fentry's)" "$HANDOVER_N" -eq "$n"
+}
+
 TESTS=()
 for k in "${KERNELS[@]}"; do mapfile -t -O ${#TESTS[@]} TESTS < <(kernel_tests "$k"); done
 need "needs root" test "$(id -u)" -eq 0

@@ -136,8 +136,9 @@ static void test_defaults(void **state)
 	assert_int_equal(o.format, NSL_FMT_TABLE);
 	assert_int_equal(o.netns, NSL_NETNS_OWN);
 	assert_int_equal(o.attach, NSL_ATTACH_AUTO);
+	/* every hook but the opt-in ones (netns-handover) */
 	for (int h = 0; h < NSL_NR_HOOKS; h++)
-		assert_true(o.hook_enabled[h]);
+		assert_int_equal(o.hook_enabled[h], h != NSL_HOOK_NETNS_HANDOVER);
 	assert_false(o.include_hol);
 	assert_int_equal(o.schema, 0);
 }
@@ -254,7 +255,29 @@ static void test_enable_disable(void **state)
 				 h == NSL_HOOK_TCP_SOCK_READ || h == NSL_HOOK_IP_START);
 	assert_int_equal(parse(&o, dis), 0);
 	for (int h = 0; h < NSL_NR_HOOKS; h++)
-		assert_int_equal(o.hook_enabled[h], h != NSL_HOOK_UDP_SOCK_READ);
+		assert_int_equal(o.hook_enabled[h], h != NSL_HOOK_UDP_SOCK_READ &&
+				 h != NSL_HOOK_NETNS_HANDOVER);
+}
+
+/* An opt-in hook runs only when -e names it; -d of it changes nothing. */
+static void test_opt_in_hook(void **state)
+{
+	const char *en[] = { "-e", "netns-handover,ip-start", NULL };
+	const char *dis[] = { "-d", "netns-handover", NULL };
+	const char *list[] = { "-l", NULL };
+	struct nsl_options o;
+
+	(void)state;
+	assert_int_equal(parse(&o, en), 0);
+	for (int h = 0; h < NSL_NR_HOOKS; h++)
+		assert_int_equal(o.hook_enabled[h], h == NSL_HOOK_NETNS_HANDOVER ||
+				 h == NSL_HOOK_IP_START);
+	assert_int_equal(parse(&o, dis), 0);
+	for (int h = 0; h < NSL_NR_HOOKS; h++)
+		assert_int_equal(o.hook_enabled[h], h != NSL_HOOK_NETNS_HANDOVER);
+	/* -l shows how it would attach */
+	assert_int_equal(parse(&o, list), 0);
+	assert_true(o.hook_enabled[NSL_HOOK_NETNS_HANDOVER]);
 }
 
 static void test_filters(void **state)
@@ -338,6 +361,7 @@ int main(void)
 		cmocka_unit_test(test_warnings),
 		cmocka_unit_test(test_positional_and_flags),
 		cmocka_unit_test(test_enable_disable),
+		cmocka_unit_test(test_opt_in_hook),
 		cmocka_unit_test(test_filters),
 		cmocka_unit_test(test_too_many_entries),
 		cmocka_unit_test(test_listen),

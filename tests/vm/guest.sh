@@ -390,4 +390,60 @@ if [ "$(awk '$1 == "udp-socket-read" { print $2 }' /tmp/list-fallback.out)" != u
 	run_pair pair-udpread udp-socket-read udp "--count 200 --duration-s 60 --read-delay-ms 2" \
 		"--count 200 --interval-us 5000"
 fi
+
+# netns-handover (opt-in): A sends over the TUN wire to B, which routes
+# to a "pod" P over veth (b1 -> p0); the tool runs in B (the node's own
+# namespace, where the netfilter fallback's link goes), one instance per
+# attach mode at once, on the same 300 datagrams to a reader in P.
+handover_up() {
+	/nsl/ip netns add P &&
+	/nsl/ip link add b1 netns B type veth peer name p0 netns P &&
+	/nsl/ip -n B addr add 198.18.5.1/24 dev b1 && /nsl/ip -n P addr add 198.18.5.2/24 dev p0 &&
+	/nsl/ip -n P link set lo up && /nsl/ip -n B link set b1 up && /nsl/ip -n P link set p0 up &&
+	/nsl/ip netns exec B sysctl -w net.ipv4.ip_forward=1 > /dev/null &&
+	/nsl/ip -n A route add 198.18.5.0/24 via $WIRE_ADDR &&
+	/nsl/ip -n P route add default via 198.18.5.1
+}
+
+run_handover() {	# run_handover MODE...
+	local m pids=() i
+	handover_up || { say "GUEST ERROR handover setup"; return; }
+	rm -f /tmp/ready
+	/nsl/ip netns exec P trafficgen server --proto udp --bind 198.18.5.2 --port 5401 \
+		--count 300 --duration-s 60 --ready-file /tmp/ready > /tmp/handover.server &
+	SERVER_JOB=$!
+	wait_file 60 /tmp/ready || say "GUEST ERROR server handover"
+	for m in "$@"; do
+		/nsl/ip netns exec B netstacklat -F json -r 1 -o /tmp/handover-$m.json --attach=$m \
+			-n -1 -I -e udp-socket-enqueued,netns-handover --bpf-stats 2> /tmp/handover-$m.err &
+		pids+=($!)
+		i=0
+		while ! grep -q attached /tmp/handover-$m.err && [ $i -lt 1200 ]; do
+			kill -0 ${pids[-1]} 2>/dev/null || break
+			sleep 0.1
+			i=$((i + 1))
+		done
+	done
+	/nsl/ip netns exec A trafficgen client --proto udp --connect 198.18.5.2 --port 5401 \
+		--count 300 --interval-us 2000 > /tmp/handover.client
+	wait $SERVER_JOB
+	for i in "${!pids[@]}"; do
+		m=${@:$((i + 1)):1}
+		kill -INT ${pids[$i]}
+		wait ${pids[$i]}
+		echo $? > /tmp/handover-$m.rc
+		for f in json err rc; do emit "handover-$m.$f" /tmp/handover-$m.$f; done
+	done
+	emit handover.server /tmp/handover.server
+	# a refused program: libbpf's account of the verifier's, for the host
+	if grep -q "refused at load" /tmp/handover-*.err; then
+		netstacklat -v -l -e netns-handover 2>&1 | tail -60 > /tmp/handover-verbose
+		emit handover-verbose /tmp/handover-verbose
+	fi
+}
+if [ "$(awk '/^  / && $1 == "netns-handover" { print $2 }' /tmp/list-fallback.out)" = netfilter ]; then
+	run_handover fentry fallback
+else
+	run_handover fentry
+fi
 finish
