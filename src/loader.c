@@ -827,7 +827,18 @@ int nsl_loader_attach(struct nsl_loader *l, const struct nsl_options *o)
 			strerror(-l->rx_tstamp_fd));
 		return l->rx_tstamp_fd;
 	}
-	return attach_hooks(l);
+	err = attach_hooks(l);
+	if (err)
+		return err;
+	/* "attached" must mean measuring: the first packets would be unstamped */
+	err = nsl_rx_timestamps_wait(l->rx_tstamp_fd, 2000);
+	if (err == -ETIMEDOUT)
+		pr_warn("the kernel did not stamp received packets within 2 s: "
+			"samples start when it does\n");
+	else if (err)
+		pr_debug("cannot check that RX timestamps are on (loopback: %s)\n",
+			 strerror(-err));
+	return 0;
 }
 
 /*

@@ -9,6 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <poll.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <linux/net_tstamp.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -112,6 +115,53 @@ int nsl_enable_rx_timestamps(void)
 		return err;
 	}
 	return fd;
+}
+
+/*
+ * The first net_enable_timestamp() of the kernel does not flip the key at
+ * once: it schedules netstamp_work, which does it later (net/core/dev.c,
+ * v6.1 to v7.2, with jump labels). Until then packets arrive unstamped and
+ * no hook can measure them. So a datagram to ourselves over loopback tells
+ * when it is on: loopback_xmit() clears the send-side stamp and its
+ * netif_rx() stamps the skb (net_timestamp_check()) only once the key is
+ * on, which the socket's SCM_TIMESTAMPING then shows. 0 once on,
+ * -ETIMEDOUT after timeout_ms, another negative errno when loopback cannot
+ * be used (then nothing was learnt).
+ */
+int nsl_rx_timestamps_wait(int fd, int timeout_ms)
+{
+	struct sockaddr_in self = { .sin_family = AF_INET,
+				    .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t len = sizeof(self);
+
+	if (bind(fd, (struct sockaddr *)&self, sizeof(self)) ||
+	    getsockname(fd, (struct sockaddr *)&self, &len))
+		return -errno;
+	for (int waited = 0; waited <= timeout_ms; waited += 10) {
+		char data[1], ctl[CMSG_SPACE(sizeof(struct timespec) * 3)];
+		struct iovec iov = { .iov_base = data, .iov_len = sizeof(data) };
+		struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1,
+				    .msg_control = ctl, .msg_controllen = sizeof(ctl) };
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		struct cmsghdr *c;
+
+		if (sendto(fd, "", 1, 0, (struct sockaddr *)&self, sizeof(self)) < 0)
+			return -errno;
+		if (poll(&p, 1, 10) == 1 && recvmsg(fd, &m, MSG_DONTWAIT) >= 0)
+			for (c = CMSG_FIRSTHDR(&m); c; c = CMSG_NXTHDR(&m, c)) {
+				struct timespec ts;
+
+				if (c->cmsg_level != SOL_SOCKET ||
+				    c->cmsg_type != SO_TIMESTAMPING)
+					continue;
+				memcpy(&ts, CMSG_DATA(c), sizeof(ts));
+				if (ts.tv_sec || ts.tv_nsec)
+					return 0;
+			}
+		else
+			usleep(10000);
+	}
+	return -ETIMEDOUT;
 }
 
 int nsl_netns_inode(const char *path, uint64_t *ino)

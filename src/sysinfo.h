@@ -33,6 +33,14 @@ bool nsl_clock_watch_fired(int fd);
  */
 int nsl_enable_rx_timestamps(void);
 
+/*
+ * Waits until the kernel really stamps received packets (the first user's
+ * request takes effect a moment later), by a datagram to fd itself over
+ * loopback (fd: nsl_enable_rx_timestamps()'s). 0, -ETIMEDOUT, or another
+ * negative errno when it cannot tell.
+ */
+int nsl_rx_timestamps_wait(int fd, int timeout_ms);
+
 /* Inode number of the network namespace at path (nsfs file). */
 int nsl_netns_inode(const char *path, uint64_t *ino);
 /* Finds a path (/run/netns/X or /proc/PID/ns/net) of the netns with inode ino. */
