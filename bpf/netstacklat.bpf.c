@@ -179,8 +179,12 @@ static __always_inline struct nsl_hist *group_hist_get(__u32 hook,
 
 	if (cfg.group_by_ifindex)
 		key.ifindex = ifindex;
-	/* only the read hooks run in the context of the reading process */
+	/*
+	 * only the read hooks run in the context of the reading process,
+	 * and so do the reads the HOL filter left out (tcp-socket-read's)
+	 */
 	if (cfg.group_by_cgroup && (hook == NSL_HOOK_TCP_SOCK_READ ||
+				    hook == NSL_HIST_TCP_READ_HOL ||
 				    hook == NSL_HOOK_UDP_SOCK_READ))
 		key.cgroup = bpf_get_current_cgroup_id();
 
