@@ -49,6 +49,8 @@ APP_OBJS  := $(APP_SRCS:src/%.c=$(OUTPUT)/%.o)
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(OUTPUT)/tests/%,$(wildcard tests/unit/test_*.c))
 TEST_TOOLS := $(OUTPUT)/tests/trafficgen $(OUTPUT)/tests/tunwire $(OUTPUT)/tests/settai
 TEST_TOOLS += $(OUTPUT)/testbed/dropper.bpf.o
+# the group id race in the kernel (tests/groupid/, test_groups.sh)
+TEST_TOOLS += $(OUTPUT)/tests/groupid_race $(OUTPUT)/tests/groupid_race.bpf.o
 # the userspace under ASan+UBSan and the option fuzzer (see the end)
 TEST_TOOLS += $(OUTPUT)/asan/netstacklat $(OUTPUT)/fuzz/fuzz_options
 
@@ -107,6 +109,14 @@ netstacklat: $(CORE_OBJS) $(APP_OBJS) $(PB_OBJS)
 $(OUTPUT)/tests/test_%: tests/unit/test_%.c $(CORE_OBJS) $(PB_OBJS) | $(OUTPUT)/tests
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $< $(CORE_OBJS) $(PB_OBJS) -lcmocka $(MATH_LIBS) $(PB_LIBS) -o $@
+
+$(OUTPUT)/tests/groupid_race.bpf.o: tests/groupid/race.bpf.c | $(OUTPUT)/tests $(DEPS_STAMP)
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -MF $(@:.o=.d) -MT $@ -c $< -o $@
+
+$(OUTPUT)/tests/groupid_race: tests/groupid/race.c | $(OUTPUT)/tests
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) $< $(LIBBPF_LIBS) -lpthread -o $@
 
 $(OUTPUT)/tests/%: tests/%.c | $(OUTPUT)/tests
 	$(call msg,CC,$@)

@@ -18,6 +18,7 @@
 #include "netstacklat.h"
 #include "hist.h"
 #include "hol.h"
+#include "group_id.bpf.h"
 
 #define AF_INET 2
 #define AF_INET6 10
@@ -55,13 +56,17 @@ struct {
 } hist SEC(".maps");
 
 /*
- * Grouped histograms (-I/-C): a group key gets an id, the next free one,
- * the first time it records; group_hist[id] is its histogram, shared by
+ * Grouped histograms (-I/-C): a group key gets an id, a free one, the
+ * first time it records; group_hist[id] is its histogram, shared by
  * all CPUs (atomic adds). So the kernel memory is max_groups histograms
  * of the schema's size, whatever the number of CPUs (a per-CPU map would
  * multiply it by them: 150 MB for 4096 log2 groups on 128 CPUs). The
- * loader sets max_entries of both to --max-groups (1 when not grouping);
- * group_hist is mmapable, so the reader reads it without a system call.
+ * loader sets max_entries of the three to --max-groups (1 when not
+ * grouping) and fills free_ids; group_hist is mmapable, so the reader
+ * reads it without a system call. Groups whose cgroup, interface or
+ * namespace went away are reclaimed by the reader (src/groups.c): it
+ * deletes the key, and a report interval later, when no program can
+ * still hold the old id, zeroes the histogram and pushes the id back.
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -78,8 +83,12 @@ struct {
 	__uint(value_size, sizeof(struct nsl_hist));
 } group_hist SEC(".maps");
 
-/* The next group id to hand out (group_ids); cfg.max_groups and up: none. */
-__u32 nsl_next_group_id = 0;
+/* The ids no group holds (bpf/group_id.bpf.h). */
+struct {
+	__uint(type, BPF_MAP_TYPE_QUEUE);
+	__uint(max_entries, NSL_MAX_GROUPS);
+	__uint(value_size, sizeof(__u32));
+} free_ids SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -174,8 +183,8 @@ static __always_inline struct nsl_hist *group_hist_get(__u32 hook,
 						       __u64 netns)
 {
 	struct nsl_group_key key = { .hook = hook, .netns = netns };
-	__u32 *id, new_id;
-	long err;
+	__u32 id;
+	int err;
 
 	if (cfg.group_by_ifindex)
 		key.ifindex = ifindex;
@@ -188,27 +197,12 @@ static __always_inline struct nsl_hist *group_hist_get(__u32 hook,
 				    hook == NSL_HOOK_UDP_SOCK_READ))
 		key.cgroup = bpf_get_current_cgroup_id();
 
-	id = bpf_map_lookup_elem(&group_ids, &key);
-	if (!id) {
-		/*
-		 * First sample of this group: take the next id. If another CPU
-		 * adds the same key first (-EEXIST), its id serves and ours
-		 * stays unused: at worst one histogram per such race is lost.
-		 */
-		if (nsl_next_group_id >= cfg.max_groups)
-			goto full;
-		new_id = __sync_fetch_and_add(&nsl_next_group_id, 1);
-		if (new_id >= cfg.max_groups)
-			goto full;
-		err = bpf_map_update_elem(&group_ids, &key, &new_id, BPF_NOEXIST);
-		if (err && err != -17 /* EEXIST */)
-			goto full;
-		id = bpf_map_lookup_elem(&group_ids, &key);
-		if (!id)
-			return NULL;
-	}
-	new_id = *id;
-	return bpf_map_lookup_elem(&group_hist, &new_id);
+	err = nsl_group_id(&group_ids, &free_ids, &key, &id);
+	if (err == -1)
+		goto full;
+	if (err)
+		return NULL;	/* retired as we added it: the group is gone */
+	return bpf_map_lookup_elem(&group_hist, &id);
 full:
 	count_event(hook, NSL_CNT_MAP_FULL);
 	return NULL;

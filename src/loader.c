@@ -582,6 +582,7 @@ static struct netstacklat_bpf *open_object(const struct nsl_loader *l,
 	/* the grouped maps cost memory per group: only when grouping */
 	bpf_map__set_max_entries(s->maps.group_ids, nsl_loader_groups(o));
 	bpf_map__set_max_entries(s->maps.group_hist, nsl_loader_groups(o));
+	bpf_map__set_max_entries(s->maps.free_ids, nsl_loader_groups(o));
 	set_autoload(l, s, hooks);
 	return s;
 }
@@ -650,6 +651,22 @@ static int resolve_netns_once(struct nsl_loader *l, const struct nsl_options *o)
 	return err;
 }
 
+/*
+ * Every group id is free at start: the queue the BPF side pops them from
+ * (bpf/group_id.bpf.h) holds 0..groups-1, in that order.
+ */
+static int fill_free_ids(const struct nsl_loader *l, const struct nsl_options *o)
+{
+	int fd = bpf_map__fd(l->skel->maps.free_ids);
+
+	if (!o->group_ifindex && !o->group_cgroup)
+		return 0;
+	for (__u32 id = 0; id < nsl_loader_groups(o); id++)
+		if (bpf_map_update_elem(fd, NULL, &id, 0))
+			return -errno;
+	return 0;
+}
+
 int nsl_loader_load(struct nsl_loader *l, const struct nsl_options *o)
 {
 	int err = resolve_netns_once(l, o);
@@ -682,6 +699,8 @@ int nsl_loader_load(struct nsl_loader *l, const struct nsl_options *o)
 		}
 	}
 	nsl_libbpf_quiet = false;
+	if (!err && (err = fill_free_ids(l, o)))
+		pr_warn("cannot fill the map of free group ids: %s\n", strerror(-err));
 	return err;
 }
 
