@@ -42,7 +42,7 @@ HTTP_LIBS := -ldl -lpthread
 # Pure userspace code: no libbpf, unit-tested on the host.
 CORE_SRCS := src/hooks.c src/options.c src/stats.c src/format.c src/text.c src/table.c src/json.c src/prom.c src/prom_pb.c src/httproute.c
 # Code that talks to the kernel.
-APP_SRCS  := src/main.c src/loader.c src/reader.c src/sysinfo.c src/nflink.c src/bpfstats.c src/privs.c src/http.c
+APP_SRCS  := src/main.c src/loader.c src/reader.c src/groups.c src/sysinfo.c src/nflink.c src/bpfstats.c src/privs.c src/http.c
 CORE_OBJS := $(CORE_SRCS:src/%.c=$(OUTPUT)/%.o)
 APP_OBJS  := $(APP_SRCS:src/%.c=$(OUTPUT)/%.o)
 
