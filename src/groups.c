@@ -123,22 +123,27 @@ enum { GONE, EXISTS, UNKNOWN };
  * cgroup id as inode number, which is what bpf_get_current_cgroup_id()
  * returns). A stat() needs no privilege. Moved or renamed: look again.
  */
-static int cgroup_exists(struct nsl_groups *g, struct nsl_group *gr)
+static bool cgroup_at(const char *rel, uint64_t id)
 {
 	char path[4096];
 	struct stat st;
 
-	for (int pass = 0; pass < 2; pass++) {
-		if (gr->cgroup_path) {
-			snprintf(path, sizeof(path), "%s%s", nsl_cgroup2_root(),
-				 gr->cgroup_path);
-			if (!stat(path, &st) && st.st_ino == gr->key.cgroup)
-				return EXISTS;
-		}
-		if (pass)
-			break;
+	snprintf(path, sizeof(path), "%s%s", nsl_cgroup2_root(), rel);
+	return !stat(path, &st) && st.st_ino == id;
+}
+
+static int cgroup_exists(struct nsl_groups *g, struct nsl_group *gr)
+{
+	char *now;
+
+	if (gr->cgroup_path && cgroup_at(gr->cgroup_path, gr->key.cgroup))
+		return EXISTS;
+	/* moved, or not named yet: look for it (a gone one keeps its name) */
+	now = nsl_cgroup_path(gr->key.cgroup);
+	if (now) {
 		free(gr->cgroup_path);
-		gr->cgroup_path = nsl_cgroup_path(gr->key.cgroup);
+		gr->cgroup_path = now;
+		return EXISTS;
 	}
 	/* not under the mount: gone, if the mount shows all of them */
 	return g->cgroup_tree_whole ? GONE : UNKNOWN;
