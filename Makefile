@@ -197,6 +197,13 @@ hol-wan: all testbed $(OUTPUT)/tests/trafficgen $(OUTPUT)/tests/tunwire
 
 -include $(wildcard $(OUTPUT)/testbed/*.d)
 
+# Issue #23: groups that come and go for a long time (not part of make
+# test): make soak ARGS="--minutes 60".
+.PHONY: soak
+soak: deps-test
+	$(Q)$(MAKE) --no-print-directory all $(OUTPUT)/tests/trafficgen
+	$(Q)scripts/soak $(ARGS)
+
 # What the tool costs here, for docs/performance.md (slow, needs root, not
 # part of `make test`): make bench ARGS="--runs 7".
 .PHONY: bench

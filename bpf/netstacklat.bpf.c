@@ -129,17 +129,31 @@ struct {
 
 /*
  * The enqueue hooks in tracepoint mode: the receive-queue tail that
- * sk_data_ready last sampled on a socket (see tp_data_ready()).
+ * sk_data_ready last sampled on a socket (see tp_data_ready()), in a
+ * table of NSL_TAIL_SLOTS indexed by a hash of the socket's address, not
+ * per socket: socket storage cost 288-292 bytes of kernel memory per
+ * socket (a struct bpf_local_storage and an element, measured with
+ * scripts/sockmem), 290 MB on a host with a million sockets; this table
+ * is 1.5 MB whatever the sockets. Two sockets that share a slot only
+ * forget each other's last tail: a repeated call then samples the tail
+ * again (a sample too many, never one lost); a tail is never taken for
+ * sampled unless this very (socket, skb, tstamp) was stored. The loader
+ * gives the table one slot when no enqueue hook uses the tracepoint (then
+ * tp_data_ready() does not run).
  */
+#define NSL_TAIL_SLOTS_SHIFT 16
+#define NSL_TAIL_SLOTS (1u << NSL_TAIL_SLOTS_SHIFT)
+
 struct nsl_tail_state {
+	__u64 sk;	/* the socket (its address less &nsl_clock), only compared */
 	__u64 skb;	/* address of the tail skb, only compared */
 	__u64 tstamp;	/* its tstamp: TCP coalescing keeps the skb, not this */
 };
 
 struct {
-	__uint(type, BPF_MAP_TYPE_SK_STORAGE);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, int);
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, NSL_TAIL_SLOTS);
+	__type(key, __u32);
 	__type(value, struct nsl_tail_state);
 } tail_state SEC(".maps");
 
@@ -628,24 +642,34 @@ int BPF_PROG(fentry_skb_consume_udp, struct sock *sk, struct sk_buff *skb,
 /* ---- fallback attach: BTF tracepoints --------------------------------- */
 
 /*
- * Whether tail, the tail of sk's receive queue, was not sampled yet: sk's
- * storage remembers the last tail sampled, with its timestamp (TCP
- * coalescing merges a new segment into the tail skb and gives it the new
- * timestamp: a new sample under the same address).
+ * Whether tail, the tail of sk's receive queue, was not sampled yet: the
+ * socket's slot of tail_state remembers the last tail sampled, with its
+ * timestamp (TCP coalescing merges a new segment into the tail skb and
+ * gives it the new timestamp: a new sample under the same address).
+ * Socket addresses are slab objects, at least 64-byte aligned: the
+ * multiplicative (Fibonacci) hash mixes the bits above those into the
+ * slot number.
  */
 static __always_inline int tail_is_new(struct sock *sk, struct sk_buff *tail,
 				       __u64 tstamp, __u32 hook)
 {
+	/*
+	 * The verifier lets no arithmetic but pointer - pointer (a scalar
+	 * for programs that may see kernel addresses) touch sk: its
+	 * distance from one of our globals, the same for every socket.
+	 */
+	__u64 a = (__u64)sk - (__u64)&nsl_clock;
+	__u32 slot = (a * 0x9E3779B97F4A7C15ULL) >> (64 - NSL_TAIL_SLOTS_SHIFT);
 	struct nsl_tail_state *st;
 
-	st = bpf_sk_storage_get(&tail_state, sk, NULL,
-				BPF_SK_STORAGE_GET_F_CREATE);
+	st = bpf_map_lookup_elem(&tail_state, &slot);
 	if (!st)
-		return 1;	/* no memory: a repeat beats a lost sample */
-	if (st->skb == (__u64)tail && st->tstamp == tstamp) {
+		return 1;
+	if (st->sk == a && st->skb == (__u64)tail && st->tstamp == tstamp) {
 		count_event(hook, NSL_CNT_UNCHANGED_TAIL);
 		return 0;
 	}
+	st->sk = a;
 	st->skb = (__u64)tail;
 	st->tstamp = tstamp;
 	return 1;

@@ -583,6 +583,10 @@ static struct netstacklat_bpf *open_object(const struct nsl_loader *l,
 	bpf_map__set_max_entries(s->maps.group_ids, nsl_loader_groups(o));
 	bpf_map__set_max_entries(s->maps.group_hist, nsl_loader_groups(o));
 	bpf_map__set_max_entries(s->maps.free_ids, nsl_loader_groups(o));
+	/* 1.5 MB of last tails, only for sk_data_ready (bpf/netstacklat.bpf.c) */
+	if (l->hooks[NSL_HOOK_TCP_SOCK_ENQUEUED].method != NSL_METHOD_TRACEPOINT &&
+	    l->hooks[NSL_HOOK_UDP_SOCK_ENQUEUED].method != NSL_METHOD_TRACEPOINT)
+		bpf_map__set_max_entries(s->maps.tail_state, 1);
 	set_autoload(l, s, hooks);
 	return s;
 }
