@@ -241,6 +241,8 @@ static int read_groups(struct nsl_reader *r)
 	for (size_t i = 0; i < g->nr_gone; i++)
 		if (group_shown(r, g->gone[i], &now) && add_group(r, g->gone[i]))
 			return -ENOMEM;
+	if (!r->nr_cur)
+		return 0;	/* no groups: no array yet, for qsort() either */
 	qsort(r->cur.h, r->nr_cur, sizeof(r->cur.h[0]), hist_cmp);
 	if (!r->unique_keys)
 		return 0;
