@@ -42,7 +42,7 @@ HTTP_LIBS := -ldl -lpthread
 # Pure userspace code: no libbpf, unit-tested on the host.
 CORE_SRCS := src/hooks.c src/options.c src/stats.c src/format.c src/text.c src/table.c src/json.c src/prom.c src/prom_pb.c src/httproute.c
 # Code that talks to the kernel.
-APP_SRCS  := src/main.c src/loader.c src/reader.c src/sysinfo.c src/nflink.c src/bpfstats.c src/privs.c src/http.c
+APP_SRCS  := src/main.c src/loader.c src/reader.c src/groups.c src/sysinfo.c src/nflink.c src/bpfstats.c src/privs.c src/http.c
 CORE_OBJS := $(CORE_SRCS:src/%.c=$(OUTPUT)/%.o)
 APP_OBJS  := $(APP_SRCS:src/%.c=$(OUTPUT)/%.o)
 
@@ -52,6 +52,8 @@ UNIT_TESTS := $(patsubst tests/unit/%.c,$(OUTPUT)/tests/%,$(wildcard tests/unit/
 TEST_PROGS := $(OUTPUT)/tests/trafficgen $(OUTPUT)/tests/tunwire $(OUTPUT)/tests/settai
 TEST_PROGS += $(OUTPUT)/testbed/dropper.bpf.o
 TEST_TOOLS := $(TEST_PROGS)
+# the group id race in the kernel (tests/groupid/, test_groups.sh)
+TEST_TOOLS += $(OUTPUT)/tests/groupid_race $(OUTPUT)/tests/groupid_race.bpf.o
 # the userspace under ASan+UBSan and the option fuzzer (see the end)
 TEST_TOOLS += $(OUTPUT)/asan/netstacklat $(OUTPUT)/fuzz/fuzz_options
 
@@ -110,6 +112,14 @@ netstacklat: $(CORE_OBJS) $(APP_OBJS) $(PB_OBJS)
 $(OUTPUT)/tests/test_%: tests/unit/test_%.c $(CORE_OBJS) $(PB_OBJS) | $(OUTPUT)/tests
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $< $(CORE_OBJS) $(PB_OBJS) -lcmocka $(MATH_LIBS) $(PB_LIBS) -o $@
+
+$(OUTPUT)/tests/groupid_race.bpf.o: tests/groupid/race.bpf.c | $(OUTPUT)/tests $(DEPS_STAMP)
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -MF $(@:.o=.d) -MT $@ -c $< -o $@
+
+$(OUTPUT)/tests/groupid_race: tests/groupid/race.c | $(OUTPUT)/tests
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) $< $(LIBBPF_LIBS) -lpthread -o $@
 
 $(OUTPUT)/tests/%: tests/%.c | $(OUTPUT)/tests
 	$(call msg,CC,$@)
@@ -188,6 +198,13 @@ hol-wan: all testbed $(OUTPUT)/tests/trafficgen $(OUTPUT)/tests/tunwire
 		--seconds 20 --out docs/data/wan $(ARGS)
 
 -include $(wildcard $(OUTPUT)/testbed/*.d)
+
+# Issue #23: groups that come and go for a long time (not part of make
+# test): make soak ARGS="--minutes 60".
+.PHONY: soak
+soak: deps-test
+	$(Q)$(MAKE) --no-print-directory all $(OUTPUT)/tests/trafficgen
+	$(Q)scripts/soak $(ARGS)
 
 # What the tool costs here, for docs/performance.md (slow, needs root, not
 # part of `make test`): make bench ARGS="--runs 7".

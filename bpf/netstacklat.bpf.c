@@ -18,6 +18,7 @@
 #include "netstacklat.h"
 #include "hist.h"
 #include "hol.h"
+#include "group_id.bpf.h"
 
 #define AF_INET 2
 #define AF_INET6 10
@@ -55,13 +56,17 @@ struct {
 } hist SEC(".maps");
 
 /*
- * Grouped histograms (-I/-C): a group key gets an id, the next free one,
- * the first time it records; group_hist[id] is its histogram, shared by
+ * Grouped histograms (-I/-C): a group key gets an id, a free one, the
+ * first time it records; group_hist[id] is its histogram, shared by
  * all CPUs (atomic adds). So the kernel memory is max_groups histograms
  * of the schema's size, whatever the number of CPUs (a per-CPU map would
  * multiply it by them: 150 MB for 4096 log2 groups on 128 CPUs). The
- * loader sets max_entries of both to --max-groups (1 when not grouping);
- * group_hist is mmapable, so the reader reads it without a system call.
+ * loader sets max_entries of the three to --max-groups (1 when not
+ * grouping) and fills free_ids; group_hist is mmapable, so the reader
+ * reads it without a system call. Groups whose cgroup, interface or
+ * namespace went away are reclaimed by the reader (src/groups.c): it
+ * deletes the key, and a report interval later, when no program can
+ * still hold the old id, zeroes the histogram and pushes the id back.
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -78,8 +83,12 @@ struct {
 	__uint(value_size, sizeof(struct nsl_hist));
 } group_hist SEC(".maps");
 
-/* The next group id to hand out (group_ids); cfg.max_groups and up: none. */
-__u32 nsl_next_group_id = 0;
+/* The ids no group holds (bpf/group_id.bpf.h). */
+struct {
+	__uint(type, BPF_MAP_TYPE_QUEUE);
+	__uint(max_entries, NSL_MAX_GROUPS);
+	__uint(value_size, sizeof(__u32));
+} free_ids SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -131,17 +140,31 @@ struct {
 
 /*
  * The enqueue hooks in tracepoint mode: the receive-queue tail that
- * sk_data_ready last sampled on a socket (see tp_data_ready()).
+ * sk_data_ready last sampled on a socket (see tp_data_ready()), in a
+ * table of NSL_TAIL_SLOTS indexed by a hash of the socket's address, not
+ * per socket: socket storage cost 288-292 bytes of kernel memory per
+ * socket (a struct bpf_local_storage and an element, measured with
+ * scripts/sockmem), 290 MB on a host with a million sockets; this table
+ * is 1.5 MB whatever the sockets. Two sockets that share a slot only
+ * forget each other's last tail: a repeated call then samples the tail
+ * again (a sample too many, never one lost); a tail is never taken for
+ * sampled unless this very (socket, skb, tstamp) was stored. The loader
+ * gives the table one slot when no enqueue hook uses the tracepoint (then
+ * tp_data_ready() does not run).
  */
+#define NSL_TAIL_SLOTS_SHIFT 16
+#define NSL_TAIL_SLOTS (1u << NSL_TAIL_SLOTS_SHIFT)
+
 struct nsl_tail_state {
+	__u64 sk;	/* the socket (its address less &nsl_clock), only compared */
 	__u64 skb;	/* address of the tail skb, only compared */
 	__u64 tstamp;	/* its tstamp: TCP coalescing keeps the skb, not this */
 };
 
 struct {
-	__uint(type, BPF_MAP_TYPE_SK_STORAGE);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, int);
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, NSL_TAIL_SLOTS);
+	__type(key, __u32);
 	__type(value, struct nsl_tail_state);
 } tail_state SEC(".maps");
 
@@ -216,37 +239,26 @@ static __always_inline struct nsl_hist *group_hist_get(__u32 hook,
 						       __u64 netns)
 {
 	struct nsl_group_key key = { .hook = hook, .netns = netns };
-	__u32 *id, new_id;
-	long err;
+	__u32 id;
+	int err;
 
 	if (cfg.group_by_ifindex)
 		key.ifindex = ifindex;
-	/* only the read hooks run in the context of the reading process */
+	/*
+	 * only the read hooks run in the context of the reading process,
+	 * and so do the reads the HOL filter left out (tcp-socket-read's)
+	 */
 	if (cfg.group_by_cgroup && (hook == NSL_HOOK_TCP_SOCK_READ ||
+				    hook == NSL_HIST_TCP_READ_HOL ||
 				    hook == NSL_HOOK_UDP_SOCK_READ))
 		key.cgroup = bpf_get_current_cgroup_id();
 
-	id = bpf_map_lookup_elem(&group_ids, &key);
-	if (!id) {
-		/*
-		 * First sample of this group: take the next id. If another CPU
-		 * adds the same key first (-EEXIST), its id serves and ours
-		 * stays unused: at worst one histogram per such race is lost.
-		 */
-		if (nsl_next_group_id >= cfg.max_groups)
-			goto full;
-		new_id = __sync_fetch_and_add(&nsl_next_group_id, 1);
-		if (new_id >= cfg.max_groups)
-			goto full;
-		err = bpf_map_update_elem(&group_ids, &key, &new_id, BPF_NOEXIST);
-		if (err && err != -17 /* EEXIST */)
-			goto full;
-		id = bpf_map_lookup_elem(&group_ids, &key);
-		if (!id)
-			return NULL;
-	}
-	new_id = *id;
-	return bpf_map_lookup_elem(&group_hist, &new_id);
+	err = nsl_group_id(&group_ids, &free_ids, &key, &id);
+	if (err == -1)
+		goto full;
+	if (err)
+		return NULL;	/* retired as we added it: the group is gone */
+	return bpf_map_lookup_elem(&group_hist, &id);
 full:
 	count_event(hook, NSL_CNT_MAP_FULL);
 	return NULL;
@@ -818,24 +830,34 @@ int BPF_PROG(fentry_skb_consume_udp, struct sock *sk, struct sk_buff *skb,
 /* ---- fallback attach: BTF tracepoints --------------------------------- */
 
 /*
- * Whether tail, the tail of sk's receive queue, was not sampled yet: sk's
- * storage remembers the last tail sampled, with its timestamp (TCP
- * coalescing merges a new segment into the tail skb and gives it the new
- * timestamp: a new sample under the same address).
+ * Whether tail, the tail of sk's receive queue, was not sampled yet: the
+ * socket's slot of tail_state remembers the last tail sampled, with its
+ * timestamp (TCP coalescing merges a new segment into the tail skb and
+ * gives it the new timestamp: a new sample under the same address).
+ * Socket addresses are slab objects, at least 64-byte aligned: the
+ * multiplicative (Fibonacci) hash mixes the bits above those into the
+ * slot number.
  */
 static __always_inline int tail_is_new(struct sock *sk, struct sk_buff *tail,
 				       __u64 tstamp, __u32 hook)
 {
+	/*
+	 * The verifier lets no arithmetic but pointer - pointer (a scalar
+	 * for programs that may see kernel addresses) touch sk: its
+	 * distance from one of our globals, the same for every socket.
+	 */
+	__u64 a = (__u64)sk - (__u64)&nsl_clock;
+	__u32 slot = (a * 0x9E3779B97F4A7C15ULL) >> (64 - NSL_TAIL_SLOTS_SHIFT);
 	struct nsl_tail_state *st;
 
-	st = bpf_sk_storage_get(&tail_state, sk, NULL,
-				BPF_SK_STORAGE_GET_F_CREATE);
+	st = bpf_map_lookup_elem(&tail_state, &slot);
 	if (!st)
-		return 1;	/* no memory: a repeat beats a lost sample */
-	if (st->skb == (__u64)tail && st->tstamp == tstamp) {
+		return 1;
+	if (st->sk == a && st->skb == (__u64)tail && st->tstamp == tstamp) {
 		count_event(hook, NSL_CNT_UNCHANGED_TAIL);
 		return 0;
 	}
+	st->sk = a;
 	st->skb = (__u64)tail;
 	st->tstamp = tstamp;
 	return 1;

@@ -148,7 +148,19 @@ static void json_hist(FILE *out, const struct nsl_report *r,
 		",\"avg_ns\":%.1f", h->count, h->sum_ns, nsl_average(h));
 	json_percentiles(out, h);
 	json_buckets(out, h);
+	/* only in a gone group's last report (and its late samples') */
+	if (h->gone)
+		fputs(",\"gone\":true", out);
 	fputc('}', out);
+}
+
+/* Grouped: groups live now, and reclaimed in the report's interval. */
+static void json_groups(FILE *out, const struct nsl_report *r)
+{
+	if (!r->group_ifindex && !r->group_cgroup)
+		return;
+	fprintf(out, ",\"groups\":{\"live\":%" PRIu32 ",\"reclaimed\":%" PRIu64 "}",
+		r->groups_live, r->groups_reclaimed);
 }
 
 /* One object per enabled hook, so a zero is told apart from "not run". */
@@ -260,6 +272,7 @@ void nsl_format_json(FILE *out, const struct nsl_report *r)
 	}
 	fputc(']', out);
 	json_counters(out, r);
+	json_groups(out, r);
 	json_costs(out, r);
 	fputs("}\n", out);
 }

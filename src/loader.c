@@ -616,6 +616,11 @@ static struct netstacklat_bpf *open_object(const struct nsl_loader *l,
 	/* preallocated (an LRU): its 2 MiB only when netns-handover runs */
 	if (l->hooks[NSL_HOOK_NETNS_HANDOVER].method == NSL_METHOD_NONE)
 		bpf_map__set_max_entries(s->maps.handover_stamps, 1);
+	bpf_map__set_max_entries(s->maps.free_ids, nsl_loader_groups(o));
+	/* 1.5 MB of last tails, only for sk_data_ready (bpf/netstacklat.bpf.c) */
+	if (l->hooks[NSL_HOOK_TCP_SOCK_ENQUEUED].method != NSL_METHOD_TRACEPOINT &&
+	    l->hooks[NSL_HOOK_UDP_SOCK_ENQUEUED].method != NSL_METHOD_TRACEPOINT)
+		bpf_map__set_max_entries(s->maps.tail_state, 1);
 	set_autoload(l, s, hooks);
 	return s;
 }
@@ -684,6 +689,22 @@ static int resolve_netns_once(struct nsl_loader *l, const struct nsl_options *o)
 	return err;
 }
 
+/*
+ * Every group id is free at start: the queue the BPF side pops them from
+ * (bpf/group_id.bpf.h) holds 0..groups-1, in that order.
+ */
+static int fill_free_ids(const struct nsl_loader *l, const struct nsl_options *o)
+{
+	int fd = bpf_map__fd(l->skel->maps.free_ids);
+
+	if (!o->group_ifindex && !o->group_cgroup)
+		return 0;
+	for (__u32 id = 0; id < nsl_loader_groups(o); id++)
+		if (bpf_map_update_elem(fd, NULL, &id, 0))
+			return -errno;
+	return 0;
+}
+
 int nsl_loader_load(struct nsl_loader *l, const struct nsl_options *o)
 {
 	int err = resolve_netns_once(l, o);
@@ -716,6 +737,8 @@ int nsl_loader_load(struct nsl_loader *l, const struct nsl_options *o)
 		}
 	}
 	nsl_libbpf_quiet = false;
+	if (!err && (err = fill_free_ids(l, o)))
+		pr_warn("cannot fill the map of free group ids: %s\n", strerror(-err));
 	return err;
 }
 

@@ -325,6 +325,30 @@ static int report_once(struct nsl_reader *rd, struct nsl_bpfstats *bs,
 }
 
 /*
+ * Every interval, reports or not (-q): the groups' lifecycle (gone ones
+ * reclaimed, new ones learnt), then the report, under the table's lock
+ * (the HTTP thread reads it too).
+ */
+static int tick_and_report(struct nsl_groups *g, struct nsl_reader *rd,
+			   struct nsl_bpfstats *bs, FILE *out,
+			   const struct nsl_format_opts *fo)
+{
+	int err = 0;
+
+	if (g) {
+		nsl_groups_lock(g);
+		err = nsl_groups_tick(g);
+		if (err)
+			pr_warn("cannot follow the groups: %s\n", strerror(-err));
+	}
+	if (!err && rd)
+		err = report_once(rd, bs, out, fo);
+	if (g)
+		nsl_groups_unlock(g);
+	return err;
+}
+
+/*
  * How each hook attached and what it sees, for every report (JSON "hooks",
  * the Prometheus info metric): the netfilter hooks see the namespace
  * their links live in, the others the one -n selects (0: all).
@@ -347,7 +371,7 @@ static const struct nsl_hook_status *hook_status(const struct nsl_loader *l,
 
 static int reader_init(struct nsl_reader *rd, const struct nsl_loader *l,
 		       const bool *attached, const struct nsl_options *o,
-		       bool cumulative)
+		       bool cumulative, struct nsl_groups *g)
 {
 	struct netstacklat_bpf *s = l->skel;
 	const struct nsl_reader_maps m = {
@@ -362,11 +386,51 @@ static int reader_init(struct nsl_reader *rd, const struct nsl_loader *l,
 		.sample_every = o->sample_every,
 	};
 
+	bool grouped = o->group_ifindex || o->group_cgroup;
 	int err = nsl_reader_init(rd, &m, attached, o->group_ifindex,
-				  o->group_cgroup, cumulative, l->ifname_fd);
+				  o->group_cgroup, cumulative, l->ifname_fd,
+				  grouped ? g : NULL);
 
 	rd->status = hook_status(l, o);
 	return err;
+}
+
+/*
+ * Prometheus keeps a reclaimed group's final totals --series-grace
+ * seconds, so that the last increase is scraped before the series ends.
+ */
+static void reader_for_prometheus(struct nsl_reader *rd, const struct nsl_options *o)
+{
+	rd->keep_gone_s = o->series_grace_s;
+	rd->unique_keys = true;
+}
+
+/* The table of groups (src/groups.h), when grouping. */
+static int groups_init(struct nsl_groups *g, const struct nsl_loader *l,
+		       const struct nsl_options *o)
+{
+	struct netstacklat_bpf *s = l->skel;
+	const struct nsl_groups_conf c = {
+		.ids_fd = bpf_map__fd(s->maps.group_ids),
+		.hist_fd = bpf_map__fd(s->maps.group_hist),
+		.free_fd = bpf_map__fd(s->maps.free_ids),
+		.counters_fd = bpf_map__fd(s->maps.counters),
+		.max = nsl_loader_groups(o),
+		.schema = o->schema,
+		.group_ifindex = o->group_ifindex,
+		.group_cgroup = o->group_cgroup,
+		.group_netns = o->group_ifindex && o->netns == NSL_NETNS_ALL,
+		.own_netns = l->nf_netns_ino,
+		.ifname_fd = l->ifname_fd,
+		.idle_s = o->group_idle_s,
+		/* reports on stdout/-o in prometheus format keep them too */
+		.keep_s = o->listen_port || o->format == NSL_FMT_PROMETHEUS ?
+			  o->series_grace_s : 0,
+	};
+
+	if (!o->group_ifindex && !o->group_cgroup)
+		return 0;
+	return nsl_groups_init(g, &c);
 }
 
 /*
@@ -419,14 +483,16 @@ static int render_metrics(void *ctx, unsigned int repr, char **buf, size_t *len,
 	FILE *f;
 	int err;
 
+	if (m->rd.groups)
+		nsl_groups_lock(m->rd.groups);
 	err = nsl_reader_read(&m->rd, &m->rep);
 	if (!err && m->bpf_stats)
 		err = nsl_bpfstats_read(&m->bs, &m->rep);
-	if (err)
-		return err;
-	f = open_memstream(buf, len);
-	if (!f)
-		return -errno;
+	f = err ? NULL : open_memstream(buf, len);
+	if (!f) {
+		err = err ?: -errno;
+		goto out;
+	}
 	if (repr == METRICS_PROTOBUF) {
 		err = nsl_format_prometheus_pb(f, &m->rep);
 		*type = "application/vnd.google.protobuf; "
@@ -438,21 +504,27 @@ static int render_metrics(void *ctx, unsigned int repr, char **buf, size_t *len,
 	}
 	if (fclose(f) && !err)
 		err = -errno;
+out:
+	/* the report points into the table (names, gone groups' totals) */
+	if (m->rd.groups)
+		nsl_groups_unlock(m->rd.groups);
 	return err;	/* on failure the server frees *buf */
 }
 
 static int start_metrics(struct nsl_http *http, struct metrics *m,
 			 const struct nsl_loader *l, const bool *attached,
-			 const struct nsl_options *o, const struct nsl_bpfstats *bs)
+			 const struct nsl_options *o, const struct nsl_bpfstats *bs,
+			 struct nsl_groups *g)
 {
 	const struct nsl_http_app app = { .ctx = m, .choose = choose_metrics,
 					  .render = render_metrics };
-	int err = reader_init(&m->rd, l, attached, o, true);
+	int err = reader_init(&m->rd, l, attached, o, true, g);
 
 	if (err) {
 		pr_warn("--listen: cannot set up a map reader: %s\n", strerror(-err));
 		return err;
 	}
+	reader_for_prometheus(&m->rd, o);
 	if (bs) {
 		/* the same programs, counted from zero: cumulative, no fd of its own */
 		m->bs = *bs;
@@ -478,7 +550,8 @@ static int run(struct nsl_loader *l, const struct nsl_options *o, FILE *out,
 					    .timestamp = o->timestamp };
 	bool attached[NSL_NR_HISTS];
 	struct nsl_bpfstats bs = { .stats_fd = -1 };
-	struct nsl_reader rd;
+	struct nsl_groups groups = { 0 };
+	struct nsl_reader rd = { 0 };
 	struct timespec next;
 	unsigned long n = 0;
 	struct pollfd wake[NR_WAKE] = { { .fd = -1 }, { .fd = -1 }, { .fd = -1 } };
@@ -490,13 +563,20 @@ static int run(struct nsl_loader *l, const struct nsl_options *o, FILE *out,
 	/* what the HOL filter leaves out, next to what it keeps */
 	attached[NSL_HIST_TCP_READ_HOL] =
 		attached[NSL_HOOK_TCP_SOCK_READ] && !o->include_hol;
+	err = groups_init(&groups, l, o);
+	if (err) {
+		pr_warn("cannot map the group histograms: %s\n", strerror(-err));
+		goto out;
+	}
 	/* Prometheus histograms and counters only grow */
 	err = reader_init(&rd, l, attached, o,
-			  o->cumulative || o->format == NSL_FMT_PROMETHEUS);
+			  o->cumulative || o->format == NSL_FMT_PROMETHEUS, &groups);
 	if (err) {
 		pr_warn("cannot set up the map reader: %s\n", strerror(-err));
 		goto out;
 	}
+	if (o->format == NSL_FMT_PROMETHEUS)
+		reader_for_prometheus(&rd, o);
 	/* the same for the BPF program costs: *_total counters in Prometheus */
 	if (o->bpf_stats &&
 	    (err = nsl_bpfstats_init(&bs, l, o->cumulative ||
@@ -508,7 +588,7 @@ static int run(struct nsl_loader *l, const struct nsl_options *o, FILE *out,
 	if (err)
 		goto out;
 	if (http->sock >= 0 && (err = start_metrics(http, &metrics, l, attached, o,
-						     o->bpf_stats ? &bs : NULL)))
+						     o->bpf_stats ? &bs : NULL, &groups)))
 		goto out;
 	open_wakeups(wake, l, o->quiet ? NULL : out);
 	clock_gettime(CLOCK_MONOTONIC, &next);
@@ -519,8 +599,8 @@ static int run(struct nsl_loader *l, const struct nsl_options *o, FILE *out,
 			break;
 		}
 		/* on a signal, the partial interval still gets its report */
-		if (!o->quiet)
-			err = report_once(&rd, o->bpf_stats ? &bs : NULL, out, &fo);
+		err = tick_and_report(rd.groups, o->quiet ? NULL : &rd,
+				      o->bpf_stats ? &bs : NULL, out, &fo);
 		if (err)
 			break;
 		if (o->count && ++n >= o->count)
@@ -536,6 +616,8 @@ out:
 	nsl_reader_free(&metrics.rd);
 	nsl_bpfstats_close(&bs);
 	nsl_reader_free(&rd);
+	if (groups.by_id)
+		nsl_groups_free(&groups);
 	return err == 1 ? 0 : err;
 }
 

@@ -52,6 +52,8 @@ enum {
 	OPT_RESOLUTION,
 	OPT_SAMPLE,
 	OPT_APPEND,
+	OPT_GROUP_IDLE,
+	OPT_SERIES_GRACE,
 };
 
 /*
@@ -98,8 +100,16 @@ static const struct argp_option options[] = {
 	{ "groupby-interface", 'I', NULL, 0, "One histogram per interface", 3 },
 	{ "groupby-cgroup", 'C', NULL, 0, "One histogram per cgroup", 3 },
 	{ "max-groups", OPT_MAX_GROUPS, "N", 0,
-	  "Room for N histograms with -I/-C (default 4096); samples of further "
+	  "Room for N histograms with -I/-C (default 4096), for the groups "
+	  "that exist at once (gone ones are reclaimed); samples of further "
 	  "groups are counted as map_full", 3 },
+	{ "group-idle", OPT_GROUP_IDLE, "SECONDS", 0,
+	  "Reclaim a group whose existence cannot be checked (an interface of "
+	  "another netns with -n -1) after SECONDS without samples (default "
+	  "600); gone cgroups and interfaces are reclaimed at once", 3 },
+	{ "series-grace", OPT_SERIES_GRACE, "SECONDS", 0,
+	  "Prometheus: keep a reclaimed group's final totals for SECONDS "
+	  "(default 300), then drop its series", 3 },
 	{ "resolution", OPT_RESOLUTION, "N", 0,
 	  "Buckets per power of two: 1 (default: log2 buckets in ns), 2, 4 or 8 "
 	  "(the bounds of Prometheus native histogram schema 1, 2, 3 for "
@@ -481,6 +491,18 @@ static int parse_opt(int key, char *arg, struct argp_state *state)
 				    arg, 1 << 20);
 		o->max_groups = v;
 		break;
+	case OPT_GROUP_IDLE:
+		if (parse_u64(arg, 1, 365 * 86400, &v))
+			return fail(state, "--group-idle: '%s' is not a number of seconds "
+				    "in 1..31536000", arg);
+		o->group_idle_s = v;
+		break;
+	case OPT_SERIES_GRACE:
+		if (parse_u64(arg, 0, 365 * 86400, &v))
+			return fail(state, "--series-grace: '%s' is not a number of seconds "
+				    "in 0..31536000", arg);
+		o->series_grace_s = v;
+		break;
 	case OPT_RESOLUTION:
 		if (parse_u64(arg, 1, 8, &v) || (v & (v - 1)))
 			return fail(state, "--resolution: '%s' is not 1, 2, 4 or 8", arg);
@@ -552,6 +574,8 @@ static void set_defaults(struct nsl_options *o)
 	o->netns = NSL_NETNS_OWN;
 	o->max_groups = NSL_MAX_GROUPS;
 	o->sample_every = 1;
+	o->group_idle_s = NSL_GROUP_IDLE_S;
+	o->series_grace_s = NSL_SERIES_GRACE_S;
 	/* the opt-in hooks cost what the others do not: only when -e names them */
 	for (int i = 0; i < NSL_NR_HOOKS; i++)
 		o->hook_enabled[i] = !nsl_hooks[i].opt_in;

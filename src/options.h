@@ -66,6 +66,10 @@ struct nsl_options {
 	bool group_ifindex;
 	bool group_cgroup;
 	uint32_t max_groups;		/* histograms of the grouped maps */
+	/* --group-idle: groups that cannot be checked go after so long idle */
+	uint32_t group_idle_s;
+	/* --series-grace: Prometheus keeps a reclaimed group's series so long */
+	uint32_t series_grace_s;
 	/* --resolution 1, 2, 4, 8: histogram schema 0..3 (include/netstacklat.h) */
 	unsigned int schema;
 	uint32_t sample_every;		/* --sample N: 1 packet in N (1: all) */
@@ -77,6 +81,9 @@ struct nsl_options {
 	char warnings[8][200];
 	unsigned int nr_warnings;
 };
+
+#define NSL_GROUP_IDLE_S 600
+#define NSL_SERIES_GRACE_S 300
 
 /*
  * Parses argv into *o (defaults first). argp_flags is passed to argp_parse

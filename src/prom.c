@@ -201,6 +201,19 @@ static void prom_sample_every(FILE *out, const struct nsl_report *r)
 		nsl_sample_every(r));
 }
 
+/* Grouped: live groups, and the groups reclaimed since start. */
+static void prom_groups(FILE *out, const struct nsl_report *r)
+{
+	if (!r->group_ifindex && !r->group_cgroup)
+		return;
+	fprintf(out, "# HELP netstacklat_groups %s\n# TYPE netstacklat_groups gauge\n"
+		"netstacklat_groups %" PRIu32 "\n", NSL_HELP_GROUPS, r->groups_live);
+	fprintf(out, "# HELP netstacklat_groups_reclaimed_total %s\n"
+		"# TYPE netstacklat_groups_reclaimed_total counter\n"
+		"netstacklat_groups_reclaimed_total %" PRIu64 "\n",
+		NSL_HELP_GROUPS_RECLAIMED, r->groups_reclaimed);
+}
+
 void nsl_format_prometheus(FILE *out, const struct nsl_report *r)
 {
 	fputs("# HELP netstacklat_latency_seconds Time from a packet's RX "
@@ -210,6 +223,7 @@ void nsl_format_prometheus(FILE *out, const struct nsl_report *r)
 		if (r->hists[i].key.hook < NSL_NR_HISTS)
 			prom_hist(out, r, &r->hists[i]);
 	prom_counters(out, r);
+	prom_groups(out, r);
 	prom_costs(out, r);
 	prom_sample_every(out, r);
 	prom_hook_info(out, r);

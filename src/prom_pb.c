@@ -385,6 +385,30 @@ static int pb_sample_every(FILE *out, struct arena *a, const struct nsl_report *
 		      IO__PROMETHEUS__CLIENT__METRIC_TYPE__GAUGE, m, 1);
 }
 
+/* netstacklat_groups and netstacklat_groups_reclaimed_total (src/prom.c) */
+static int pb_groups(FILE *out, struct arena *a, const struct nsl_report *r)
+{
+	Metric **m;
+	int err;
+
+	if (!r->group_ifindex && !r->group_cgroup)
+		return 0;
+	m = arena_alloc(a, 1, sizeof(Metric *));
+	if (!m || !(m[0] = gauge_metric(a, NULL, 0, r->groups_live)))
+		return -ENOMEM;
+	err = family(out, a, "netstacklat_groups", NSL_HELP_GROUPS,
+		     IO__PROMETHEUS__CLIENT__METRIC_TYPE__GAUGE, m, 1);
+	if (err)
+		return err;
+	m = arena_alloc(a, 1, sizeof(Metric *));
+	if (!m)
+		return -ENOMEM;
+	m[0] = counter_metric(a, NULL, 0, (double)r->groups_reclaimed);
+	return family(out, a, "netstacklat_groups_reclaimed_total",
+		      NSL_HELP_GROUPS_RECLAIMED,
+		      IO__PROMETHEUS__CLIENT__METRIC_TYPE__COUNTER, m, 1);
+}
+
 int nsl_format_prometheus_pb(FILE *out, const struct nsl_report *r)
 {
 	struct arena a = { 0 };
@@ -392,6 +416,8 @@ int nsl_format_prometheus_pb(FILE *out, const struct nsl_report *r)
 
 	if (!err)
 		err = pb_counters(out, &a, r);
+	if (!err)
+		err = pb_groups(out, &a, r);
 	if (!err)
 		err = pb_costs(out, &a, r);
 	if (!err)

@@ -15,7 +15,8 @@
 
 int nsl_reader_init(struct nsl_reader *r, const struct nsl_reader_maps *m,
 		    const bool *hook_enabled, bool group_ifindex,
-		    bool group_cgroup, bool cumulative, int ifname_fd)
+		    bool group_cgroup, bool cumulative, int ifname_fd,
+		    struct nsl_groups *g)
 {
 	memset(r, 0, sizeof(*r));
 	r->m = *m;
@@ -35,18 +36,9 @@ int nsl_reader_init(struct nsl_reader *r, const struct nsl_reader_maps *m,
 	r->percpu_cnt = calloc(r->ncpus, sizeof(*r->percpu_cnt));
 	if (!r->percpu || !r->percpu_cnt)
 		return -ENOMEM;
-	if (r->grouped) {
-		/* an mmapable array's values lie one after the other from offset 0 */
-		long page = sysconf(_SC_PAGESIZE);
-
-		r->groups_len = ((size_t)m->groups * r->hist_size + page - 1) / page * page;
-		r->groups = mmap(NULL, r->groups_len, PROT_READ, MAP_SHARED,
-				 m->group_hist_fd, 0);
-		if (r->groups == MAP_FAILED) {
-			r->groups = NULL;
-			return -errno;
-		}
-	}
+	r->groups = g;
+	if (r->grouped && !g)
+		return -EINVAL;
 	clock_gettime(CLOCK_MONOTONIC, &r->start);
 	r->last = r->start;
 	return 0;
@@ -65,8 +57,6 @@ void nsl_reader_free(struct nsl_reader *r)
 	free_set(&r->prev);
 	free_set(&r->cur);
 	free_set(&r->out);
-	if (r->groups)
-		munmap((void *)r->groups, r->groups_len);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -83,6 +73,17 @@ static int key_cmp(const void *a, const void *b)
 	if (x->netns != y->netns)
 		return x->netns < y->netns ? -1 : 1;
 	return 0;
+}
+
+/* Histograms by group: key, then serial (a key's groups in their order). */
+static int hist_cmp(const void *a, const void *b)
+{
+	const struct nsl_report_hist *x = a, *y = b;
+	int c = key_cmp(&x->key, &y->key);
+
+	if (c)
+		return c;
+	return x->serial < y->serial ? -1 : x->serial > y->serial;
 }
 
 /* Histogram i of set s, its slots in place. */
@@ -161,6 +162,11 @@ static struct nsl_report_hist *new_total(struct nsl_reader *r,
 	h->key = *key;
 	h->count = h->sum_ns = 0;
 	h->schema = r->m.schema;
+	/* the sets are reused: nothing of the histogram that was here */
+	h->serial = h->gone_tick = 0;
+	h->gone = false;
+	h->cgroup_path = NULL;
+	h->ifname[0] = '\0';
 	return h;
 }
 
@@ -185,32 +191,71 @@ static int read_hooks(struct nsl_reader *r)
 }
 
 /*
- * Grouped: every group key has an id (group_ids), its histogram is
- * group_hist[id], shared by the CPUs, read straight from the mapping.
+ * Which groups a read shows (src/groups.h): the live ones; gone ones in
+ * the first read after they were found gone and after they were
+ * reclaimed (their last late samples), and while keep_gone_s lasts.
+ */
+static bool group_shown(const struct nsl_reader *r, const struct nsl_group *gr,
+			const struct timespec *now)
+{
+	if (gr->state == NSL_GROUP_LIVE)
+		return true;
+	if (gr->gone_tick > r->seen_tick ||
+	    (gr->state == NSL_GROUP_GONE && gr->reclaim_tick > r->seen_tick))
+		return true;
+	return (now->tv_sec - gr->gone_at.tv_sec) +
+	       (now->tv_nsec - gr->gone_at.tv_nsec) / 1e9 < r->keep_gone_s;
+}
+
+static int add_group(struct nsl_reader *r, const struct nsl_group *gr)
+{
+	struct nsl_report_hist *h = new_total(r, &gr->key);
+
+	if (!h)
+		return -ENOMEM;
+	add_value(r, h, nsl_group_values(r->groups, gr));
+	h->serial = gr->serial;
+	h->gone = gr->state != NSL_GROUP_LIVE;
+	h->gone_tick = gr->gone_tick;
+	h->cgroup_path = gr->cgroup_path;
+	r->nr_cur++;
+	return 0;
+}
+
+/*
+ * Grouped: the groups of the table (src/groups.c), their histograms
+ * group_hist[id], shared by the CPUs, read straight from the mapping; a
+ * reclaimed group's final totals from the table.
  */
 static int read_groups(struct nsl_reader *r)
 {
-	struct nsl_group_key key, next;
-	int err;
+	struct nsl_groups *g = r->groups;
+	struct timespec now;
+	size_t n = 0;
 
-	for (err = bpf_map_get_next_key(r->m.group_ids_fd, NULL, &next); !err;
-	     err = bpf_map_get_next_key(r->m.group_ids_fd, &key, &next)) {
-		struct nsl_report_hist *h;
-		__u32 id;
-
-		key = next;
-		/* a group cannot vanish (we never delete), but be tolerant */
-		if (bpf_map_lookup_elem(r->m.group_ids_fd, &key, &id) ||
-		    id >= r->m.groups)
-			continue;
-		if (!(h = new_total(r, &key)))
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	for (uint32_t id = 0; id < g->c.max; id++)
+		if (g->by_id[id] && group_shown(r, g->by_id[id], &now) &&
+		    add_group(r, g->by_id[id]))
 			return -ENOMEM;
-		add_value(r, h, (const char *)r->groups + (size_t)id * r->hist_size);
-		r->nr_cur++;
+	for (size_t i = 0; i < g->nr_gone; i++)
+		if (group_shown(r, g->gone[i], &now) && add_group(r, g->gone[i]))
+			return -ENOMEM;
+	if (!r->nr_cur)
+		return 0;	/* no groups: no array yet, for qsort() either */
+	qsort(r->cur.h, r->nr_cur, sizeof(r->cur.h[0]), hist_cmp);
+	if (!r->unique_keys)
+		return 0;
+	/*
+	 * One series per label set: a key back while its old group's final
+	 * totals are kept shows as the new group (a counter reset).
+	 */
+	for (size_t i = 0; i < r->nr_cur; i++) {
+		if (i + 1 < r->nr_cur && !key_cmp(&r->cur.h[i].key, &r->cur.h[i + 1].key))
+			continue;
+		r->cur.h[n++] = r->cur.h[i];
 	}
-	if (err != -ENOENT)
-		return err;
-	qsort(r->cur.h, r->nr_cur, sizeof(r->cur.h[0]), key_cmp);
+	r->nr_cur = n;
 	return 0;
 }
 
@@ -234,14 +279,12 @@ static void name_group(struct nsl_reader *r, struct nsl_report_hist *h)
 	struct ifreq ifr = { .ifr_ifindex = h->key.ifindex };
 
 	h->ifname[0] = '\0';
-	h->cgroup_path = NULL;
 	/* names are per netns: with -n -1, only our own is at hand */
 	if (r->group_ifindex && h->key.ifindex && r->ifname_fd >= 0 &&
 	    (!r->m.group_netns || h->key.netns == r->m.own_netns) &&
 	    !ioctl(r->ifname_fd, SIOCGIFNAME, &ifr))
 		snprintf(h->ifname, sizeof(h->ifname), "%s", ifr.ifr_name);
-	if (r->group_cgroup && h->key.cgroup)
-		h->cgroup_path = nsl_cgroup_path(h->key.cgroup);
+	/* cgroup_path: the group table's (named when the group appeared) */
 }
 
 static int read_counters(struct nsl_reader *r, struct nsl_report *rep)
@@ -290,11 +333,14 @@ int nsl_reader_read(struct nsl_reader *r, struct nsl_report *rep)
 		d->buckets = slots;
 		memcpy(slots, r->cur.h[i].buckets, r->nr_slots * sizeof(uint64_t));
 		if (!r->cumulative && r->nr_prev)
-			p = bsearch(&d->key, r->prev.h, r->nr_prev, sizeof(*p), key_cmp);
+			p = bsearch(d, r->prev.h, r->nr_prev, sizeof(*p), hist_cmp);
 		if (p)
 			subtract(r, d, p);
-		/* a group with nothing new this interval is left out */
-		if (r->grouped && !d->count)
+		/*
+		 * a group with nothing new this interval is left out, but for
+		 * the report that finds it gone: its last
+		 */
+		if (r->grouped && !d->count && !(d->gone && d->gone_tick > r->seen_tick))
 			continue;
 		name_group(r, d);
 		n++;
@@ -314,6 +360,14 @@ int nsl_reader_read(struct nsl_reader *r, struct nsl_report *rep)
 	rep->status = r->status;
 	rep->hists = r->out.h;
 	rep->nr_hists = n;
+	if (r->grouped) {
+		rep->groups_live = r->groups->live;
+		rep->groups_reclaimed = r->groups->reclaimed;
+		if (!r->cumulative)
+			rep->groups_reclaimed -= r->prev_reclaimed;
+		r->prev_reclaimed = r->groups->reclaimed;
+		r->seen_tick = r->groups->tick;
+	}
 	/* this read's totals are the next read's baseline */
 	tmp = r->prev;
 	r->prev = r->cur;

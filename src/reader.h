@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "groups.h"
 #include "report.h"
 
 /* The maps a reader reads (bpf/netstacklat.bpf.c) and their layout. */
@@ -39,8 +40,16 @@ struct nsl_reader {
 	bool group_ifindex, group_cgroup;
 	bool hook_enabled[NSL_NR_HISTS];	/* per histogram */
 	void *percpu;				/* lookup buffer, ncpus values */
-	const void *groups;			/* group_hist, mapped read-only */
-	size_t groups_len;
+	struct nsl_groups *groups;		/* grouped: the table of groups */
+	/*
+	 * Gone groups: shown once (the report that finds them gone, and the
+	 * one after, if their last samples came late); Prometheus readers
+	 * keep them keep_gone_s, and one series per label set.
+	 */
+	double keep_gone_s;
+	bool unique_keys;
+	uint64_t seen_tick;			/* groups->tick at the last read */
+	uint64_t prev_reclaimed;
 	struct nsl_counters *percpu_cnt;
 	struct nsl_hist_set prev, cur, out;	/* totals, totals, report */
 	size_t nr_prev, nr_cur, cap;
@@ -50,12 +59,14 @@ struct nsl_reader {
 };
 
 /*
- * Sets up a reader of the maps m; maps the grouped histograms into memory
- * (do it while privileged). 0 or a negative errno.
+ * Sets up a reader of the maps m, and of the groups g when grouping (the
+ * caller holds g's lock around nsl_reader_read() and the formatting of
+ * its report). 0 or a negative errno.
  */
 int nsl_reader_init(struct nsl_reader *r, const struct nsl_reader_maps *m,
 		    const bool *hook_enabled, bool group_ifindex,
-		    bool group_cgroup, bool cumulative, int ifname_fd);
+		    bool group_cgroup, bool cumulative, int ifname_fd,
+		    struct nsl_groups *g);
 /* Fills *rep; its arrays stay valid until the next call. */
 int nsl_reader_read(struct nsl_reader *r, struct nsl_report *rep);
 void nsl_reader_free(struct nsl_reader *r);

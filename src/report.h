@@ -21,6 +21,15 @@ struct nsl_report_hist {
 	uint64_t sum_ns;
 	char ifname[IF_NAMESIZE];	/* "" if unknown or not grouped */
 	const char *cgroup_path;	/* NULL if unknown or not grouped */
+	/*
+	 * Grouped: a group is (key, serial); a key that comes back after
+	 * its group was reclaimed is a new group, counted from zero. gone:
+	 * its cgroup/interface/netns went away (or it idled out): the
+	 * report is its last (Prometheus: its final totals, kept a while).
+	 */
+	uint64_t serial;
+	bool gone;
+	uint64_t gone_tick;		/* the reader's bookkeeping */
 };
 
 /* --bpf-stats: one attached BPF program's cost over the report's interval. */
@@ -56,6 +65,9 @@ struct nsl_report {
 	size_t nr_hists;
 	struct nsl_report_hist *hists;
 	uint64_t counters[NSL_NR_HOOKS][NSL_NR_COUNTERS];
+	/* grouped: groups live after this report, and reclaimed (a counter) */
+	uint32_t groups_live;
+	uint64_t groups_reclaimed;
 	bool bpf_stats;			/* costs[] filled (--bpf-stats) */
 	size_t nr_costs;
 	struct nsl_prog_cost costs[NSL_MAX_PROG_COSTS];

@@ -331,31 +331,6 @@ static int cg_add(const char *path, const struct stat *st, int type,
 	return 0;
 }
 
-
-/*
- * An unknown id re-walks the hierarchy (new cgroups appear); once per id.
- * The reports and the HTTP endpoint ask from two threads: a lock, and a
- * cache that only grows, so a returned path stays valid.
- */
-static pthread_mutex_t cg_lock = PTHREAD_MUTEX_INITIALIZER;
-
-const char *nsl_cgroup_path(uint64_t id)
-{
-	static uint64_t last_miss;
-	const char *p;
-
-	pthread_mutex_lock(&cg_lock);
-	p = cg_find(id);
-	if (!p && id != last_miss && nsl_cgroup2_root()) {
-		nftw(nsl_cgroup2_root(), cg_add, 16, FTW_PHYS | FTW_MOUNT);
-		p = cg_find(id);
-		if (!p)
-			last_miss = id;
-	}
-	pthread_mutex_unlock(&cg_lock);
-	return p;
-}
-
 void nsl_cgroup_cache_free(void)
 {
 	for (size_t i = 0; i < cg_nr; i++)
@@ -363,6 +338,35 @@ void nsl_cgroup_cache_free(void)
 	free(cg_cache);
 	cg_cache = NULL;
 	cg_nr = cg_cap = 0;
+}
+
+/*
+ * An unknown id walks the hierarchy again (new cgroups appear), once per
+ * id, and the walk replaces the cache: on a host where cgroups come and
+ * go all day it holds the cgroups that exist, not every one ever seen.
+ * Callers get a copy. The reports and the HTTP endpoint ask from two
+ * threads: a lock.
+ */
+static pthread_mutex_t cg_lock = PTHREAD_MUTEX_INITIALIZER;
+
+char *nsl_cgroup_path(uint64_t id)
+{
+	static uint64_t last_miss;
+	const char *p;
+	char *copy;
+
+	pthread_mutex_lock(&cg_lock);
+	p = cg_find(id);
+	if (!p && id != last_miss && nsl_cgroup2_root()) {
+		nsl_cgroup_cache_free();
+		nftw(nsl_cgroup2_root(), cg_add, 16, FTW_PHYS | FTW_MOUNT);
+		p = cg_find(id);
+		if (!p)
+			last_miss = id;
+	}
+	copy = p ? strdup(p) : NULL;
+	pthread_mutex_unlock(&cg_lock);
+	return copy;
 }
 
 int nsl_kernel_version(void)

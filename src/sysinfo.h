@@ -53,8 +53,11 @@ int nsl_netns_leave(int saved);
 const char *nsl_cgroup2_root(void);
 /* cgroup v2 id (what bpf_get_current_cgroup_id() returns) of a cgroup dir. */
 int nsl_cgroup_id(const char *path, uint64_t *id);
-/* Path of cgroup id relative to the cgroup2 mount, or NULL; cached, do not free. */
-const char *nsl_cgroup_path(uint64_t id);
+/*
+ * Path of cgroup id relative to the cgroup2 mount, or NULL (no such
+ * cgroup under the mount now); the caller frees it.
+ */
+char *nsl_cgroup_path(uint64_t id);
 void nsl_cgroup_cache_free(void);
 
 /* The running kernel's version as major << 8 | minor, or -1. */

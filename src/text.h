@@ -65,4 +65,9 @@ void nsl_hook_info_labels(const struct nsl_hook_status *st, int h,
  */
 char *nsl_utf8_dup(const char *s, size_t len);
 
+/* HELP of the group metrics, the same in the text and protobuf formats. */
+#define NSL_HELP_GROUPS "Groups (-I/-C) with a histogram now."
+#define NSL_HELP_GROUPS_RECLAIMED "Groups whose cgroup, interface or " \
+	"network namespace went away (or that idled out), reclaimed."
+
 #endif /* NSL_TEXT_H */

@@ -13,7 +13,7 @@ MS=1000000		# ns in a millisecond
 TESTS=()
 for m in $HOL_MODES; do
 	TESTS+=("test_hol_forced_rto_$m" "test_hol_no_loss_$m" "test_hol_random_loss_$m"
-		"test_hol_wan_$m" "test_hol_sampled_$m")
+		"test_hol_wan_$m" "test_hol_sampled_$m" "test_hol_cgroup_$m")
 done
 
 # start_hol_tool NAME OUT ARGS...: as lib.sh's start_tool, with stderr in
@@ -39,10 +39,13 @@ hol_traffic() {
 	shift
 	rm -f "$TMP/Y.json" "$TMP/F.json" "$TMP/S.json"
 	serve tcp "$port" "${sargs[@]}" || return 1
+	[ -z "${BEFORE_TOOL:-}" ] || $BEFORE_TOOL || return 1
+	# shellcheck disable=SC2086
 	start_hol_tool Y "$TMP/Y.json" -n "/run/netns/$NS_B" -e tcp-socket-read \
-		-p "$SERVER_PID" --attach="$mode" -y
+		-p "$SERVER_PID" --attach="$mode" -y ${HOL_TOOL_ARGS:-}
+	# shellcheck disable=SC2086
 	start_hol_tool F "$TMP/F.json" -n "/run/netns/$NS_B" -e tcp-socket-read \
-		-p "$SERVER_PID" --attach="$mode"
+		-p "$SERVER_PID" --attach="$mode" ${HOL_TOOL_ARGS:-}
 	pids=("$PID_Y" "$PID_F")
 	if [ -n "${HOL_SAMPLE:-}" ]; then
 		start_hol_tool S "$TMP/S.json" -n "/run/netns/$NS_B" -e tcp-socket-read \
@@ -186,6 +189,35 @@ hol_wan() {
 	tb_find "$NS_B" "$IF_B" || fail "cannot find the veth's dropper again"
 }
 
+# -C: the reads the filter leaves out keep the reader's cgroup (issue
+# #23), so that per cgroup tcp-socket-read + tcp-socket-read-hol = -y's
+# tcp-socket-read. The server reads in a cgroup of its own; 1 % loss.
+hol_server_to_cgroup() {
+	echo "$SERVER_PID" > "$CG_HOL/cgroup.procs"
+}
+
+hol_cgroup() {
+	local mode=$1 cg f hol y
+	mode_ok "$mode" || return
+	[ -n "$CG_ROOT" ] && [ -w "$CG_ROOT/cgroup.procs" ] ||
+		{ skip "no writable cgroup v2"; return; }
+	CG_HOL=$CG_ROOT/nsl$ID-hol cg=/nsl$ID-hol
+	mkdir -p "$CG_HOL" || { fail "cannot create $CG_HOL"; return; }
+	CGROUPS+=("$CG_HOL")
+	tb_rule_loss 1 1 || { fail "cannot set the dropper's rule"; return; }
+	HOL_TOOL_ARGS=-C BEFORE_TOOL=hol_server_to_cgroup \
+		hol_traffic "$mode" 5105 -- --count 3000 --msg-size 1000 --interval-us 300 || return
+	f=$(q F count cgroup_path="$cg")
+	hol=$($JQ "$TMP/F.json" count tcp-socket-read-hol cgroup_path="$cg")
+	y=$(q Y count cgroup_path="$cg")
+	expect "-y samples in the server's cgroup = server reads" "$y" -eq "$SERVER_READS"
+	expect "tcp-socket-read-hol samples in the server's cgroup" "$hol" -gt 0
+	expect "tcp-socket-read-hol samples in the server's cgroup = all of them" \
+		"$hol" -eq "$($JQ "$TMP/F.json" count tcp-socket-read-hol)"
+	expect "per cgroup: tcp-socket-read + tcp-socket-read-hol = -y" "$((f + hol))" -eq "$y"
+	echo "  -C, 1 % loss ($mode): cgroup $cg: -y $y, filtered $f, left out $hol"
+}
+
 test_hol_forced_rto_fallback() { hol_forced_rto fallback; }
 test_hol_no_loss_fallback() { hol_no_loss fallback; }
 test_hol_random_loss_fallback() { hol_random_loss fallback; }
@@ -220,6 +252,8 @@ test_hol_wan_fallback() { hol_wan fallback; }
 test_hol_sampled_fallback() { hol_sampled fallback; }
 test_hol_sampled_fentry() { hol_sampled fentry; }
 test_hol_wan_fentry() { hol_wan fentry; }
+test_hol_cgroup_fallback() { hol_cgroup fallback; }
+test_hol_cgroup_fentry() { hol_cgroup fentry; }
 
 need "" prereqs
 for c in tc bpftool; do

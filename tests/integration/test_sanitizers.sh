@@ -14,7 +14,7 @@ source "$(dirname "$0")/lib.sh"
 
 ASAN_NSL=${ASAN_NSL:-$ROOT/.output/asan/netstacklat}
 FUZZ_BIN=$ROOT/.output/fuzz/fuzz_options
-SUITES=(test_core test_errors test_netfilter test_prometheus)
+SUITES=(test_core test_errors test_netfilter test_prometheus test_groups)
 
 # Reports go to files (one per process) that the tool can write also after
 # it switched to --user: $TMP is private, so open a way through it.

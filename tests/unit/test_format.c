@@ -113,7 +113,8 @@ static void build_basic(struct fixture *f)
  * name that is known, one that is not, an empty group, an enabled hook
  * without any group, samples in the open-ended bucket and every counter
  * (the line must wrap). With each hook's status: one attached, seeing all
- * namespaces, one unavailable (a reason that needs escaping).
+ * namespaces, one unavailable (a reason that needs escaping). The second
+ * group is gone (its last report), and the group counts are filled.
  */
 static void build_grouped(struct fixture *f)
 {
@@ -153,6 +154,7 @@ static void build_grouped(struct fixture *f)
 	h->key.ifindex = 3;
 	h->key.netns = 4026532301ULL;
 	h->key.cgroup = 5678;
+	h->gone = true;
 	set_bucket(h, 33, 1);
 	set_bucket(h, 34, 4);
 
@@ -165,6 +167,8 @@ static void build_grouped(struct fixture *f)
 	for (c = 0; c < NSL_NR_COUNTERS; c++)
 		cnt[c] = 123456789012ULL * (c + 1);
 	f->r.counters[NSL_HOOK_UDP_SOCK_READ][NSL_CNT_MAP_FULL] = 17;
+	f->r.groups_live = 2;
+	f->r.groups_reclaimed = 40;
 }
 
 /*

@@ -76,6 +76,11 @@ static const struct bad_case bad[] = {
 	{ { "--max-groups", "0" }, "--max-groups" },
 	{ { "--max-groups", "2000000" }, "--max-groups" },
 	{ { "--max-groups", "12k" }, "--max-groups" },
+	{ { "--group-idle", "0" }, "--group-idle" },
+	{ { "--group-idle", "1m" }, "--group-idle" },
+	{ { "--group-idle", "31536001" }, "--group-idle" },
+	{ { "--series-grace", "-1" }, "--series-grace" },
+	{ { "--series-grace", "" }, "--series-grace" },
 	{ { "--listen", "9100", "--listen", "9101" }, "twice" },
 	{ { "-i", "lo,lo" }, "twice" },
 	{ { "-i", "2,eth0,2" }, "twice" },
@@ -208,6 +213,16 @@ static void test_resolution(void **state)
 		const char *args[] = { "-I", "--max-groups", "1000000", NULL };
 
 		assert_int_equal(parse(&o, args), 0);
+		/* the lifecycle's defaults: 10 min idle, 5 min of series */
+		assert_int_equal(o.group_idle_s, 600);
+		assert_int_equal(o.series_grace_s, 300);
+	}
+	{
+		const char *args[] = { "-C", "--group-idle", "30", "--series-grace", "0", NULL };
+
+		assert_int_equal(parse(&o, args), 0);
+		assert_int_equal(o.group_idle_s, 30);
+		assert_int_equal(o.series_grace_s, 0);
 	}
 }
 

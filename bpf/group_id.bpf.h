@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The id of a group (-I/-C): shared by bpf/netstacklat.bpf.c and the
+ * in-kernel race test (tests/groupid/), so that the test runs this code.
+ *
+ * Ids come from a queue of free ids (BPF_MAP_TYPE_QUEUE, filled with
+ * 0..max_groups-1 by the loader; the reader pushes an id back once it has
+ * reclaimed its group, src/groups.c). A pop is atomic (the queue's
+ * spinlock, kernel/bpf/queue_stack_maps.c), so two CPUs never take the same
+ * id; the one of them that loses the race to add the key gives its id back.
+ * No id is ever burnt, so the queue runs dry only when every id belongs to
+ * a group that exists (or went away less than two report intervals ago).
+ */
+#ifndef NSL_GROUP_ID_BPF_H
+#define NSL_GROUP_ID_BPF_H
+
+#include "netstacklat.h"
+
+#define NSL_EEXIST 17
+
+/*
+ * The id of key in ids (a hash of struct nsl_group_key -> __u32), taken
+ * from free_ids when key is new. 0 and *id, or -1 when no id is free (the
+ * map is full), or -2 when key vanished meanwhile (the reader retired it
+ * between our add and our look-up: a group that is gone).
+ */
+static __always_inline int nsl_group_id(void *ids, void *free_ids,
+					const struct nsl_group_key *key,
+					__u32 *id)
+{
+	__u32 *found = bpf_map_lookup_elem(ids, key);
+	long err;
+
+	if (found) {
+		*id = *found;
+		return 0;
+	}
+	if (bpf_map_pop_elem(free_ids, id)) {
+		/* the last id may have gone to another CPU adding key */
+		found = bpf_map_lookup_elem(ids, key);
+		if (!found)
+			return -1;
+		*id = *found;
+		return 0;
+	}
+	err = bpf_map_update_elem(ids, key, id, BPF_NOEXIST);
+	if (!err)
+		return 0;
+	/* -EEXIST: another CPU added key first, and its id serves */
+	bpf_map_push_elem(free_ids, id, 0);
+	if (err != -NSL_EEXIST)
+		return -1;
+	found = bpf_map_lookup_elem(ids, key);
+	if (!found)
+		return -2;
+	*id = *found;
+	return 0;
+}
+
+#endif /* NSL_GROUP_ID_BPF_H */

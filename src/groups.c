@@ -1,0 +1,347 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Group lifecycle: see src/groups.h for the states and docs/hooks.md
+ * ("Groups that come and go") for what is relied on in the kernel.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <net/if.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "groups.h"
+#include "hist.h"
+#include "log.h"
+#include "sysinfo.h"
+
+/*
+ * How long a RETIRING group waits at least before its id is reused, on
+ * top of "the next tick": BPF programs run to completion inside an RCU
+ * read-side section, without sleeping (tracing programs: bpf_trace_run*()
+ * and __bpf_prog_enter() take rcu_read_lock(); netfilter programs run
+ * under nf_hook()'s), so a program that looked up the old id before we
+ * deleted the key has finished microseconds later. Userspace cannot wait
+ * for an RCU grace period, so it waits far longer than any program runs:
+ * a report interval, and at least this much when -r is tiny.
+ */
+#define RETIRE_WAIT_S 0.1
+
+static double seconds_since(const struct timespec *a, const struct timespec *b)
+{
+	return (b->tv_sec - a->tv_sec) + (b->tv_nsec - a->tv_nsec) / 1e9;
+}
+
+int nsl_groups_init(struct nsl_groups *g, const struct nsl_groups_conf *c)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	const char *root = nsl_cgroup2_root();
+	struct stat st;
+
+	memset(g, 0, sizeof(*g));
+	pthread_mutex_init(&g->lock, NULL);
+	g->c = *c;
+	g->nr_slots = nsl_nr_slots(c->schema);
+	g->hist_size = nsl_hist_size(c->schema);
+	/* the cgroup2 root's id is 1: then every cgroup is under the mount */
+	g->cgroup_tree_whole = root && !stat(root, &st) && st.st_ino == 1;
+	g->by_id = calloc(c->max, sizeof(*g->by_id));
+	g->zero = calloc(1, g->hist_size);
+	if (!g->by_id || !g->zero)
+		return -ENOMEM;
+	/* an mmapable array's values lie one after the other from offset 0 */
+	g->hist_len = ((size_t)c->max * g->hist_size + page - 1) / page * page;
+	g->hist = mmap(NULL, g->hist_len, PROT_READ, MAP_SHARED, c->hist_fd, 0);
+	if (g->hist == MAP_FAILED) {
+		g->hist = NULL;
+		return -errno;
+	}
+	return 0;
+}
+
+static void group_free(struct nsl_group *gr)
+{
+	if (!gr)
+		return;
+	free(gr->cgroup_path);
+	free(gr->final);
+	free(gr);
+}
+
+void nsl_groups_free(struct nsl_groups *g)
+{
+	if (g->by_id)
+		for (uint32_t id = 0; id < g->c.max; id++)
+			group_free(g->by_id[id]);
+	for (size_t i = 0; i < g->nr_gone; i++)
+		group_free(g->gone[i]);
+	free(g->by_id);
+	free(g->gone);
+	free(g->zero);
+	if (g->hist)
+		munmap((void *)g->hist, g->hist_len);
+	pthread_mutex_destroy(&g->lock);
+	memset(g, 0, sizeof(*g));
+}
+
+void nsl_groups_lock(struct nsl_groups *g)
+{
+	pthread_mutex_lock(&g->lock);
+}
+
+void nsl_groups_unlock(struct nsl_groups *g)
+{
+	pthread_mutex_unlock(&g->lock);
+}
+
+const uint64_t *nsl_group_values(const struct nsl_groups *g,
+				 const struct nsl_group *gr)
+{
+	if (gr->state == NSL_GROUP_GONE)
+		return gr->final;
+	return (const uint64_t *)((const char *)g->hist + (size_t)gr->id * g->hist_size);
+}
+
+static uint64_t values_count(const struct nsl_groups *g, const uint64_t *v)
+{
+	uint64_t n = 0;
+
+	for (unsigned int b = 0; b < g->nr_slots; b++)
+		n += v[1 + b];
+	return n;
+}
+
+enum { GONE, EXISTS, UNKNOWN };
+
+/*
+ * Whether a cgroup id still exists: its directory (the path it had when
+ * we named it) has that inode (kernfs gives cgroup v2 directories their
+ * cgroup id as inode number, which is what bpf_get_current_cgroup_id()
+ * returns). A stat() needs no privilege. Moved or renamed: look again.
+ */
+static bool cgroup_at(const char *rel, uint64_t id)
+{
+	char path[4096];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s%s", nsl_cgroup2_root(), rel);
+	return !stat(path, &st) && st.st_ino == id;
+}
+
+static int cgroup_exists(struct nsl_groups *g, struct nsl_group *gr)
+{
+	char *now;
+
+	if (gr->cgroup_path && cgroup_at(gr->cgroup_path, gr->key.cgroup))
+		return EXISTS;
+	/* moved, or not named yet: look for it (a gone one keeps its name) */
+	now = nsl_cgroup_path(gr->key.cgroup);
+	if (now) {
+		free(gr->cgroup_path);
+		gr->cgroup_path = now;
+		return EXISTS;
+	}
+	/* not under the mount: gone, if the mount shows all of them */
+	return g->cgroup_tree_whole ? GONE : UNKNOWN;
+}
+
+/*
+ * An interface index names an interface of one namespace: ifname_fd's
+ * (the one -n selects; our own with -n -1). Others cannot be asked.
+ */
+static int ifindex_exists(struct nsl_groups *g, const struct nsl_group *gr)
+{
+	struct ifreq ifr = { .ifr_ifindex = gr->key.ifindex };
+
+	if (g->c.ifname_fd < 0 || (g->c.group_netns && gr->key.netns != g->c.own_netns))
+		return UNKNOWN;
+	if (!ioctl(g->c.ifname_fd, SIOCGIFNAME, &ifr))
+		return EXISTS;
+	return errno == ENODEV ? GONE : UNKNOWN;
+}
+
+static int group_exists(struct nsl_groups *g, struct nsl_group *gr)
+{
+	int cg = EXISTS, ifc = EXISTS;
+
+	if (g->c.group_cgroup && gr->key.cgroup)
+		cg = cgroup_exists(g, gr);
+	if (g->c.group_ifindex && gr->key.ifindex)
+		ifc = ifindex_exists(g, gr);
+	else if (g->c.group_netns && gr->key.netns != g->c.own_netns)
+		ifc = UNKNOWN;	/* no interface, another namespace */
+	if (cg == GONE || ifc == GONE)
+		return GONE;
+	return cg == UNKNOWN || ifc == UNKNOWN ? UNKNOWN : EXISTS;
+}
+
+static int add_gone(struct nsl_groups *g, struct nsl_group *gr)
+{
+	if (g->nr_gone == g->cap_gone) {
+		size_t cap = g->cap_gone ? g->cap_gone * 2 : 16;
+		void *p = realloc(g->gone, cap * sizeof(*g->gone));
+
+		if (!p)
+			return -ENOMEM;
+		g->gone = p;
+		g->cap_gone = cap;
+	}
+	g->gone[g->nr_gone++] = gr;
+	return 0;
+}
+
+/*
+ * RETIRING since an earlier tick: its final totals out, the histogram
+ * zeroed, then the id back on the queue (in this order: the id is only
+ * free once its histogram is zero).
+ */
+static int reclaim(struct nsl_groups *g, struct nsl_group *gr,
+		   const struct timespec *now)
+{
+	uint32_t id = gr->id;
+
+	if (gr->gone_tick >= g->tick || seconds_since(&gr->gone_at, now) < RETIRE_WAIT_S)
+		return 0;
+	gr->final = malloc(g->hist_size);
+	if (!gr->final || add_gone(g, gr)) {
+		free(gr->final);
+		gr->final = NULL;
+		return -ENOMEM;
+	}
+	memcpy(gr->final, nsl_group_values(g, gr), g->hist_size);
+	gr->state = NSL_GROUP_GONE;
+	gr->reclaim_tick = g->tick;
+	g->by_id[id] = NULL;
+	g->reclaimed++;
+	if (bpf_map_update_elem(g->c.hist_fd, &id, g->zero, BPF_ANY))
+		return -errno;	/* the id stays out of use: better than mixed counts */
+	if (bpf_map_update_elem(g->c.free_fd, NULL, &id, 0))
+		return -errno;
+	return 0;
+}
+
+/*
+ * GONE groups stay while a reader may still want them: at least until
+ * the tick after the one that reclaimed them (a report's last delta), and
+ * for Prometheus keep_s seconds. Oldest first, so stop at the first that stays.
+ */
+static void prune_gone(struct nsl_groups *g, const struct timespec *now)
+{
+	size_t n = 0;
+
+	while (n < g->nr_gone && g->gone[n]->reclaim_tick < g->tick &&
+	       seconds_since(&g->gone[n]->gone_at, now) >= g->c.keep_s)
+		group_free(g->gone[n++]);
+	if (!n)
+		return;
+	memmove(g->gone, g->gone + n, (g->nr_gone - n) * sizeof(*g->gone));
+	g->nr_gone -= n;
+}
+
+/* New keys in group_ids: new groups (their ids were free until now). */
+static int learn_new(struct nsl_groups *g, const struct timespec *now)
+{
+	struct nsl_group_key key, next;
+	int err;
+
+	for (err = bpf_map_get_next_key(g->c.ids_fd, NULL, &next); !err;
+	     err = bpf_map_get_next_key(g->c.ids_fd, &key, &next)) {
+		struct nsl_group *gr;
+		__u32 id;
+
+		key = next;
+		if (bpf_map_lookup_elem(g->c.ids_fd, &key, &id) || id >= g->c.max)
+			continue;
+		gr = g->by_id[id];
+		if (gr && !memcmp(&gr->key, &key, sizeof(key)))
+			continue;
+		if (gr)	/* cannot be: an id is pushed back only after it left by_id */
+			continue;
+		gr = calloc(1, sizeof(*gr));
+		if (!gr)
+			return -ENOMEM;
+		gr->key = key;
+		gr->id = id;
+		gr->serial = ++g->serial;
+		gr->state = NSL_GROUP_LIVE;
+		gr->active = *now;
+		if (g->c.group_cgroup && key.cgroup)
+			gr->cgroup_path = nsl_cgroup_path(key.cgroup);
+		g->by_id[id] = gr;
+	}
+	return err == -ENOENT ? 0 : err;
+}
+
+/* map_full of every hook, summed over the CPUs. */
+static uint64_t map_full_total(struct nsl_groups *g)
+{
+	int ncpus = libbpf_num_possible_cpus();
+	struct nsl_counters *v;
+	uint64_t total = 0;
+
+	if (ncpus <= 0 || !(v = calloc(ncpus, sizeof(*v))))
+		return 0;
+	for (__u32 h = 0; h < NSL_NR_HOOKS; h++)
+		if (!bpf_map_lookup_elem(g->c.counters_fd, &h, v))
+			for (int c = 0; c < ncpus; c++)
+				total += v[c].cnt[NSL_CNT_MAP_FULL];
+	free(v);
+	return total;
+}
+
+int nsl_groups_tick(struct nsl_groups *g)
+{
+	struct timespec now;
+	int err = 0;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	g->tick++;
+	for (uint32_t id = 0; id < g->c.max && !err; id++)
+		if (g->by_id[id] && g->by_id[id]->state == NSL_GROUP_RETIRING)
+			err = reclaim(g, g->by_id[id], &now);
+	prune_gone(g, &now);
+	if (!err)
+		err = learn_new(g, &now);
+	g->live = 0;
+	for (uint32_t id = 0; id < g->c.max; id++) {
+		struct nsl_group *gr = g->by_id[id];
+		uint64_t n;
+		int e;
+
+		if (!gr || gr->state != NSL_GROUP_LIVE)
+			continue;
+		n = values_count(g, nsl_group_values(g, gr));
+		/* a group that records is never reclaimed: it exists, or did */
+		if (n != gr->count) {
+			gr->count = n;
+			gr->active = now;
+			g->live++;
+			continue;
+		}
+		e = group_exists(g, gr);
+		if (e == EXISTS || (e == UNKNOWN &&
+				    seconds_since(&gr->active, &now) < g->c.idle_s)) {
+			g->live++;
+			continue;
+		}
+		/* new samples of the key make a new group, with a new id */
+		if (bpf_map_delete_elem(g->c.ids_fd, &gr->key) && errno != ENOENT) {
+			g->live++;
+			continue;
+		}
+		gr->state = NSL_GROUP_RETIRING;
+		gr->gone_tick = g->tick;
+		gr->gone_at = now;
+	}
+	if (!g->full_warned && map_full_total(g)) {
+		g->full_warned = true;
+		pr_warn("warning: the %u group histograms are full (%u live groups): "
+			"samples of new groups are counted as map_full; --max-groups "
+			"raises the limit\n", g->c.max, g->live);
+	}
+	return err;
+}

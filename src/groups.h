@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The life of groups (-I/-C) on a host where cgroups, interfaces and
+ * network namespaces come and go (issue #23). The BPF side gives a new
+ * group key a free id (bpf/group_id.bpf.h); once per report interval
+ * nsl_groups_tick() learns the new groups, and reclaims the ones whose
+ * cgroup or interface no longer exists (or, where that cannot be checked,
+ * that stayed idle for --group-idle seconds):
+ *
+ *   tick k:   the group had no sample since tick k-1 and is gone: its key
+ *             is deleted from group_ids (new samples of that key make a
+ *             new group, with another id), it is RETIRING; reports name
+ *             it gone, with what it recorded up to now.
+ *   tick k+1: no BPF program can still be adding to group_hist[id] (see
+ *             nsl_groups_tick()): its final totals are copied out (GONE),
+ *             the histogram zeroed and the id pushed back on free_ids.
+ *
+ * So an id serves a new group only once its histogram is zero, and no
+ * count of the old group can land in the new one. GONE groups' final
+ * totals stay for --series-grace seconds (Prometheus series end then).
+ *
+ * The readers (reports, /metrics) read through this table; the report
+ * loop and the HTTP thread take its lock around read and format.
+ */
+#ifndef NSL_GROUPS_H
+#define NSL_GROUPS_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <time.h>
+#include "netstacklat.h"
+
+enum nsl_group_state {
+	NSL_GROUP_LIVE,
+	NSL_GROUP_RETIRING,	/* key deleted; id and histogram not yet free */
+	NSL_GROUP_GONE,		/* reclaimed: only its final totals are left */
+};
+
+struct nsl_group {
+	struct nsl_group_key key;
+	uint64_t serial;		/* unique for the run: a group is (key, serial) */
+	uint32_t id;			/* its histogram: group_hist[id] */
+	enum nsl_group_state state;
+	uint64_t count;			/* samples at the last tick */
+	struct timespec active;		/* CLOCK_MONOTONIC of the last tick it grew */
+	uint64_t gone_tick;		/* tick that found it gone */
+	uint64_t reclaim_tick;		/* tick that reclaimed it */
+	struct timespec gone_at;	/* CLOCK_MONOTONIC */
+	char *cgroup_path;		/* -C: under the cgroup2 mount; NULL: unknown */
+	uint64_t *final;		/* GONE: sum_ns, then the slots */
+};
+
+/* What the table needs: the maps (bpf/netstacklat.bpf.c) and how to check groups. */
+struct nsl_groups_conf {
+	int ids_fd, hist_fd, free_fd, counters_fd;
+	uint32_t max;			/* --max-groups */
+	unsigned int schema;
+	bool group_ifindex, group_cgroup;
+	bool group_netns;		/* -I -n -1 */
+	uint64_t own_netns;		/* where ifname_fd sees interfaces */
+	int ifname_fd;			/* a socket there, or -1 */
+	double idle_s;			/* --group-idle */
+	double keep_s;			/* --series-grace */
+};
+
+struct nsl_groups {
+	pthread_mutex_t lock;
+	struct nsl_groups_conf c;
+	const void *hist;		/* group_hist, mapped read-only */
+	size_t hist_len, hist_size;
+	unsigned int nr_slots;
+	bool cgroup_tree_whole;		/* the cgroup2 mount shows every cgroup */
+	struct nsl_group **by_id;	/* LIVE and RETIRING groups, by id */
+	struct nsl_group **gone;	/* GONE groups, oldest first */
+	size_t nr_gone, cap_gone;
+	uint64_t tick, serial;
+	uint64_t reclaimed;		/* groups reclaimed since start */
+	uint32_t live;			/* LIVE groups after the last tick */
+	bool full_warned;
+	void *zero;			/* a zeroed histogram value */
+};
+
+/* Maps the histograms (before privileges are dropped). 0 or -errno. */
+int nsl_groups_init(struct nsl_groups *g, const struct nsl_groups_conf *c);
+void nsl_groups_free(struct nsl_groups *g);
+/* Once per report interval, with the lock held. 0 or -errno. */
+int nsl_groups_tick(struct nsl_groups *g);
+void nsl_groups_lock(struct nsl_groups *g);
+void nsl_groups_unlock(struct nsl_groups *g);
+/* The values of a group: sum_ns, then the slots. */
+const uint64_t *nsl_group_values(const struct nsl_groups *g,
+				 const struct nsl_group *gr);
+
+#endif /* NSL_GROUPS_H */

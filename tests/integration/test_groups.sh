@@ -1,0 +1,377 @@
+#!/usr/bin/env bash
+# Groups (-I/-C) over a host's lifetime (issue #23): ids are never lost in
+# the allocation race, gone groups are reclaimed, churn does not fill the
+# map, and the tool's own memory and descriptors stay put.
+source "$(dirname "$0")/lib.sh"
+
+RACE=$ROOT/.output/tests/groupid_race
+RACE_OBJ=$ROOT/.output/tests/groupid_race.bpf.o
+TESTS=(test_group_id_race test_cgroup_churn test_iface_churn test_netns_churn
+       test_prom_churn test_map_full_warns_once)
+PROM_TOOL_PORT=$((24000 + ID % 8000))
+PROM_PORT=$((PROM_TOOL_PORT + 1))
+MS=1000000		# ns in a millisecond
+
+# Two CPUs add the same new keys at once, 2000 rounds, with the code of
+# bpf/group_id.bpf.h: no id may be lost, no new key may find the map full.
+# The control (the counter scheme it replaced) must lose ids, or the race
+# was not hit and the test proves nothing.
+test_group_id_race() {
+	local out new_lost full old_lost
+	[ "$(nproc)" -ge 2 ] || { skip "needs two CPUs"; return; }
+	[ -x "$RACE" ] && [ -r "$RACE_OBJ" ] || { skip "groupid_race not built"; return; }
+	out=$("$RACE" "$RACE_OBJ" 2000) || { fail "groupid_race failed: $out"; return; }
+	new_lost=$(sed -n 's/^new lost=\([0-9]*\).*/\1/p' <<< "$out")
+	full=$(sed -n 's/^new .*full=\([0-9]*\).*/\1/p' <<< "$out")
+	old_lost=$(sed -n 's/^old lost=\([0-9]*\).*/\1/p' <<< "$out")
+	expect "ids lost" "$new_lost" -eq 0
+	expect "new keys that found no free id" "$full" -eq 0
+	expect "ids the old scheme lost (the race was hit)" "$old_lost" -gt 0
+	echo "  $(tr '\n' ';' <<< "$out")"
+}
+
+# expect_rss_flat BEFORE AFTER ("RSS_KB FDS" each): the tool's resident
+# memory did not grow (by more than 512 KiB). Not under ASan
+# (test_sanitizers.sh runs this suite): its quarantine keeps freed memory
+# resident, and its leak check stands in for this one.
+expect_rss_flat() {
+	[ -n "${ASAN_OPTIONS:-}" ] && return
+	expect "resident memory after the churn, KiB (before: ${1% *})" \
+		"${2% *}" -le $(( ${1% *} + 512 ))
+}
+
+# tool_mem PID: "RSS_KB FDS" of a process
+tool_mem() {
+	echo "$(awk '/^VmRSS:/ { print $2 }' /proc/"$1"/status) $(ls /proc/"$1"/fd | wc -l)"
+}
+
+# cg_reader N PORT: a TCP server in NS_B in a cgroup of its own (made and
+# removed here, in NS_B before its first read), a client in NS_A sending
+# it CHURN_MSGS messages CHURN_GAP_US apart; the server's reads go to
+# $TMP/cg-N.json. The cgroup is removed once the server has exited.
+cg_reader() {
+	local n=$1 port=$2 cg=$CG_ROOT/nsl$ID-churn-$1 ready=$TMP/cg-$1.ready
+	mkdir "$cg" || return 1
+	stat -c %i "$cg" > "$TMP/cg-$n.id"	# its cgroup id
+	# the shell joins the cgroup, then becomes the server: every read is in it
+	sh -c 'echo $$ > "$1/cgroup.procs" && exec ip netns exec "$2" "$3" server --proto tcp \
+		--bind "$4" --port "$5" --ready-file "$6" --report "$7"' sh "$cg" "$NS_B" "$TG" \
+		"$ADDR_B" "$port" "$ready" "$TMP/cg-$n.json" > /dev/null &
+	local srv=$!
+	wait_for 10 test -s "$ready" || { kill "$srv"; rmdir "$cg"; return 1; }
+	ip netns exec "$NS_A" "$TG" client --proto tcp --connect "$ADDR_B" --port "$port" \
+		--count "$CHURN_MSGS" --msg-size 200 --interval-us "$CHURN_GAP_US" > /dev/null
+	wait "$srv"
+	rmdir "$cg"
+}
+
+# sum_reads: the reads of every churn reader's report
+sum_reads() {
+	python3 -c '
+import json, sys
+print(sum(json.load(open(f))["reads"] for f in sys.argv[1:]))' "$TMP"/cg-*.json
+}
+
+# jq_last FILE EXPR: a Python expression over the last report (r)
+jq_last() {
+	python3 -c '
+import json, sys
+r = [json.loads(l) for l in open(sys.argv[1])][-1]
+print(eval(sys.argv[2]))' "$1" "$2"
+}
+
+# 200 short-lived cgroups, 5 alive at once, each with a TCP reader of
+# CHURN_MSGS messages, under -C --max-groups 32: every read is counted
+# under its cgroup (the readers all start and end while the tool runs, so
+# none is in flight at start or stop), map_full stays 0, the last report
+# lists no gone group as live, and the tool's memory and descriptors after
+# the churn are those after its first cgroups.
+CHURN_CGROUPS=${CHURN_CGROUPS:-200}
+CHURN_AT_ONCE=5
+CHURN_MSGS=8
+CHURN_GAP_US=50000
+test_cgroup_churn() {
+	local out=$TMP/churn.json i j port=6000 before= after samples reads
+	[ -n "$CG_ROOT" ] && [ -w "$CG_ROOT/cgroup.procs" ] || { skip "no writable cgroup v2"; return; }
+	start_tool "$out" -n "/run/netns/$NS_B" -e tcp-socket-read -y -C --max-groups 32 -r 0.5 || return
+	for ((i = 0; i < CHURN_CGROUPS; i += CHURN_AT_ONCE)); do
+		for ((j = i; j < i + CHURN_AT_ONCE && j < CHURN_CGROUPS; j++)); do
+			cg_reader "$j" $((port + j)) &
+		done
+		wait $(jobs -p | grep -vx "$TOOL_PID") 2>/dev/null
+		# after the first ones: the tool's working set is there
+		[ -z "$before" ] && [ "$i" -ge $((CHURN_CGROUPS / 8)) ] && before=$(tool_mem "$TOOL_PID")
+	done
+	# three intervals: the last groups are found gone and reclaimed
+	sleep 2
+	after=$(tool_mem "$TOOL_PID")
+	stop_tool
+	reads=$(sum_reads)
+	samples=$($JQ "$out" count tcp-socket-read)
+	expect "readers that ran" "$(ls "$TMP"/cg-*.json | wc -l)" -eq "$CHURN_CGROUPS"
+	# by id: a cgroup gone before the tool saw its group has no path
+	expect "samples under the churn cgroups = their reads" \
+		"$(cat "$TMP"/cg-*.id | python3 -c '
+import json, sys
+ids = set(int(l) for l in sys.stdin)
+print(sum(h["count"] for l in open(sys.argv[1]) for h in json.loads(l)["histograms"]
+          if h["cgroup"] in ids))' "$out")" -eq "$reads"
+	expect "all samples = the readers' reads" "$samples" -eq "$reads"
+	expect "map_full" "$($JQ "$out" counter tcp-socket-read map_full)" -eq 0
+	expect "groups reclaimed" "$(python3 -c '
+import json, sys
+print(sum(json.loads(l)["groups"]["reclaimed"] for l in open(sys.argv[1])))' "$out")" -ge "$CHURN_CGROUPS"
+	expect "groups reported gone" "$(python3 -c '
+import json, sys
+print(sum(1 for l in open(sys.argv[1]) for h in json.loads(l)["histograms"] if h.get("gone")))' "$out")" \
+		-ge "$CHURN_CGROUPS"
+	expect "live groups in the last report" "$(jq_last "$out" 'r["groups"]["live"]')" -eq 0
+	expect "groups listed in the last report" "$(jq_last "$out" 'len(r["histograms"])')" -eq 0
+	expect "file descriptors after the churn (before: ${before#* })" "${after#* }" -eq "${before#* }"
+	expect_rss_flat "$before" "$after"
+	echo "  $CHURN_CGROUPS cgroups: reads $reads, samples $samples; RSS KiB/fds after the first" \
+	     "eighth: $before, at the end: $after"
+}
+
+# churn_reader N SRV_NS CLI_NS ADDR PORT: a TCP server in SRV_NS on ADDR,
+# in the cgroup $CHURN_CG, a client in CLI_NS sending it CHURN_MSGS
+# messages; the server's report in $TMP/rd-N.json
+churn_reader() {
+	local n=$1 sns=$2 cns=$3 addr=$4 port=$5 ready=$TMP/rd-$1.ready srv
+	sh -c 'echo $$ > "$1/cgroup.procs" && exec ip netns exec "$2" "$3" server --proto tcp \
+		--bind "$4" --port "$5" --ready-file "$6" --report "$7"' sh "$CHURN_CG" "$sns" "$TG" \
+		"$addr" "$port" "$ready" "$TMP/rd-$n.json" > /dev/null &
+	srv=$!
+	wait_for 10 test -s "$ready" || { kill "$srv"; return 1; }
+	ip netns exec "$cns" "$TG" client --proto tcp --connect "$addr" --port "$port" \
+		--count "$CHURN_MSGS" --msg-size 200 --interval-us "$CHURN_GAP_US" > /dev/null
+	wait "$srv"
+}
+
+# churn_sum_reads: the reads of every churn_reader
+churn_sum_reads() {
+	python3 -c '
+import json, sys
+print(sum(json.load(open(f))["reads"] for f in sys.argv[1:]))' "$TMP"/rd-*.json
+}
+
+# samples_where FILE FIELD VALUES_FILE: tcp-socket-read samples of the
+# groups whose FIELD is one of the numbers in VALUES_FILE
+samples_where() {
+	python3 -c '
+import json, sys
+vals = set(int(l) for l in open(sys.argv[3]))
+print(sum(h["count"] for l in open(sys.argv[1]) for h in json.loads(l)["histograms"]
+          if h["hook"] == "tcp-socket-read" and h.get(sys.argv[2]) in vals))' "$@"
+}
+
+# sum_groups FILE: groups reclaimed over all reports
+sum_reclaimed() {
+	python3 -c '
+import json, sys
+print(sum(json.loads(l)["groups"]["reclaimed"] for l in open(sys.argv[1])))' "$1"
+}
+
+# expect_churn_end OUT N BEFORE AFTER: what every churn test checks at the end
+expect_churn_end() {
+	local out=$1 n=$2 before=$3 after=$4
+	expect "map_full" "$($JQ "$out" counter tcp-socket-read map_full)" -eq 0
+	expect "groups reclaimed" "$(sum_reclaimed "$out")" -ge "$n"
+	expect "live groups in the last report" "$(jq_last "$out" 'r["groups"]["live"]')" -eq 0
+	expect "groups listed in the last report" "$(jq_last "$out" 'len(r["histograms"])')" -eq 0
+	expect "file descriptors after the churn (before: ${before#* })" "${after#* }" -eq "${before#* }"
+	expect_rss_flat "$before" "$after"
+}
+
+# Veth interfaces created and destroyed in the tool's own namespace (it
+# runs in NS_B), one TCP reader behind each, under -I --max-groups 16:
+# every read is counted under its interface, which SIOCGIFNAME then finds
+# gone; map_full 0; memory and descriptors stay.
+CHURN_IFACES=${CHURN_IFACES:-60}
+test_iface_churn() {
+	local out=$TMP/ifchurn.json i j before= after reads
+	[ -n "$CG_ROOT" ] && [ -w "$CG_ROOT/cgroup.procs" ] || { skip "no writable cgroup v2"; return; }
+	CHURN_CG=$CG_ROOT/nsl$ID-ifchurn
+	mkdir -p "$CHURN_CG" && CGROUPS+=("$CHURN_CG")
+	rm -f "$TMP"/rd-*.json "$TMP/ifindex"
+	: > "$TMP/tool.err"
+	ip netns exec "$NS_B" "$NSL" -F json -r 0.5 -o "$out" -e tcp-socket-read -y -I \
+		--max-groups 16 2> "$TMP/tool.err" &
+	TOOL_PID=$!
+	BG_PIDS+=("$TOOL_PID")
+	wait_for 20 grep -q attached "$TMP/tool.err" || { fail "tool did not attach"; return; }
+	for ((i = 1; i <= CHURN_IFACES; i += 4)); do
+		for ((j = i; j < i + 4 && j <= CHURN_IFACES; j++)); do
+			(
+				a=nsl$ID-v$j b=nsl$ID-w$j
+				ip link add "$a" netns "$NS_A" type veth peer name "$b" netns "$NS_B" || exit 1
+				ip -n "$NS_A" addr add "198.19.$j.1/24" dev "$a"
+				ip -n "$NS_B" addr add "198.19.$j.2/24" dev "$b"
+				ip -n "$NS_A" link set "$a" up && ip -n "$NS_B" link set "$b" up
+				ip -n "$NS_B" -o link show "$b" | cut -d: -f1 >> "$TMP/ifindex"
+				churn_reader "$j" "$NS_B" "$NS_A" "198.19.$j.2" $((6500 + j))
+				ip -n "$NS_B" link del "$b"
+			) &
+		done
+		wait $(jobs -p | grep -vx "$TOOL_PID") 2>/dev/null
+		[ -z "$before" ] && [ "$i" -ge $((CHURN_IFACES / 4)) ] && before=$(tool_mem "$TOOL_PID")
+	done
+	sleep 2
+	after=$(tool_mem "$TOOL_PID")
+	stop_tool
+	reads=$(churn_sum_reads)
+	expect "readers that ran" "$(ls "$TMP"/rd-*.json | wc -l)" -eq "$CHURN_IFACES"
+	expect "samples under the churn interfaces = their reads" \
+		"$(samples_where "$out" ifindex "$TMP/ifindex")" -eq "$reads"
+	expect "all samples = the readers' reads" "$($JQ "$out" count tcp-socket-read)" -eq "$reads"
+	expect_churn_end "$out" "$CHURN_IFACES" "$before" "$after"
+	echo "  $CHURN_IFACES interfaces: reads $reads; RSS KiB/fds after a quarter: $before, at the end: $after"
+}
+
+# Namespace pairs joined by veth, created and destroyed, under -n -1 -I
+# (groups are interface and namespace) --group-idle 2: another namespace's
+# interface cannot be checked, so its group goes after 2 s idle. The
+# readers run in a cgroup of their own, and -c selects it: reads of other
+# processes on the machine stay out.
+CHURN_NETNS=${CHURN_NETNS:-48}
+test_netns_churn() {
+	local out=$TMP/nschurn.json i j before= after reads
+	[ -n "$CG_ROOT" ] && [ -w "$CG_ROOT/cgroup.procs" ] || { skip "no writable cgroup v2"; return; }
+	CHURN_CG=$CG_ROOT/nsl$ID-nschurn
+	mkdir -p "$CHURN_CG" && CGROUPS+=("$CHURN_CG")
+	rm -f "$TMP"/rd-*.json "$TMP/netns"
+	start_tool "$out" -n -1 -c "$CHURN_CG" -e tcp-socket-read -y -I --group-idle 2 \
+		--max-groups 32 -r 0.5 || return
+	for ((i = 1; i <= CHURN_NETNS; i += 4)); do
+		for ((j = i; j < i + 4 && j <= CHURN_NETNS; j++)); do
+			(
+				x=nsl$ID-x$j y=nsl$ID-y$j
+				ip netns add "$x" && ip netns add "$y" || exit 1
+				ip link add v netns "$x" type veth peer name w netns "$y"
+				ip -n "$x" addr add 198.19.1.1/24 dev v
+				ip -n "$y" addr add 198.19.1.2/24 dev w
+				ip -n "$x" link set v up && ip -n "$y" link set w up
+				ip -n "$y" link set lo up
+				stat -L -c %i "/run/netns/$y" >> "$TMP/netns"
+				churn_reader "$j" "$y" "$x" 198.19.1.2 6000
+				ip netns del "$x"; ip netns del "$y"
+			) &
+		done
+		wait $(jobs -p | grep -vx "$TOOL_PID") 2>/dev/null
+		[ -z "$before" ] && [ "$i" -ge $((CHURN_NETNS / 4)) ] && before=$(tool_mem "$TOOL_PID")
+	done
+	# --group-idle 2, then a tick to find them idle and one to reclaim
+	sleep 4
+	after=$(tool_mem "$TOOL_PID")
+	stop_tool
+	reads=$(churn_sum_reads)
+	expect "readers that ran" "$(ls "$TMP"/rd-*.json | wc -l)" -eq "$CHURN_NETNS"
+	expect "samples under the churn namespaces = their reads" \
+		"$(samples_where "$out" netns "$TMP/netns")" -eq "$reads"
+	expect "all samples = the readers' reads" "$($JQ "$out" count tcp-socket-read)" -eq "$reads"
+	# a new namespace may get the inode number of one deleted before
+	# (nsfs reuses them): then its interface continues the old group
+	expect_churn_end "$out" "$(sort -u "$TMP/netns" | wc -l)" "$before" "$after"
+	echo "  $CHURN_NETNS namespaces: reads $reads; RSS KiB/fds after a quarter: $before, at the end: $after"
+}
+
+# prom_query EXPR: the single value of an instant query ("" if none)
+prom_query() {
+	curl -s --max-time 5 "http://127.0.0.1:$PROM_PORT/api/v1/query" --data-urlencode "query=$1" |
+		python3 -c '
+import json, sys
+try:
+    r = json.load(sys.stdin)["data"]["result"]
+    print(r[0]["value"][1] if len(r) == 1 else "")
+except Exception:
+    print("")'
+}
+
+# A real Prometheus scrapes /metrics every second through a cgroup churn
+# (60 cgroups, 2 at a time, -C --max-groups 24 --series-grace 3, classic
+# buckets: 37 series a group). Gone groups' series keep their final
+# totals for the grace period, so the last value of every group's _count
+# adds up to the reads; then they end: once the churn is over and the
+# grace has passed no latency series is current (Prometheus marked them
+# stale). The TSDB head keeps every series ever created until its next
+# compaction (Prometheus' own rule, up to 3 h): reported, not asserted.
+test_prom_churn() {
+	local out=$TMP/promchurn.json i j reads n max0 maxs
+	command -v prometheus > /dev/null || { skip "prometheus server missing"; return; }
+	command -v curl > /dev/null || { skip "curl missing"; return; }
+	[ -n "$CG_ROOT" ] && [ -w "$CG_ROOT/cgroup.procs" ] || { skip "no writable cgroup v2"; return; }
+	rm -f "$TMP"/cg-*.json "$TMP"/cg-*.id
+	start_tool "$out" -n "/run/netns/$NS_B" -e tcp-socket-read -y -C --max-groups 24 -r 0.5 \
+		--series-grace 3 --listen "127.0.0.1:$PROM_TOOL_PORT" || return
+	cat > "$TMP/prom.yml" <<-YML
+	global:
+	  scrape_interval: 1s
+	scrape_configs:
+	  - job_name: netstacklat
+	    static_configs:
+	      - targets: ['127.0.0.1:$PROM_TOOL_PORT']
+	YML
+	prometheus --config.file="$TMP/prom.yml" --storage.tsdb.path="$TMP/prom-tsdb" \
+		--web.listen-address="127.0.0.1:$PROM_PORT" > "$TMP/prometheus.log" 2>&1 &
+	local prom=$!
+	BG_PIDS+=("$prom")
+	wait_for 30 eval '[ "$(prom_query "up")" = 1 ]' ||
+		{ fail "Prometheus did not scrape the tool: $(tail -2 "$TMP/prometheus.log")"; return; }
+	max0=$(prom_query 'scrape_samples_scraped')
+	n=60
+	for ((i = 0; i < n; i += 2)); do
+		for ((j = i; j < i + 2 && j < n; j++)); do
+			cg_reader "$j" $((6300 + j)) &
+		done
+		wait $(jobs -p | grep -vx "$TOOL_PID" | grep -vx "$prom") 2>/dev/null
+	done
+	# grace, a tick, and scrapes that see the series gone
+	sleep 6
+	reads=$(sum_reads)
+	expect "readers that ran" "$(ls "$TMP"/cg-*.json | wc -l)" -eq "$n"
+	expect "sum of the groups' last _count = reads" "$(prom_query \
+		'sum(max_over_time(netstacklat_latency_seconds_count{hook="tcp-socket-read"}[10m]))')" = "$reads"
+	expect "groups reclaimed (netstacklat_groups_reclaimed_total)" \
+		"$(prom_query 'netstacklat_groups_reclaimed_total')" -ge "$n"
+	expect "current latency series after the grace" \
+		"$(prom_query 'count(netstacklat_latency_seconds_count) or vector(0)')" -eq 0
+	maxs=$(prom_query 'max_over_time(scrape_samples_scraped[10m])')
+	# 24 groups at most hold an id, and those gone in the last 3 s (of
+	# about 4 a second) are in their grace: at most 36 of the 60
+	expect "most samples in a scrape, less the $max0 before the churn (37 a group)" \
+		"$((maxs - max0))" -le $((37 * 36))
+	local tsdb
+	tsdb=$(curl -s --max-time 5 "http://127.0.0.1:$PROM_PORT/api/v1/status/tsdb" |
+		python3 -c 'import json, sys; print(json.load(sys.stdin)["data"]["headStats"]["numSeries"])')
+	kill "$prom"; wait "$prom" 2>/dev/null
+	stop_tool
+	expect "map_full" "$($JQ "$out" counter tcp-socket-read map_full)" -eq 0
+	echo "  $n cgroups: reads $reads; most samples in a scrape $maxs (before the churn $max0);" \
+	     "series ever in the TSDB head $tsdb, current latency series at the end 0"
+}
+
+# Full means full of groups that exist: two cgroups read at once for 2 s
+# under --max-groups 1, so one of them finds no room the whole time. The
+# tool says so on stderr once (not every interval), naming the option.
+test_map_full_warns_once() {
+	local out=$TMP/full.json
+	[ -n "$CG_ROOT" ] && [ -w "$CG_ROOT/cgroup.procs" ] || { skip "no writable cgroup v2"; return; }
+	rm -f "$TMP"/cg-*.json "$TMP"/cg-*.id
+	start_tool "$out" -n "/run/netns/$NS_B" -e tcp-socket-read -y -C --max-groups 1 -r 0.2 || return
+	CHURN_MSGS=20 CHURN_GAP_US=100000
+	cg_reader 900 6900 &
+	cg_reader 901 6901 &
+	wait $(jobs -p | grep -vx "$TOOL_PID") 2>/dev/null
+	sleep 0.5
+	stop_tool
+	CHURN_MSGS=8 CHURN_GAP_US=50000
+	expect "map_full" "$($JQ "$out" counter tcp-socket-read map_full)" -gt 0
+	expect "reports" "$($JQ "$out" lines)" -ge 10
+	expect "warnings that the groups are full" \
+		"$(grep -c 'histograms are full' "$TMP/tool.err")" -eq 1
+	expect "the warning names --max-groups" "$(grep -c 'histograms are full.*--max-groups' "$TMP/tool.err")" -eq 1
+}
+
+need "" prereqs
+need "cannot create namespaces/veth" setup_netns
+run_tests
