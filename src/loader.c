@@ -854,7 +854,7 @@ int nsl_loader_attach(struct nsl_loader *l, const struct nsl_options *o)
 	if (err)
 		return err;
 	/* "attached" must mean measuring: the first packets would be unstamped */
-	err = nsl_rx_timestamps_wait(l->rx_tstamp_fd, 2000);
+	err = nsl_rx_timestamps_wait(2000);
 	if (err == -ETIMEDOUT)
 		pr_warn("the kernel did not stamp received packets within 2 s: "
 			"samples start when it does\n");

@@ -11,7 +11,9 @@
 #include <unistd.h>
 #include <poll.h>
 #include <arpa/inet.h>
-#include <netinet/in.h>
+#include <net/if.h>
+#include <linux/if_ether.h>
+#include <linux/if_packet.h>
 #include <linux/net_tstamp.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -121,47 +123,67 @@ int nsl_enable_rx_timestamps(void)
  * The first net_enable_timestamp() of the kernel does not flip the key at
  * once: it schedules netstamp_work, which does it later (net/core/dev.c,
  * v6.1 to v7.2, with jump labels). Until then packets arrive unstamped and
- * no hook can measure them. So a datagram to ourselves over loopback tells
- * when it is on: loopback_xmit() clears the send-side stamp and its
- * netif_rx() stamps the skb (net_timestamp_check()) only once the key is
- * on, which the socket's SCM_TIMESTAMPING then shows. 0 once on,
- * -ETIMEDOUT after timeout_ms, another negative errno when loopback cannot
- * be used (then nothing was learnt).
+ * no hook can measure them. So a frame to ourselves over loopback tells
+ * when it is on: its netif_rx() stamps the skb (net_timestamp_check())
+ * only once the key is on, and a packet socket with SO_TIMESTAMPING shows
+ * the stamp. The frame is not IP (an ethertype for local experiments,
+ * IEEE 802 0x88B5): no hook of ours or of another instance ever sees it.
+ * Needs CAP_NET_RAW (we still have it while attaching) and loopback up.
+ * 0 once on, -ETIMEDOUT after timeout_ms, another negative errno when it
+ * cannot tell.
  */
-int nsl_rx_timestamps_wait(int fd, int timeout_ms)
-{
-	struct sockaddr_in self = { .sin_family = AF_INET,
-				    .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	socklen_t len = sizeof(self);
+#define NSL_PROBE_ETHERTYPE 0x88B5
 
-	if (bind(fd, (struct sockaddr *)&self, sizeof(self)) ||
-	    getsockname(fd, (struct sockaddr *)&self, &len))
+int nsl_rx_timestamps_wait(int timeout_ms)
+{
+	int flags = SOF_TIMESTAMPING_RX_SOFTWARE | SOF_TIMESTAMPING_SOFTWARE;
+	struct sockaddr_ll to = { .sll_family = AF_PACKET,
+				  .sll_protocol = htons(NSL_PROBE_ETHERTYPE),
+				  .sll_halen = ETH_ALEN };
+	int fd, err = -ETIMEDOUT;
+
+	to.sll_ifindex = if_nametoindex("lo");
+	if (!to.sll_ifindex)
 		return -errno;
+	fd = socket(AF_PACKET, SOCK_DGRAM | SOCK_CLOEXEC, htons(NSL_PROBE_ETHERTYPE));
+	if (fd < 0)
+		return -errno;
+	if (bind(fd, (struct sockaddr *)&to, sizeof(to)) ||
+	    setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPING, &flags, sizeof(flags))) {
+		err = -errno;
+		goto out;
+	}
 	for (int waited = 0; waited <= timeout_ms; waited += 10) {
-		char data[1], ctl[CMSG_SPACE(sizeof(struct timespec) * 3)];
+		char data[64], ctl[CMSG_SPACE(sizeof(struct timespec) * 3)];
 		struct iovec iov = { .iov_base = data, .iov_len = sizeof(data) };
 		struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1,
 				    .msg_control = ctl, .msg_controllen = sizeof(ctl) };
 		struct pollfd p = { .fd = fd, .events = POLLIN };
 		struct cmsghdr *c;
 
-		if (sendto(fd, "", 1, 0, (struct sockaddr *)&self, sizeof(self)) < 0)
-			return -errno;
-		if (poll(&p, 1, 10) == 1 && recvmsg(fd, &m, MSG_DONTWAIT) >= 0)
-			for (c = CMSG_FIRSTHDR(&m); c; c = CMSG_NXTHDR(&m, c)) {
-				struct timespec ts;
-
-				if (c->cmsg_level != SOL_SOCKET ||
-				    c->cmsg_type != SO_TIMESTAMPING)
-					continue;
-				memcpy(&ts, CMSG_DATA(c), sizeof(ts));
-				if (ts.tv_sec || ts.tv_nsec)
-					return 0;
-			}
-		else
+		if (sendto(fd, "netstacklat", 11, 0, (struct sockaddr *)&to, sizeof(to)) < 0) {
+			err = -errno;
+			goto out;
+		}
+		if (poll(&p, 1, 10) != 1 || recvmsg(fd, &m, MSG_DONTWAIT) < 0) {
 			usleep(10000);
+			continue;
+		}
+		for (c = CMSG_FIRSTHDR(&m); c; c = CMSG_NXTHDR(&m, c)) {
+			struct timespec ts;
+
+			if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SO_TIMESTAMPING)
+				continue;
+			memcpy(&ts, CMSG_DATA(c), sizeof(ts));
+			if (ts.tv_sec || ts.tv_nsec) {
+				err = 0;
+				goto out;
+			}
+		}
 	}
-	return -ETIMEDOUT;
+out:
+	close(fd);
+	return err;
 }
 
 int nsl_netns_inode(const char *path, uint64_t *ino)

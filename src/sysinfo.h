@@ -35,11 +35,11 @@ int nsl_enable_rx_timestamps(void);
 
 /*
  * Waits until the kernel really stamps received packets (the first user's
- * request takes effect a moment later), by a datagram to fd itself over
- * loopback (fd: nsl_enable_rx_timestamps()'s). 0, -ETIMEDOUT, or another
- * negative errno when it cannot tell.
+ * request takes effect a moment later), by a non-IP frame to itself over
+ * loopback (needs CAP_NET_RAW). 0, -ETIMEDOUT, or another negative errno
+ * when it cannot tell.
  */
-int nsl_rx_timestamps_wait(int fd, int timeout_ms);
+int nsl_rx_timestamps_wait(int timeout_ms);
 
 /* Inode number of the network namespace at path (nsfs file). */
 int nsl_netns_inode(const char *path, uint64_t *ino);
