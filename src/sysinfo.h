@@ -16,7 +16,8 @@
  * errno.
  */
 typedef int (*nsl_tai_mono_fn)(void *arg, int64_t *ns);
-int nsl_clock_read(struct nsl_clock *c, nsl_tai_mono_fn tai_mono, void *arg);
+int nsl_clock_read(struct nsl_clock *c, nsl_tai_mono_fn tai_mono, void *arg,
+		   bool realtime);
 
 /*
  * A file descriptor that poll() reports readable when the kernel's clock is
