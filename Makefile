@@ -48,7 +48,7 @@ APP_OBJS  := $(APP_SRCS:src/%.c=$(OUTPUT)/%.o)
 
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(OUTPUT)/tests/%,$(wildcard tests/unit/test_*.c))
 TEST_TOOLS := $(OUTPUT)/tests/trafficgen $(OUTPUT)/tests/tunwire $(OUTPUT)/tests/settai
-TEST_TOOLS += $(OUTPUT)/testbed/dropper.bpf.o
+TEST_TOOLS += $(OUTPUT)/testbed/dropper.bpf.o $(OUTPUT)/testbed/dropper-nofetch.bpf.o
 # the userspace under ASan+UBSan and the option fuzzer (see the end)
 TEST_TOOLS += $(OUTPUT)/asan/netstacklat $(OUTPUT)/fuzz/fuzz_options
 
@@ -163,7 +163,7 @@ clean:
 # Testbed of the HOL tests (scripts/testbed): a tc program of our own that
 # drops chosen TCP segments, as these kernels have no netem.
 .PHONY: testbed loss-sweep hol-wan
-testbed: $(OUTPUT)/testbed/dropper.bpf.o
+testbed: $(OUTPUT)/testbed/dropper.bpf.o $(OUTPUT)/testbed/dropper-nofetch.bpf.o
 
 $(OUTPUT)/testbed:
 	$(Q)mkdir -p $@
@@ -171,6 +171,11 @@ $(OUTPUT)/testbed:
 $(OUTPUT)/testbed/%.bpf.o: bpf/testbed/%.bpf.c | $(OUTPUT)/testbed
 	$(call msg,BPF,$@)
 	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+# the same for kernels without BPF atomic fetch-and-add (5.10's VM test)
+$(OUTPUT)/testbed/dropper-nofetch.bpf.o: bpf/testbed/dropper.bpf.c | $(OUTPUT)/testbed
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -DTB_NO_ATOMIC_FETCH -c $< -o $@
 
 # The HOL filter under 0-10 % loss, with plots for docs/hol-filter.md (slow).
 loss-sweep: all testbed $(OUTPUT)/tests/trafficgen
