@@ -143,9 +143,9 @@ test-unit: deps-unit
 test-integration: all $(TEST_TOOLS)
 	$(Q)tests/run integration
 
-# The fentry path (and, on 6.12 and sid, the fallbacks) in Debian's 6.1 and
-# 6.12 cloud kernels and sid's newest under qemu, one after the other (also
-# in `make test`).
+# The fentry path (and, on 6.12 and sid, the fallbacks) in Debian's 5.10,
+# 6.1 and 6.12 cloud kernels and sid's newest under qemu, one after the
+# other (also in `make test`).
 test-vm: deps-test
 	$(Q)$(MAKE) --no-print-directory all $(TEST_TOOLS)
 	$(Q)bash tests/integration/test_vm.sh

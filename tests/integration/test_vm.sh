@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # The primary attach path (fentry/fexit) cannot load on our CI machines,
-# so it is tested here: Debian's 6.1 and 6.12 cloud kernels and the newest
-# of sid boot in turn under qemu (TCG; no KVM here) with an initramfs
-# holding the tool (scripts/vm/build), the guest (tests/vm/guest.sh) runs
-# it against namespace traffic in each attach mode and prints the results
-# on the serial console; this side judges them, per kernel (vm61_*,
-# vm612_*, vmsid_*). 6.12 and sid also have the fallbacks (netfilter
+# so it is tested here: Debian's 5.10 (bullseye), 6.1 and 6.12 cloud
+# kernels and the newest of sid boot in turn under qemu (TCG; no KVM here)
+# with an initramfs holding the tool (scripts/vm/build), the guest
+# (tests/vm/guest.sh) runs it against namespace traffic in each attach
+# mode and prints the results on the serial console; this side judges
+# them, per kernel (vm510_*, vm61_*, vm612_*, vmsid_*; 5.10 runs fewer,
+# VM_TESTS_510). 6.12 and sid also have the fallbacks (netfilter
 # links, tracepoints): there the fallback mode is tested as well. See
 # docs/vm-test.md.
 source "$(dirname "$0")/lib.sh"

@@ -1,6 +1,6 @@
 #!/nsl/bash
-# /init of the VM test (Debian's 6.1, 6.12 and sid cloud kernels, where
-# fentry works; the same script on each). Runs the tool against real
+# /init of the VM test (Debian's 5.10, 6.1, 6.12 and sid cloud kernels,
+# where fentry works; the same script on each, 5.10 with fewer scenarios). Runs the tool against real
 # namespace traffic in each attach mode (fallback mode in full where the
 # kernel has the fallbacks: 6.12, sid) and prints everything the host needs between
 # markers on the console:
