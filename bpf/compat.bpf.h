@@ -47,6 +47,24 @@ static __always_inline int nsl_skb_tstamp_is_rx(const struct sk_buff *skb,
 }
 
 /*
+ * The read hooks get a timestamp, not an skb (tcp_recv_timestamp()'s
+ * tss->ts[0]; a datagram's tstamp). Since v5.18 a departure time never
+ * reaches them: ip_local_deliver_finish() calls skb_clear_delivery_time(),
+ * which replaces it by ktime_get_real() (or 0) before TCP and UDP see the
+ * skb (v6.1 net/ipv4/ip_input.c). Before, nothing did (v5.10
+ * ip_local_deliver_finish() leaves tstamp alone), so a departure time
+ * that arrived (see nsl_skb_tstamp_is_rx()) is queued and read with it,
+ * and would be recorded as some 56 years: told by value too.
+ */
+static __always_inline int nsl_read_tstamp_is_rx(__u64 ts, __u64 mono_limit)
+{
+	if (bpf_core_field_exists(struct sk_buff, tstamp_type) ||
+	    bpf_core_field_exists(struct sk_buff___old, mono_delivery_time))
+		return 1;
+	return nsl_tstamp_is_rx_by_value(ts, mono_limit);
+}
+
+/*
  * v5.16, "tcp: move inet->rx_dst_ifindex to sk->sk_rx_dst_ifindex".
  */
 struct inet_sock___old {

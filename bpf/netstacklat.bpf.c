@@ -601,6 +601,10 @@ static __always_inline void record_tcp_read(struct sock *sk, __u64 ts)
 		count_event(NSL_HOOK_TCP_SOCK_READ, NSL_CNT_NO_RX_TSTAMP);
 		return;
 	}
+	if (!nsl_read_tstamp_is_rx(ts, cfg.mono_tstamp_limit)) {
+		count_event(NSL_HOOK_TCP_SOCK_READ, NSL_CNT_NOT_RX_TSTAMP);
+		return;
+	}
 	if (!cfg.include_hol) {
 		/*
 		 * An MPTCP read (of the MPTCP socket, whose data came over
@@ -787,6 +791,10 @@ static __always_inline void record_udp_read(struct sock *sk, __u64 ts,
 		return;
 	if (!sk_netns_selected(sk))
 		return;
+	if (!nsl_read_tstamp_is_rx(ts, cfg.mono_tstamp_limit)) {
+		count_event(NSL_HOOK_UDP_SOCK_READ, NSL_CNT_NOT_RX_TSTAMP);
+		return;
+	}
 	record_latency(NSL_HOOK_UDP_SOCK_READ, ts, ifindex,
 		       cfg.group_by_netns ? sk_netns(sk) : 0);
 }

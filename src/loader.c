@@ -11,6 +11,7 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <linux/bpf.h>
+#include "hooks.h"
 #include "loader.h"
 #include "log.h"
 #include "hist.h"
@@ -254,19 +255,64 @@ static int strip_atomic_fetch(struct bpf_object *obj)
 	return 0;
 }
 
+/* Whether struct or union id has member, also inside anonymous ones. */
+static bool btf_id_has_member(const struct btf *vmlinux, int id, const char *member,
+			      int depth)
+{
+	const struct btf_type *t = btf__type_by_id(vmlinux, id);
+	const struct btf_member *m;
+
+	if (!t || !btf_is_composite(t) || depth > 4)
+		return false;
+	m = btf_members(t);
+	for (int i = 0; i < btf_vlen(t); i++, m++) {
+		const char *name = btf__name_by_offset(vmlinux, m->name_off);
+
+		if (name && !strcmp(name, member))
+			return true;
+		/* struct_group() and the like: unnamed struct/union members */
+		if ((!name || !*name) &&
+		    btf_id_has_member(vmlinux, btf__resolve_type(vmlinux, m->type),
+				      member, depth + 1))
+			return true;
+	}
+	return false;
+}
+
+static bool btf_has_member(const struct btf *vmlinux, const char *type,
+			   const char *member)
+{
+	int id = btf__find_by_name_kind(vmlinux, type, BTF_KIND_STRUCT);
+
+	return id >= 0 && btf_id_has_member(vmlinux, id, member, 0);
+}
+
 /* What this kernel's BPF lacks, and how the tool makes up for it. */
 static void probe_kernel_bpf(struct nsl_loader *l, const struct btf *vmlinux)
 {
+	/*
+	 * Before v5.18 (no skb->mono_delivery_time, nor tstamp_type since
+	 * v6.11) a departure time can reach the read hooks, which count it
+	 * in not_rx_tstamp (nsl_read_tstamp_is_rx(), bpf/compat.bpf.h): the
+	 * reports show that counter for them there.
+	 */
+	bool marked = btf_has_member(vmlinux, "sk_buff", "tstamp_type") ||
+		      btf_has_member(vmlinux, "sk_buff", "mono_delivery_time");
+
+	if (!marked)
+		nsl_counter_kernel_hooks[NSL_CNT_NOT_RX_TSTAMP] |=
+			1u << NSL_HOOK_TCP_SOCK_READ | 1u << NSL_HOOK_UDP_SOCK_READ;
 	l->clock_mono = !tracing_has_helper(vmlinux, BPF_FUNC_ktime_get_tai_ns);
 	l->hol_lru = !tracing_has_helper(vmlinux, BPF_FUNC_sk_storage_get);
 	l->no_task_storage = libbpf_probe_bpf_map_type(BPF_MAP_TYPE_TASK_STORAGE,
 						       NULL) <= 0;
 	if (l->clock_mono)
 		l->offs_real_addr = offs_real_address(vmlinux);
-	pr_debug("clock: %s; HOL state: %s; task storage: %s\n",
+	pr_debug("clock: %s; HOL state: %s; task storage: %s; departure times %s\n",
 		 l->clock_mono ? "bpf_ktime_get_ns() + offset" : "bpf_ktime_get_tai_ns()",
 		 l->hol_lru ? "LRU hash" : "socket storage",
-		 l->no_task_storage ? "no" : "yes");
+		 l->no_task_storage ? "no" : "yes",
+		 marked ? "marked in the skb" : "told by value");
 }
 
 static bool method_allowed(enum nsl_method m, enum nsl_attach_mode mode)
