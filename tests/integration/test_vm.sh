@@ -91,7 +91,7 @@ has_fallback() { [ "$(expected "$1" "$2" fallback)" != unavailable ]; }
 # fallback (the guest then runs the read scenarios in fallback mode); and
 # those where udp-socket-read has one too. Each test T is the function
 # vm_T, run as vm61_T, vm612_T, vmsid_T.
-VM_TESTS=(boot kernel expected_methods fentry_attach fentry_samples fentry_one_sample_per_read
+VM_TESTS=(boot kernel kernel_probe expected_methods fentry_attach fentry_samples fentry_one_sample_per_read
 	  fentry_known_answer fentry_resolution fentry_errqueue fentry_mptcp fentry_queue_length fentry_hol_forced_rto
 	  fentry_hol_random_loss fentry_udp_peek fentry_udp_enqueue_pinned
 	  fentry_collapsed_reads fallback load_refused)
@@ -106,10 +106,10 @@ VM_UDP_READ_FALLBACK_TESTS=(fallback_udp_read_agrees fallback_queue_length
 # scenarios there): the fentry hooks, one sample per read, the known
 # answer, the HOL filter's forced RTO (its state in an LRU hash), the
 # clock without bpf_ktime_get_tai_ns() through a step, and -C refused
-VM_TESTS_510=(boot kernel expected_methods fentry_attach fentry_samples
+VM_TESTS_510=(boot kernel kernel_probe expected_methods fentry_attach fentry_samples
 	      fentry_one_sample_per_read fentry_known_answer
-	      fentry_hol_forced_rto clock_step kernel_notes fallback
-	      load_refused)
+	      fentry_hol_forced_rto clock_step departure_times kernel_notes
+	      fallback load_refused)
 
 kernel_tests() {	# kernel_tests KERNEL: its test names, vm61_boot ...
 	local t tests=("${VM_TESTS[@]}")
@@ -189,6 +189,22 @@ vm_kernel() {
 	else
 		[[ $got == "$KERNEL".* ]] || fail "guest kernel '$got' is not a $KERNEL kernel"
 	fi
+}
+
+# What the loader found the kernel's BPF to lack (its -v line; probed,
+# not taken from the version): on 5.10 the clock without
+# bpf_ktime_get_tai_ns(), the HOL state in an LRU hash, departure times
+# told by value; from 6.1 none of it
+vm_kernel_probe() {
+	local line want
+	line=$(grep "^netstacklat: clock: " "$OUT/list-verbose" 2>/dev/null)
+	[ -n "$line" ] || { fail "no clock line in -v -l"; return; }
+	if [ "$KERNEL" = 5.10 ]; then
+		want="clock: bpf_ktime_get_ns() + offset; HOL state: LRU hash; task storage: no; departure times told by value"
+	else
+		want="clock: bpf_ktime_get_tai_ns(); HOL state: socket storage; task storage: yes; departure times marked in the skb"
+	fi
+	[[ $line == *"$want" ]] || fail "$KERNEL: '$line', expected '... $want'"
 }
 
 # What a hook's unavailability must name, per mode: the attach point its
@@ -407,6 +423,23 @@ vm_clock_step() {
 		"$($JQ "$f" count_upper_gt udp-socket-read 1000000000)" -eq 0
 	expect "udp-socket-read negative_latency" \
 		"$($JQ "$f" counter udp-socket-read negative_latency)" -eq 0
+}
+
+# 5.10 keeps TCP's departure time in skb->tstamp inside one namespace
+# (guest.sh run_departure): the server's reads all carry one, and so
+# does every segment at ip-start; none may be a sample (they would be
+# some 56 years long), all are counted in not_rx_tstamp
+vm_departure_times() {
+	local f=$OUT/fentry-mono.json reads
+	reads=$(json_field "$OUT/fentry-mono.server" reads) || { fail "no server report"; return; }
+	expect "server reads" "$reads" -gt 10 || return
+	expect "tcp-socket-read samples" "$($JQ "$f" count tcp-socket-read)" -eq 0
+	expect "tcp-socket-read not_rx_tstamp (= reads)" \
+		"$($JQ "$f" counter tcp-socket-read not_rx_tstamp)" -eq "$reads"
+	expect "ip-start not_rx_tstamp (>= reads)" \
+		"$($JQ "$f" counter ip-start not_rx_tstamp)" -ge "$reads"
+	expect "ip-start samples that may be >= 1 s" \
+		"$($JQ "$f" count_upper_gt ip-start 1000000000)" -eq 0
 }
 
 # -l names what 5.10's BPF lacks and what the tool does instead; -C is
