@@ -50,7 +50,7 @@ UNIT_TESTS := $(patsubst tests/unit/%.c,$(OUTPUT)/tests/%,$(wildcard tests/unit/
 # the test programs that build with what `make` needs (make test-progs:
 # test_trixie.sh builds them with another release's compilers)
 TEST_PROGS := $(OUTPUT)/tests/trafficgen $(OUTPUT)/tests/tunwire $(OUTPUT)/tests/settai
-TEST_PROGS += $(OUTPUT)/testbed/dropper.bpf.o
+TEST_PROGS += $(OUTPUT)/testbed/dropper.bpf.o $(OUTPUT)/testbed/dropper-nofetch.bpf.o
 TEST_TOOLS := $(TEST_PROGS)
 # the group id race in the kernel (tests/groupid/, test_groups.sh)
 TEST_TOOLS += $(OUTPUT)/tests/groupid_race $(OUTPUT)/tests/groupid_race.bpf.o
@@ -158,9 +158,9 @@ test-progs: $(TEST_PROGS)
 test-integration: all $(TEST_TOOLS)
 	$(Q)tests/run integration
 
-# The fentry path (and, on 6.12 and sid, the fallbacks) in Debian's 6.1 and
-# 6.12 cloud kernels and sid's newest under qemu, one after the other (also
-# in `make test`).
+# The fentry path (and, on 6.12 and sid, the fallbacks) in Debian's 5.10,
+# 6.1 and 6.12 cloud kernels and sid's newest under qemu, one after the
+# other (also in `make test`).
 test-vm: deps-test
 	$(Q)$(MAKE) --no-print-directory all $(TEST_TOOLS)
 	$(Q)bash tests/integration/test_vm.sh
@@ -178,7 +178,7 @@ clean:
 # Testbed of the HOL tests (scripts/testbed): a tc program of our own that
 # drops chosen TCP segments, as these kernels have no netem.
 .PHONY: testbed loss-sweep hol-wan
-testbed: $(OUTPUT)/testbed/dropper.bpf.o
+testbed: $(OUTPUT)/testbed/dropper.bpf.o $(OUTPUT)/testbed/dropper-nofetch.bpf.o
 
 $(OUTPUT)/testbed:
 	$(Q)mkdir -p $@
@@ -186,6 +186,11 @@ $(OUTPUT)/testbed:
 $(OUTPUT)/testbed/%.bpf.o: bpf/testbed/%.bpf.c | $(OUTPUT)/testbed
 	$(call msg,BPF,$@)
 	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+# the same for kernels without BPF atomic fetch-and-add (5.10's VM test)
+$(OUTPUT)/testbed/dropper-nofetch.bpf.o: bpf/testbed/dropper.bpf.c | $(OUTPUT)/testbed
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -DTB_NO_ATOMIC_FETCH -c $< -o $@
 
 # The HOL filter under 0-10 % loss, with plots for docs/hol-filter.md (slow).
 loss-sweep: all testbed $(OUTPUT)/tests/trafficgen

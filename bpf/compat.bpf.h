@@ -23,14 +23,45 @@ struct sk_buff___old {
 	__u8 mono_delivery_time : 1;
 } __attribute__((preserve_access_index));
 
-static __always_inline int nsl_skb_tstamp_is_rx(const struct sk_buff *skb)
+/*
+ * Before v5.18 (commit a1ac9c8acec1, "net: Add skb->mono_delivery_time to
+ * distinguish mono delivery_time from (rcv) timestamp") there is neither
+ * field, and TCP's departure times (EDT, CLOCK_MONOTONIC, v4.20) stay in
+ * skb->tstamp where nothing clears them: v5.10's skb_scrub_packet()
+ * clears tstamp when a packet changes namespace (veth, xnet), and
+ * loopback_xmit() clears it always, but a veth pair or a bridge inside
+ * one namespace passes it on, and netif_rx()'s net_timestamp_check()
+ * stamps only an skb whose tstamp is 0. Then the value tells
+ * (nsl_tstamp_is_rx_by_value(), include/tstamp.h: the rule and its
+ * margin); mono_limit is the loader's limit for it (cfg.mono_tstamp_limit).
+ */
+static __always_inline int nsl_skb_tstamp_is_rx(const struct sk_buff *skb,
+						__u64 mono_limit)
 {
 	if (bpf_core_field_exists(skb->tstamp_type))
 		return BPF_CORE_READ_BITFIELD(skb, tstamp_type) == 0;
 	if (bpf_core_field_exists(((struct sk_buff___old *)skb)->mono_delivery_time))
 		return BPF_CORE_READ_BITFIELD((struct sk_buff___old *)skb,
 					      mono_delivery_time) == 0;
-	return 1; /* before v5.18 there were no delivery times in tstamp */
+	return nsl_tstamp_is_rx_by_value(skb->tstamp, mono_limit);
+}
+
+/*
+ * The read hooks get a timestamp, not an skb (tcp_recv_timestamp()'s
+ * tss->ts[0]; a datagram's tstamp). Since v5.18 a departure time never
+ * reaches them: ip_local_deliver_finish() calls skb_clear_delivery_time(),
+ * which replaces it by ktime_get_real() (or 0) before TCP and UDP see the
+ * skb (v6.1 net/ipv4/ip_input.c). Before, nothing did (v5.10
+ * ip_local_deliver_finish() leaves tstamp alone), so a departure time
+ * that arrived (see nsl_skb_tstamp_is_rx()) is queued and read with it,
+ * and would be recorded as some 56 years: told by value too.
+ */
+static __always_inline int nsl_read_tstamp_is_rx(__u64 ts, __u64 mono_limit)
+{
+	if (bpf_core_field_exists(struct sk_buff, tstamp_type) ||
+	    bpf_core_field_exists(struct sk_buff___old, mono_delivery_time))
+		return 1;
+	return nsl_tstamp_is_rx_by_value(ts, mono_limit);
 }
 
 /*

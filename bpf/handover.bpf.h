@@ -96,7 +96,8 @@ static __always_inline void handover_remember(struct sk_buff *skb)
 
 	v.tstamp = skb->tstamp;
 	/* a departure time survives skb_clear_tstamp(): nothing to keep */
-	if ((__s64)v.tstamp <= 0 || !nsl_skb_tstamp_is_rx(skb))
+	if ((__s64)v.tstamp <= 0 ||
+	    !nsl_skb_tstamp_is_rx(skb, cfg.mono_tstamp_limit))
 		return;
 	v.head = (__u64)skb->head;
 	bpf_map_update_elem(&handover_stamps, &key, &v, BPF_ANY);
@@ -123,7 +124,7 @@ static __always_inline void record_handover(const struct sk_buff *skb,
 	if (proto != bpf_htons(ETH_P_IP) && proto != bpf_htons(ETH_P_IPV6))
 		return;
 	ts = skb->tstamp;
-	is_rx = nsl_skb_tstamp_is_rx(skb);
+	is_rx = nsl_skb_tstamp_is_rx(skb, cfg.mono_tstamp_limit);
 	if (!ts) {
 		/* taken back (and the entry freed) before the filters */
 		st = bpf_map_lookup_elem(&handover_stamps, &key);

@@ -31,14 +31,7 @@ char LICENSE[] SEC("license") = "GPL";
 
 const volatile struct nsl_config cfg = {};
 
-/* Written by the loader while we run: see struct nsl_clock. */
-struct nsl_clock nsl_clock = {};
-
-/* Wakes the loader when the clock moved (struct nsl_clock). */
-struct {
-	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, 4096);
-} clock_events SEC(".maps");
+#include "clock.bpf.h"
 
 /*
  * The histogram maps hold struct nsl_hist values cut to the slots of the
@@ -137,6 +130,34 @@ struct {
 	__type(key, int);
 	__type(value, struct nsl_hol_state);
 } hol_state SEC(".maps");
+
+/*
+ * The same state where tracing programs cannot call bpf_sk_storage_get()
+ * (before v5.11, commit 8e4597c627fb "bpf: Allow using bpf_sk_storage in
+ * FENTRY/FEXIT/RAW_TP"; cfg.hol_lru): an LRU hash keyed by the socket.
+ * Its address alone would let a new socket inherit a closed one's state
+ * (nothing removes an entry when a socket is freed, and the allocator
+ * hands its memory out again), so the key also holds the inode number of
+ * the socket's file (sock_alloc() gives each a new one, get_next_ino():
+ * the same address and number again only after 2^32 sockets). A socket
+ * without a file (a kernel socket) has 0 there. The loader sizes it
+ * (NSL_HOL_LRU_ENTRIES when used, else 1). When it is full, the entry of
+ * the socket read least recently goes: if that socket reads again with
+ * out-of-order segments behind it, its state starts from zero, which
+ * nsl_hol_exclude() takes as new out-of-order data: that read is left out
+ * (counted in hol_excluded), never recorded wrongly.
+ */
+struct nsl_hol_key {
+	__u64 sk;	/* address, only compared */
+	__u64 ino;	/* the socket file's inode number */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, NSL_HOL_LRU_ENTRIES);
+	__type(key, struct nsl_hol_key);
+	__type(value, struct nsl_hol_state);
+} hol_lru SEC(".maps");
 
 /*
  * The enqueue hooks in tracepoint mode: the receive-queue tail that
@@ -265,35 +286,10 @@ full:
 }
 
 /*
- * Whether the kernel's clock offsets moved since the loader read them
- * (struct nsl_clock): tai_mono is CLOCK_TAI - CLOCK_MONOTONIC as BPF sees
- * them (bpf_ktime_get_tai_ns() - bpf_ktime_get_ns(), measured by the
- * loader with nsl_clock_probe below); a clock step or a new TAI offset
- * moves it by far more than NSL_CLOCK_SLACK_NS. The two clocks are read
- * here back to back: a program preempted or interrupted between a clock
- * read of its own and this one would otherwise see its pause as a move.
- */
-static __always_inline int clock_moved(__s64 tai_mono)
-{
-	__u64 mono = bpf_ktime_get_ns();
-	__s64 d = (__s64)(bpf_ktime_get_tai_ns() - mono) - tai_mono;
-	__u64 one = 1;
-
-	if (d <= NSL_CLOCK_SLACK_NS && d >= -NSL_CLOCK_SLACK_NS)
-		return 0;
-	/* once until the loader has looked: it sleeps in poll() */
-	if (!nsl_clock.moved_reported) {
-		nsl_clock.moved_reported = 1;
-		bpf_ringbuf_output(&clock_events, &one, sizeof(one), 0);
-	}
-	return 1;
-}
-
-/*
  * tstamp is skb->tstamp as the kernel set it at RX: CLOCK_REALTIME in ns
- * (net_timestamp_check()/__net_timestamp()). now_tai is
- * bpf_ktime_get_tai_ns() at the moment the sample stands for; minus the
- * TAI offset it is the same clock as tstamp, without a syscall.
+ * (net_timestamp_check()/__net_timestamp()). now_tai is nsl_now() at the
+ * moment the sample stands for; minus the offset of struct nsl_clock it
+ * is the same clock as tstamp, without a syscall (clock.bpf.h).
  */
 static __always_inline void record_latency_at(__u32 hook, __u64 tstamp,
 					      __u64 now_tai, __u32 ifindex,
@@ -353,29 +349,7 @@ static __always_inline void record_latency_at(__u32 hook, __u64 tstamp,
 static __always_inline void record_latency(__u32 hook, __u64 tstamp,
 					   __u32 ifindex, __u64 netns)
 {
-	record_latency_at(hook, tstamp, bpf_ktime_get_tai_ns(), ifindex, netns);
-}
-
-/*
- * The loader's measure of CLOCK_TAI - CLOCK_MONOTONIC as the programs see
- * them (nsl_loader_sync_clock(), by BPF_PROG_TEST_RUN; never attached).
- * Not the same as userspace's: in a time namespace (unshare --time)
- * clock_gettime(CLOCK_MONOTONIC) carries the namespace's offset, which
- * bpf_ktime_get_ns() does not (kernel/time/namespace.c applies it to
- * userspace's clock reads only), while CLOCK_TAI has no namespace offset.
- * The two monotonic reads around the TAI read give its midpoint.
- */
-__s64 nsl_clock_probe_tai_mono = 0;
-
-SEC("raw_tp")
-int nsl_clock_probe(void *ctx)
-{
-	__u64 m0 = bpf_ktime_get_ns();
-	__u64 tai = bpf_ktime_get_tai_ns();
-	__u64 m1 = bpf_ktime_get_ns();
-
-	nsl_clock_probe_tai_mono = (__s64)(tai - (m0 + (m1 - m0) / 2));
-	return 0;
+	record_latency_at(hook, tstamp, nsl_now(), ifindex, netns);
 }
 
 /* skb_iif and the socket's RX ifindex are read only when -i or -I needs them. */
@@ -467,7 +441,7 @@ static __always_inline int reader_selected(struct sock *sk)
  * measure); ifindex its skb_iif (read only with -i/-I); is_rx whether
  * tstamp is an RX timestamp (nsl_skb_tstamp_is_rx()); netns its namespace
  * (read only with -n or -I -n -1), already checked when netns_known;
- * now_tai the moment the sample stands for (bpf_ktime_get_tai_ns()), or 0
+ * now_tai the moment the sample stands for (nsl_now()), or 0
  * for now: the clock is read only for a sample that passed the filters.
  */
 static __always_inline void record_rx_fields(__u32 hook, __u64 ts,
@@ -486,7 +460,7 @@ static __always_inline void record_rx_fields(__u32 hook, __u64 ts,
 		count_event(hook, NSL_CNT_NOT_RX_TSTAMP);
 		return;
 	}
-	record_latency_at(hook, ts, now_tai ?: bpf_ktime_get_tai_ns(), ifindex,
+	record_latency_at(hook, ts, now_tai ?: nsl_now(), ifindex,
 			  cfg.group_by_netns ? netns : 0);
 }
 
@@ -501,7 +475,8 @@ static __always_inline void record_rx(struct sk_buff *skb, struct sock *sk,
 	if ((!netns_known && cfg.netns_ino) || cfg.group_by_netns)
 		netns = rx_netns(sk, skb);
 	record_rx_fields(hook, skb->tstamp, need_ifindex() ? skb->skb_iif : 0,
-			 nsl_skb_tstamp_is_rx(skb), netns, netns_known, 0);
+			 nsl_skb_tstamp_is_rx(skb, cfg.mono_tstamp_limit), netns,
+			 netns_known, 0);
 }
 
 static __always_inline void record_skb(struct sk_buff *skb, __u32 hook)
@@ -526,6 +501,28 @@ static __always_inline void record_enqueued(struct sock *sk,
 	record_rx(skb, sk, hook, 0);
 }
 
+/* sk's HOL state, created if need be (hol_state, or hol_lru); NULL: none */
+static __always_inline struct nsl_hol_state *hol_state_get(struct sock *sk)
+{
+	struct nsl_hol_key key = {};
+	struct nsl_hol_state zero = {}, *st;
+	struct socket *sock;
+
+	if (!cfg.hol_lru)
+		return bpf_sk_storage_get(&hol_state, sk, NULL,
+					  BPF_SK_STORAGE_GET_F_CREATE);
+	key.sk = (__u64)sk;
+	/* BTF-typed loads: a NULL pointer on the way reads as 0 */
+	sock = sk->sk_socket;
+	key.ino = sock ? sock->file->f_inode->i_ino : 0;
+	st = bpf_map_lookup_elem(&hol_lru, &key);
+	if (st)
+		return st;
+	/* another CPU may add it first (-EEXIST): its entry serves */
+	bpf_map_update_elem(&hol_lru, &key, &zero, BPF_NOEXIST);
+	return bpf_map_lookup_elem(&hol_lru, &key);
+}
+
 /*
  * Returns 1 when the read may have waited for a retransmission (or the
  * socket could not be read, which we must treat the same way), and
@@ -546,8 +543,7 @@ static __always_inline int tcp_read_hol_blocked(struct sock *sk, int counted)
 	if (!in.rcv_ooopack)
 		return 0; /* never saw OOO data: the common, cheap case */
 
-	st = bpf_sk_storage_get(&hol_state, sk, NULL,
-				BPF_SK_STORAGE_GET_F_CREATE);
+	st = hol_state_get(sk);
 	if (!st)
 		goto err;
 	in.rcv_nxt = tp->rcv_nxt;
@@ -615,6 +611,10 @@ static __always_inline void record_tcp_read(struct sock *sk, __u64 ts)
 		return;
 	if ((__s64)ts <= 0) {
 		count_event(NSL_HOOK_TCP_SOCK_READ, NSL_CNT_NO_RX_TSTAMP);
+		return;
+	}
+	if (!nsl_read_tstamp_is_rx(ts, cfg.mono_tstamp_limit)) {
+		count_event(NSL_HOOK_TCP_SOCK_READ, NSL_CNT_NOT_RX_TSTAMP);
 		return;
 	}
 	if (!cfg.include_hol) {
@@ -721,7 +721,7 @@ struct nsl_rx_snapshot {
 	__u64 tstamp;
 	__u32 ifindex;		/* skb_iif, with -i/-I */
 	__u32 is_rx;		/* nsl_skb_tstamp_is_rx() */
-	__u64 entry_tai;	/* bpf_ktime_get_tai_ns() at entry */
+	__u64 entry_tai;	/* nsl_now() at entry */
 };
 
 struct {
@@ -748,8 +748,8 @@ int BPF_PROG(fentry_udp_enqueue_schedule_skb, struct sock *sk,
 	snap->skb = (__u64)skb;
 	snap->tstamp = skb->tstamp;
 	snap->ifindex = need_ifindex() ? skb->skb_iif : 0;
-	snap->is_rx = nsl_skb_tstamp_is_rx(skb);
-	snap->entry_tai = bpf_ktime_get_tai_ns();
+	snap->is_rx = nsl_skb_tstamp_is_rx(skb, cfg.mono_tstamp_limit);
+	snap->entry_tai = nsl_now();
 	return 0;
 }
 
@@ -803,6 +803,10 @@ static __always_inline void record_udp_read(struct sock *sk, __u64 ts,
 		return;
 	if (!sk_netns_selected(sk))
 		return;
+	if (!nsl_read_tstamp_is_rx(ts, cfg.mono_tstamp_limit)) {
+		count_event(NSL_HOOK_UDP_SOCK_READ, NSL_CNT_NOT_RX_TSTAMP);
+		return;
+	}
 	record_latency(NSL_HOOK_UDP_SOCK_READ, ts, ifindex,
 		       cfg.group_by_netns ? sk_netns(sk) : 0);
 }

@@ -132,6 +132,12 @@ struct nsl_counters {
  * which case a sample computed with tai_offset_ns cannot be trusted.
  */
 struct nsl_clock {
+	/*
+	 * On kernels without bpf_ktime_get_tai_ns() (cfg.clock_mono), "TAI"
+	 * is CLOCK_REALTIME here: tai_mono_ns is CLOCK_REALTIME -
+	 * CLOCK_MONOTONIC and tai_offset_ns its negation, so that
+	 * bpf_ktime_get_ns() - tai_offset_ns is CLOCK_REALTIME.
+	 */
 	__s64 tai_mono_ns;
 	__s64 tai_offset_ns;
 	/*
@@ -155,6 +161,13 @@ struct nsl_clock {
 #define NSL_CLOCK_SLACK_NS 1000000LL
 
 #define NSL_UDP_FREE_FUNCS 3
+
+/*
+ * The HOL filter's per-socket state where it is an LRU hash (cfg.hol_lru):
+ * sockets with out-of-order data behind them that can be followed at
+ * once; 65536 entries of 16 + 12 bytes, about 5 MiB with the hash's own.
+ */
+#define NSL_HOL_LRU_ENTRIES 65536
 
 /* --sample N: at most this N */
 #define NSL_MAX_SAMPLE_EVERY 65536
@@ -201,6 +214,23 @@ struct nsl_config {
 	__u32 sample_every;	/* --sample N: 1 packet in N per hook and CPU */
 	/* netns-handover: ndo_start_xmit of the hand-over devices, 0: none */
 	__u64 handover_xmit[NSL_HANDOVER_XMITS];
+	/*
+	 * Kernels without bpf_ktime_get_tai_ns() (before v6.1): now is
+	 * bpf_ktime_get_ns(), and struct nsl_clock holds CLOCK_REALTIME -
+	 * CLOCK_MONOTONIC (bpf/clock.bpf.h).
+	 */
+	__u8 clock_mono;
+	/*
+	 * Kernels where tracing programs cannot call bpf_sk_storage_get()
+	 * (before v5.11): the HOL filter keeps its per-socket state in an
+	 * LRU hash (bpf/netstacklat.bpf.c, hol_lru).
+	 */
+	__u8 hol_lru;
+	/*
+	 * Before v5.18: a tstamp below this is a departure time, not an RX
+	 * timestamp (nsl_tstamp_is_rx_by_value(), include/tstamp.h).
+	 */
+	__u64 mono_tstamp_limit;
 };
 
 #endif /* NETSTACKLAT_H */

@@ -90,6 +90,8 @@ const struct nsl_hook_desc nsl_hooks[NSL_NR_HOOKS] = {
 		  HOOK(TCP_SOCK_ENQUEUED) | HOOK(UDP_SOCK_ENQUEUED) | \
 		  HOOK(NETNS_HANDOVER))
 
+uint32_t nsl_counter_kernel_hooks[NSL_NR_COUNTERS];
+
 const struct nsl_counter_desc nsl_counters[NSL_NR_COUNTERS] = {
 	[NSL_CNT_HOL_EXCLUDED] = {
 		"hol_excluded",

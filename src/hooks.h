@@ -78,10 +78,18 @@ struct nsl_counter_desc {
 
 extern const struct nsl_counter_desc nsl_counters[NSL_NR_COUNTERS];
 
+/*
+ * Hooks where a counter can be non-zero on this kernel only, beyond its
+ * .hooks (set by the loader before the first report): before v5.18 the
+ * read hooks can count not_rx_tstamp (nsl_read_tstamp_is_rx() in
+ * bpf/compat.bpf.h).
+ */
+extern uint32_t nsl_counter_kernel_hooks[NSL_NR_COUNTERS];
+
 /* Whether counter c can be non-zero for hook h. */
 static inline bool nsl_counter_applies(int c, int h)
 {
-	return nsl_counters[c].hooks & (1u << h);
+	return (nsl_counters[c].hooks | nsl_counter_kernel_hooks[c]) & (1u << h);
 }
 
 /*

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include <errno.h>
 #include <limits.h>
+#include <time.h>
 #include <net/if.h>
 #include <sys/socket.h>
 #include <stdlib.h>
@@ -10,12 +11,14 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <linux/bpf.h>
+#include "hooks.h"
 #include "loader.h"
 #include "log.h"
 #include "hist.h"
 #include "nflink.h"
 #include "report.h"
 #include "sysinfo.h"
+#include "tstamp.h"
 #include "netstacklat.skel.h"
 
 /*
@@ -93,6 +96,224 @@ static int probe_section(const struct btf *vmlinux, const char *sec,
 	close(link);
 	close(fd);
 	return 0;
+}
+
+/*
+ * Whether a tracing program (tp_btf, as fentry/fexit for helpers) may call
+ * helper id here: a program that calls it with bad arguments is refused
+ * either way, and the verifier's log tells why: "unknown func" (or
+ * "invalid func") when the helper is not one of the program type's
+ * (check_helper_call(): get_func_proto() gave none), anything else
+ * when it is. libbpf 1.1's libbpf_probe_bpf_helper() does not probe
+ * tracing programs (they need an attach target). Attached to the
+ * kfree_skb tracepoint (every kernel since 5.5 has its BTF), never
+ * attached in fact.
+ */
+static bool tracing_has_helper(const struct btf *vmlinux, int id)
+{
+	struct bpf_insn insns[] = {
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_1 },
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_2 },
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_3 },
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_4 },
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_5 },
+		{ .code = BPF_JMP | BPF_CALL, .imm = id },
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0 },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	LIBBPF_OPTS(bpf_prog_load_opts, opts);
+	char log[4096] = "";
+	int fd, tp;
+
+	tp = btf__find_by_name_kind(vmlinux, "btf_trace_kfree_skb", BTF_KIND_TYPEDEF);
+	if (tp < 0)
+		return false;
+	opts.expected_attach_type = BPF_TRACE_RAW_TP;
+	opts.attach_btf_id = tp;
+	opts.log_buf = log;
+	opts.log_size = sizeof(log);
+	opts.log_level = 1;
+	fd = bpf_prog_load(BPF_PROG_TYPE_TRACING, "nsl_probe", "GPL", insns,
+			   sizeof(insns) / sizeof(insns[0]), &opts);
+	if (fd >= 0) {
+		close(fd);
+		return true;
+	}
+	return !strstr(log, "unknown func") && !strstr(log, "invalid func");
+}
+
+/*
+ * CLOCK_REALTIME - CLOCK_MONOTONIC where the kernel keeps it, for the
+ * BPF side's clock check on kernels without bpf_ktime_get_tai_ns()
+ * (nsl_offs_real_addr in bpf/clock.bpf.h): tk_core.timekeeper.offs_real.
+ * tk_core is a static variable of kernel/time/timekeeping.c (so in the
+ * sources of v5.10, v6.1 and v6.12; from v6.13 a macro over
+ * timekeeper_data[], but those kernels have the TAI helper), an anonymous struct { seqcount_raw_spinlock_t seq;
+ * struct timekeeper timekeeper; }: its address from /proc/kallsyms
+ * (CONFIG_KALLSYMS_ALL), the offsets from the kernel's BTF. 0 when
+ * anything is missing; the loader checks what it reads against its own
+ * measure before using it (check_offs_real()).
+ */
+static uint64_t offs_real_address(const struct btf *vmlinux)
+{
+	static const char *const names[1] = { "tk_core" };
+	uint64_t at[1] = { 0 }, len[1] = { 0 };
+	const struct btf_type *t;
+	const struct btf_member *m;
+	int seq, tk, align;
+	long long seq_size;
+
+	if (nsl_ksym_ranges(names, 1, at, len) || !at[0])
+		return 0;
+	seq = btf__find_by_name_kind(vmlinux, "seqcount_raw_spinlock_t", BTF_KIND_TYPEDEF);
+	tk = btf__find_by_name_kind(vmlinux, "timekeeper", BTF_KIND_STRUCT);
+	if (seq < 0 || tk < 0)
+		return 0;
+	seq_size = btf__resolve_size(vmlinux, seq);
+	align = btf__align_of(vmlinux, tk);
+	if (seq_size <= 0 || align <= 0)
+		return 0;
+	t = btf__type_by_id(vmlinux, tk);
+	m = btf_members(t);
+	for (int i = 0; i < btf_vlen(t); i++, m++) {
+		if (strcmp(btf__name_by_offset(vmlinux, m->name_off), "offs_real") != 0)
+			continue;
+		return at[0] + (seq_size + align - 1) / align * align +
+		       btf_member_bit_offset(t, i) / 8;
+	}
+	return 0;
+}
+
+/*
+ * Whether the verifier takes atomic fetch-and-add (BPF_ATOMIC with
+ * BPF_FETCH, v5.12: commit 5ca419f2864a, "bpf: Add BPF_FETCH field /
+ * create atomic_fetch_add instruction"): a socket filter that adds to a
+ * stack slot with it.
+ */
+bool nsl_loader_has_atomic_fetch(void)
+{
+	static int known = -1;
+	const struct bpf_insn insns[] = {
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_1 },
+		{ .code = BPF_STX | BPF_MEM | BPF_DW, .dst_reg = BPF_REG_10,
+		  .src_reg = BPF_REG_1, .off = -8 },
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_1, .imm = 1 },
+		{ .code = BPF_STX | BPF_ATOMIC | BPF_DW, .dst_reg = BPF_REG_10,
+		  .src_reg = BPF_REG_1, .off = -8, .imm = BPF_ADD | BPF_FETCH },
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0 },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	int fd;
+
+	if (known >= 0)
+		return known;
+	fd = bpf_prog_load(BPF_PROG_TYPE_SOCKET_FILTER, "nsl_probe", "GPL", insns,
+			   sizeof(insns) / sizeof(insns[0]), NULL);
+	known = fd >= 0;
+	if (fd >= 0)
+		close(fd);
+	return known;
+}
+
+/*
+ * Before v5.12 the verifier refuses a program with an atomic fetch-and-add
+ * anywhere in it, also where the constants of cfg make it dead code (v5.10
+ * resolve_pseudo_ldimm64() checks every instruction for "BPF_STX uses
+ * reserved fields" before the walk that drops dead branches; measured in
+ * the 5.10 VM). Only the grouped histograms use one (group_hist_get(): a
+ * new group's id), and main.c refuses -I/-C on such kernels, so that code
+ * is dead there: the fetch-and-adds become plain atomic adds (XADD, which
+ * every kernel takes), one instruction for one, so that libbpf's
+ * relocations keep their offsets; the verifier then drops them.
+ */
+static int strip_atomic_fetch(struct bpf_object *obj)
+{
+	struct bpf_program *p;
+
+	bpf_object__for_each_program(p, obj) {
+		size_t n = bpf_program__insn_cnt(p);
+		struct bpf_insn *insns;
+		bool changed = false;
+		int err;
+
+		insns = malloc(n * sizeof(*insns));
+		if (!insns)
+			return -ENOMEM;
+		memcpy(insns, bpf_program__insns(p), n * sizeof(*insns));
+		for (size_t i = 0; i < n; i++) {
+			if (BPF_CLASS(insns[i].code) == BPF_STX &&
+			    BPF_MODE(insns[i].code) == BPF_ATOMIC &&
+			    insns[i].imm == (BPF_ADD | BPF_FETCH)) {
+				insns[i].imm = BPF_ADD;
+				changed = true;
+			}
+		}
+		err = changed ? bpf_program__set_insns(p, insns, n) : 0;
+		free(insns);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* Whether struct or union id has member, also inside anonymous ones. */
+static bool btf_id_has_member(const struct btf *vmlinux, int id, const char *member,
+			      int depth)
+{
+	const struct btf_type *t = btf__type_by_id(vmlinux, id);
+	const struct btf_member *m;
+
+	if (!t || !btf_is_composite(t) || depth > 4)
+		return false;
+	m = btf_members(t);
+	for (int i = 0; i < btf_vlen(t); i++, m++) {
+		const char *name = btf__name_by_offset(vmlinux, m->name_off);
+
+		if (name && !strcmp(name, member))
+			return true;
+		/* struct_group() and the like: unnamed struct/union members */
+		if ((!name || !*name) &&
+		    btf_id_has_member(vmlinux, btf__resolve_type(vmlinux, m->type),
+				      member, depth + 1))
+			return true;
+	}
+	return false;
+}
+
+static bool btf_has_member(const struct btf *vmlinux, const char *type,
+			   const char *member)
+{
+	int id = btf__find_by_name_kind(vmlinux, type, BTF_KIND_STRUCT);
+
+	return id >= 0 && btf_id_has_member(vmlinux, id, member, 0);
+}
+
+/* What this kernel's BPF lacks, and how the tool makes up for it. */
+static void probe_kernel_bpf(struct nsl_loader *l, const struct btf *vmlinux)
+{
+	/*
+	 * Before v5.18 (no skb->mono_delivery_time, nor tstamp_type since
+	 * v6.11) a departure time can reach the read hooks, which count it
+	 * in not_rx_tstamp (nsl_read_tstamp_is_rx(), bpf/compat.bpf.h): the
+	 * reports show that counter for them there.
+	 */
+	bool marked = btf_has_member(vmlinux, "sk_buff", "tstamp_type") ||
+		      btf_has_member(vmlinux, "sk_buff", "mono_delivery_time");
+
+	if (!marked)
+		nsl_counter_kernel_hooks[NSL_CNT_NOT_RX_TSTAMP] |=
+			1u << NSL_HOOK_TCP_SOCK_READ | 1u << NSL_HOOK_UDP_SOCK_READ;
+	l->clock_mono = !tracing_has_helper(vmlinux, BPF_FUNC_ktime_get_tai_ns);
+	l->hol_lru = !tracing_has_helper(vmlinux, BPF_FUNC_sk_storage_get);
+	l->no_task_storage = libbpf_probe_bpf_map_type(BPF_MAP_TYPE_TASK_STORAGE,
+						       NULL) <= 0;
+	if (l->clock_mono)
+		l->offs_real_addr = offs_real_address(vmlinux);
+	pr_debug("clock: %s; HOL state: %s; task storage: %s; departure times %s\n",
+		 l->clock_mono ? "bpf_ktime_get_ns() + offset" : "bpf_ktime_get_tai_ns()",
+		 l->hol_lru ? "LRU hash" : "socket storage",
+		 l->no_task_storage ? "no" : "yes",
+		 marked ? "marked in the skb" : "told by value");
 }
 
 static bool method_allowed(enum nsl_method m, enum nsl_attach_mode mode)
@@ -291,6 +512,7 @@ int nsl_loader_probe(struct nsl_loader *l, const struct nsl_options *o)
 			strerror(-err));
 		return err;
 	}
+	probe_kernel_bpf(l, vmlinux);
 	for (int h = 0; h < NSL_NR_HOOKS; h++) {
 		if (o->hook_enabled[h])
 			choose_method(l, vmlinux, h, o->attach, 0);
@@ -566,6 +788,24 @@ uint32_t nsl_loader_groups(const struct nsl_options *o)
 	return o->group_ifindex || o->group_cgroup ? o->max_groups : 1;
 }
 
+/*
+ * cfg.mono_tstamp_limit (include/tstamp.h): half of CLOCK_REALTIME -
+ * CLOCK_MONOTONIC now. In a time namespace CLOCK_MONOTONIC carries an
+ * offset BPF does not see; days of it change nothing at a margin of
+ * decades.
+ */
+static uint64_t mono_tstamp_limit(void)
+{
+	struct timespec r, m;
+
+	if (clock_gettime(CLOCK_REALTIME, &r) || clock_gettime(CLOCK_MONOTONIC, &m))
+		return 0;
+	return nsl_mono_tstamp_limit((r.tv_sec - m.tv_sec) * 1000000000LL +
+				     (r.tv_nsec - m.tv_nsec));
+}
+
+static void check_offs_real(struct nsl_loader *l);
+
 /* The read-only configuration of the BPF object, for o and the chosen methods. */
 static void fill_config(const struct nsl_loader *l, const struct nsl_options *o,
 			struct nsl_config *cfg)
@@ -586,6 +826,9 @@ static void fill_config(const struct nsl_loader *l, const struct nsl_options *o,
 	memcpy(cfg->schema_thresholds, nsl_schema_thresholds(o->schema),
 	       sizeof(cfg->schema_thresholds));
 	cfg->max_groups = o->max_groups;
+	cfg->clock_mono = l->clock_mono;
+	cfg->hol_lru = l->hol_lru;
+	cfg->mono_tstamp_limit = mono_tstamp_limit();
 	memcpy(cfg->udp_free_at, l->udp_free_at, sizeof(cfg->udp_free_at));
 	memcpy(cfg->udp_free_len, l->udp_free_len, sizeof(cfg->udp_free_len));
 	memcpy(cfg->handover_xmit, l->handover_xmit, sizeof(cfg->handover_xmit));
@@ -621,7 +864,16 @@ static struct netstacklat_bpf *open_object(const struct nsl_loader *l,
 	if (l->hooks[NSL_HOOK_TCP_SOCK_ENQUEUED].method != NSL_METHOD_TRACEPOINT &&
 	    l->hooks[NSL_HOOK_UDP_SOCK_ENQUEUED].method != NSL_METHOD_TRACEPOINT)
 		bpf_map__set_max_entries(s->maps.tail_state, 1);
+	bpf_map__set_max_entries(s->maps.hol_lru, l->hol_lru ? NSL_HOL_LRU_ENTRIES : 1);
+	/* only the tracepoint read fallbacks use it, which need 5.11+ anyway */
+	if (l->no_task_storage)
+		bpf_map__set_autocreate(s->maps.read_state, false);
 	set_autoload(l, s, hooks);
+	if (!nsl_loader_has_atomic_fetch() && !o->group_ifindex && !o->group_cgroup &&
+	    strip_atomic_fetch(s->obj)) {
+		netstacklat_bpf__destroy(s);
+		return NULL;
+	}
 	return s;
 }
 
@@ -838,9 +1090,11 @@ int nsl_loader_attach(struct nsl_loader *l, const struct nsl_options *o)
 	if (err)
 		return err;
 	/* the clock before the first sample (the maps now exist) */
+	check_offs_real(l);
 	err = nsl_loader_sync_clock(l);
 	if (err < 0) {
-		pr_warn("cannot read the kernel's clock offsets (adjtimex): %s\n",
+		pr_warn("cannot read the kernel's clock offsets (adjtimex, and "
+			"BPF_PROG_TEST_RUN of a raw_tp program: Linux 5.10): %s\n",
 			strerror(-err));
 		return err;
 	}
@@ -867,24 +1121,71 @@ int nsl_loader_attach(struct nsl_loader *l, const struct nsl_options *o)
 /*
  * CLOCK_TAI - CLOCK_MONOTONIC as the programs see them: nsl_clock_probe
  * run once (BPF_PROG_TEST_RUN; raw_tp programs can be run so since v5.10,
- * and the command needs no capability, only the program's fd).
+ * and the command needs no capability, only the program's fd). Without
+ * bpf_ktime_get_tai_ns() (l->clock_mono): CLOCK_REALTIME -
+ * CLOCK_MONOTONIC, the monotonic clock the program read against the
+ * midpoint of two CLOCK_REALTIME reads around the run (a system call
+ * apart: microseconds, well inside NSL_CLOCK_SLACK_NS).
  */
 static int probe_tai_mono(void *arg, int64_t *ns)
 {
 	struct nsl_loader *l = arg;
 	LIBBPF_OPTS(bpf_test_run_opts, opts);
+	struct timespec r0, r1;
+	int64_t real;
 
+	clock_gettime(CLOCK_REALTIME, &r0);
 	if (bpf_prog_test_run_opts(bpf_program__fd(l->skel->progs.nsl_clock_probe),
 				   &opts))
 		return -errno;
-	*ns = __atomic_load_n(&l->skel->bss->nsl_clock_probe_tai_mono, __ATOMIC_ACQUIRE);
+	if (!l->clock_mono) {
+		*ns = __atomic_load_n(&l->skel->bss->nsl_clock_probe_tai_mono,
+				      __ATOMIC_ACQUIRE);
+		return 0;
+	}
+	clock_gettime(CLOCK_REALTIME, &r1);
+	real = (r0.tv_sec * 1000000000LL + r0.tv_nsec) / 2 +
+	       (r1.tv_sec * 1000000000LL + r1.tv_nsec) / 2;
+	*ns = real - (int64_t)__atomic_load_n(&l->skel->bss->nsl_clock_probe_mono,
+					      __ATOMIC_ACQUIRE);
 	return 0;
+}
+
+/*
+ * The kernel's offs_real as the BPF side reads it (nsl_offs_real()) must
+ * be what the loader measured (realtime - mono, within the slack), or it
+ * is not the field it was taken for: then the BPF side does without
+ * (nsl_offs_real_addr stays 0) and a clock step between the loader's
+ * reads is not told from a slow packet. Said once, with the reason.
+ */
+static void check_offs_real(struct nsl_loader *l)
+{
+	struct netstacklat_bpf__bss *bss = l->skel->bss;
+	int64_t measured, got;
+
+	if (!l->clock_mono)
+		return;
+	if (l->offs_real_addr) {
+		bss->nsl_offs_real_addr = l->offs_real_addr;
+		if (!probe_tai_mono(l, &measured)) {
+			got = __atomic_load_n(&bss->nsl_clock_probe_offs_real, __ATOMIC_ACQUIRE);
+			if (llabs(got - measured) <= NSL_CLOCK_SLACK_NS)
+				return;
+			pr_debug("tk_core.timekeeper.offs_real reads %lld ns, measured %lld ns\n",
+				 (long long)got, (long long)measured);
+		}
+		bss->nsl_offs_real_addr = 0;
+	}
+	pr_warn("no bpf_ktime_get_tai_ns() (Linux 6.1) and the kernel's "
+		"CLOCK_REALTIME offset (tk_core in /proc/kallsyms) cannot be "
+		"read: a clock step is followed within a report interval, and "
+		"samples taken meanwhile are off by the step\n");
 }
 
 int nsl_loader_sync_clock(struct nsl_loader *l)
 {
 	struct nsl_clock now, *c = &l->skel->bss->nsl_clock;
-	int err = nsl_clock_read(&now, probe_tai_mono, l);
+	int err = nsl_clock_read(&now, probe_tai_mono, l, l->clock_mono);
 
 	if (err) {
 		/* at start the caller says it; later once, not every interval */
@@ -902,10 +1203,13 @@ int nsl_loader_sync_clock(struct nsl_loader *l)
 	 * the next real one.
 	 */
 	__atomic_store_n(&c->moved_reported, 0, __ATOMIC_RELEASE);
-	if (l->clock_set && now.tai_offset_ns == c->tai_offset_ns &&
+	if (l->clock_set && (l->clock_mono || now.tai_offset_ns == c->tai_offset_ns) &&
 	    llabs(now.tai_mono_ns - c->tai_mono_ns) <= NSL_CLOCK_SLACK_NS / 2)
 		return 0;
-	if (l->clock_set && now.tai_offset_ns != c->tai_offset_ns)
+	if (l->clock_set && l->clock_mono)
+		pr_debug("the clock was set: CLOCK_REALTIME - CLOCK_MONOTONIC moved by %lld ns\n",
+			 (long long)(now.tai_mono_ns - c->tai_mono_ns));
+	else if (l->clock_set && now.tai_offset_ns != c->tai_offset_ns)
 		pr_info("the kernel's TAI offset changed from %lld to %lld s: "
 			"following it (samples taken meanwhile are counted in "
 			"clock_step)\n", (long long)(c->tai_offset_ns / 1000000000),

@@ -40,10 +40,21 @@ struct nsl_loader {
 	uint64_t udp_free_len[NSL_UDP_FREE_FUNCS];
 	/* veth's and netkit's ndo_start_xmit (cfg.handover_xmit), when needed */
 	uint64_t handover_xmit[NSL_HANDOVER_XMITS];
+	/*
+	 * What this kernel's BPF lacks and the tool works around (probed in
+	 * nsl_loader_probe(); cfg.clock_mono, cfg.hol_lru; -l says so).
+	 */
+	bool clock_mono;	/* no bpf_ktime_get_tai_ns() (before 6.1) */
+	bool hol_lru;		/* no bpf_sk_storage_get() in tracing (5.11) */
+	bool no_task_storage;	/* no BPF_MAP_TYPE_TASK_STORAGE (5.11) */
+	uint64_t offs_real_addr; /* &tk_core.timekeeper.offs_real, or 0 */
 	bool clock_set;		/* nsl_clock in the BPF object was written */
 	bool clock_warned;	/* said that it cannot be read any more */
 	struct ring_buffer *clock_events; /* BPF: "the clock moved" */
 };
+
+/* Whether the kernel takes BPF atomic fetch-and-add (v5.12; -I/-C need it). */
+bool nsl_loader_has_atomic_fetch(void);
 
 /* Opens the BPF object and decides the method per enabled hook (no load). */
 int nsl_loader_probe(struct nsl_loader *l, const struct nsl_options *o);

@@ -79,6 +79,30 @@ static void print_hooks(const struct nsl_loader *l, FILE *f, bool all)
 				nsl_hooks[h].name);
 }
 
+/*
+ * What this kernel's BPF lacks that the tool makes up for, or cannot:
+ * nothing on 6.1 and later; on 5.10 the clock, the HOL filter's state
+ * and grouping (docs/hooks.md, "Older kernels").
+ */
+static void print_kernel_notes(const struct nsl_loader *l, FILE *f)
+{
+	bool no_fetch = !nsl_loader_has_atomic_fetch();
+
+	if (!l->clock_mono && !l->hol_lru && !no_fetch)
+		return;
+	fprintf(f, "what this kernel's BPF lacks, and what the tool does instead:\n");
+	if (l->clock_mono)
+		fprintf(f, "  %-20s %s\n", "clock", "no bpf_ktime_get_tai_ns() (Linux 6.1): "
+			"bpf_ktime_get_ns() plus the CLOCK_REALTIME offset the tool keeps");
+	if (l->hol_lru)
+		fprintf(f, "  %-20s HOL filter state in an LRU hash of %d sockets: no "
+			"bpf_sk_storage_get() in tracing programs (Linux 5.11)\n",
+			"tcp-socket-read", NSL_HOL_LRU_ENTRIES);
+	if (no_fetch)
+		fprintf(f, "  %-20s %s\n", "-I, -C", "unavailable: no BPF atomic "
+			"fetch-and-add (Linux 5.12)");
+}
+
 /* Netfilter links live in one namespace: say which, above all with -n -1. */
 static void print_netfilter_scope(const struct nsl_loader *l,
 				  const struct nsl_options *o)
@@ -636,11 +660,16 @@ static int preflight(const struct nsl_options *o)
 			"(and CAP_NET_ADMIN for netfilter hooks)\n");
 		return -EPERM;
 	}
-	/* every sample reads this clock (v6.1): nothing works without it */
-	if (libbpf_probe_bpf_helper(BPF_PROG_TYPE_SOCKET_FILTER,
-				    BPF_FUNC_ktime_get_tai_ns, NULL) == 0) {
-		pr_warn("this kernel lacks the BPF helper bpf_ktime_get_tai_ns() "
-			"(Linux 6.1): netstacklat needs Linux 6.1 or later\n");
+	/*
+	 * A new group takes the next id with an atomic fetch-and-add
+	 * (group_hist_get() in the BPF program), which the verifier refuses
+	 * before v5.12 (commit 5ca419f2864a, "bpf: Add BPF_FETCH field /
+	 * create atomic_fetch_add instruction").
+	 */
+	if ((o->group_ifindex || o->group_cgroup) && !nsl_loader_has_atomic_fetch()) {
+		pr_warn("%s: grouped histograms need BPF atomic fetch-and-add "
+			"(Linux 5.12); this kernel is older\n",
+			o->group_ifindex ? "-I" : "-C");
 		return -EOPNOTSUPP;
 	}
 	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
@@ -779,6 +808,7 @@ int main(int argc, char **argv)
 			nsl_loader_load(&l, &opts);
 		printf("hooks and how they attach on this kernel:\n");
 		print_hooks(&l, stdout, true);
+		print_kernel_notes(&l, stdout);
 		goto cleanup;
 	}
 	err = install_signals();

@@ -31,8 +31,14 @@
  * measured (by tai_mono, as the BPF programs see the two clocks) before
  * and after it, so that a clock change in between is noticed and the pair
  * read again: the two must describe the same clock state.
+ *
+ * realtime (kernels without bpf_ktime_get_tai_ns(), bpf/clock.bpf.h):
+ * tai_mono measures CLOCK_REALTIME - CLOCK_MONOTONIC instead, and the
+ * offset is its negation; no adjtimex(). Measured twice all the same: a
+ * step between the two reads is read again.
  */
-int nsl_clock_read(struct nsl_clock *c, nsl_tai_mono_fn tai_mono, void *arg)
+int nsl_clock_read(struct nsl_clock *c, nsl_tai_mono_fn tai_mono, void *arg,
+		   bool realtime)
 {
 	for (int tries = 0; tries < 5; tries++) {
 		struct timex tx = { 0 };
@@ -41,12 +47,12 @@ int nsl_clock_read(struct nsl_clock *c, nsl_tai_mono_fn tai_mono, void *arg)
 
 		if (err)
 			return err;
-		if (adjtimex(&tx) < 0)
+		if (!realtime && adjtimex(&tx) < 0)
 			return -errno;
 		err = tai_mono(arg, &after);
 		if (err)
 			return err;
-		c->tai_offset_ns = (int64_t)tx.tai * 1000000000LL;
+		c->tai_offset_ns = realtime ? -after : (int64_t)tx.tai * 1000000000LL;
 		c->tai_mono_ns = after;
 		if (llabs(after - before) <= NSL_CLOCK_SLACK_NS / 2)
 			return 0;

@@ -13,10 +13,13 @@
  * as one consistent pair (struct nsl_clock). tai_mono measures the latter
  * (0 or a negative errno): as the BPF programs see the clocks, which is
  * not always as clock_gettime() does (time namespaces). 0 or a negative
- * errno.
+ * errno. realtime: kernels without bpf_ktime_get_tai_ns(); tai_mono then
+ * measures CLOCK_REALTIME - CLOCK_MONOTONIC, and the offset is its
+ * negation (bpf/clock.bpf.h).
  */
 typedef int (*nsl_tai_mono_fn)(void *arg, int64_t *ns);
-int nsl_clock_read(struct nsl_clock *c, nsl_tai_mono_fn tai_mono, void *arg);
+int nsl_clock_read(struct nsl_clock *c, nsl_tai_mono_fn tai_mono, void *arg,
+		   bool realtime);
 
 /*
  * A file descriptor that poll() reports readable when the kernel's clock is

@@ -62,6 +62,22 @@ static __always_inline __u64 cfg_get(__u32 key)
 	return v ? *v : 0;
 }
 
+/*
+ * Linux 5.10 (the VM test's oldest kernel) refuses a program with an
+ * atomic fetch-and-add or compare-and-swap (BPF_FETCH, v5.12) anywhere in
+ * it. dropper-nofetch.bpf.o, built with TB_NO_ATOMIC_FETCH for it, reads,
+ * changes and writes instead: two segments of the flow on two CPUs at the
+ * same instant could then take one index. The VM test's forced RTO on
+ * 5.10 sends one 2000-byte message every 400 ms, and checks the drops.
+ */
+#ifdef TB_NO_ATOMIC_FETCH
+#define tb_fetch_add(p, n) ({ __u64 __old = *(p); *(p) = __old + (n); __old; })
+#define tb_cmpxchg(p, o, n) ({ __u64 __cur = *(p); if (__cur == (o)) *(p) = (n); __cur; })
+#else
+#define tb_fetch_add(p, n) __sync_fetch_and_add(p, n)
+#define tb_cmpxchg(p, o, n) __sync_val_compare_and_swap(p, o, n)
+#endif
+
 static __always_inline __u64 *state(__u32 key)
 {
 	return bpf_map_lookup_elem(&tb_state, &key);
@@ -176,13 +192,13 @@ static __always_inline int nth_drop(const struct tcp_seg *seg)
 		return 0;
 	l = *left;
 	if (l && seg_covers(seg, (__u32)*target) &&
-	    __sync_val_compare_and_swap(left, l, l - 1) == l) {
+	    tb_cmpxchg(left, l, l - 1) == l) {
 		state_add(TB_ST_DROPPED_RETRANS, 1);
 		return 1;
 	}
 	if (!seg_is_new(seg))
 		return 0;
-	index = __sync_fetch_and_add(segs, 1) + 1;
+	index = tb_fetch_add(segs, 1) + 1;
 	if (index != nth &&
 	    !(period && index > nth && (index - nth) % period == 0))
 		return 0;
@@ -215,7 +231,7 @@ int tb_drop(struct __sk_buff *skb)
 	segs = state(TB_ST_DATA_SEGS);
 	if (!segs)
 		return TC_ACT_OK;
-	index = __sync_fetch_and_add(segs, 1) + 1;
+	index = tb_fetch_add(segs, 1) + 1;
 	if (mode == TB_MODE_LOSS)
 		drop = loss_drop(index);
 	else if (mode == TB_MODE_NTH)

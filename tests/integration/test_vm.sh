@@ -1,18 +1,19 @@
 #!/usr/bin/env bash
 # The primary attach path (fentry/fexit) cannot load on our CI machines,
-# so it is tested here: Debian's 6.1 and 6.12 cloud kernels and the newest
-# of sid boot in turn under qemu (TCG; no KVM here) with an initramfs
-# holding the tool (scripts/vm/build), the guest (tests/vm/guest.sh) runs
-# it against namespace traffic in each attach mode and prints the results
-# on the serial console; this side judges them, per kernel (vm61_*,
-# vm612_*, vmsid_*). 6.12 and sid also have the fallbacks (netfilter
+# so it is tested here: Debian's 5.10 (bullseye), 6.1 and 6.12 cloud
+# kernels and the newest of sid boot in turn under qemu (TCG; no KVM here)
+# with an initramfs holding the tool (scripts/vm/build), the guest
+# (tests/vm/guest.sh) runs it against namespace traffic in each attach
+# mode and prints the results on the serial console; this side judges
+# them, per kernel (vm510_*, vm61_*, vm612_*, vmsid_*; 5.10 runs fewer,
+# VM_TESTS_510). 6.12 and sid also have the fallbacks (netfilter
 # links, tracepoints): there the fallback mode is tested as well. See
 # docs/vm-test.md.
 source "$(dirname "$0")/lib.sh"
 
 VM=$ROOT/.output/vm
 # one guest after the other: this machine has 2 cores, a guest uses both
-read -ra KERNELS <<< "${VM_KERNELS:-6.1 6.12 sid}"
+read -ra KERNELS <<< "${VM_KERNELS:-5.10 6.1 6.12 sid}"
 # limit per guest: all hung and killed, the whole test stays well under
 # 15 minutes
 VM_TIMEOUT=${VM_TIMEOUT:-180}
@@ -29,6 +30,9 @@ HOOKS="ip-start tcp-start udp-start tcp-socket-enqueued udp-socket-enqueued tcp-
 # hook its primary method (sid's 7.x refused fentry_tcp_recv_timestamp
 # until compat.bpf.h learnt the new scm_timestamping_internal) is a red
 # test, not a quiet fallback.
+#   5.10  as 6.1 for the methods; what its BPF lacks besides (the TAI
+#         clock, socket storage in tracing programs, atomic fetch-add)
+#         is made up for or refused with a reason (VM_TESTS_510)
 #   6.1   no netfilter BPF links (6.4), no sk_data_ready/sock_recv_length
 #         tracepoints nor consume_skb's location (6.3): no fallback at all
 #   6.12  every fallback
@@ -40,21 +44,22 @@ HOOKS="ip-start tcp-start udp-start tcp-socket-enqueued udp-socket-enqueued tcp-
 #         (NSL_NEED_UDP_FREE_SITE; DESIGN 2.1)
 declare -A EXPECT
 expect_table() {
-	local hook k61 k612 ksid
-	while read -r hook k61 k612 ksid; do
+	local hook k510 k61 k612 ksid
+	while read -r hook k510 k61 k612 ksid; do
 		case $hook in '' | '#'*) continue ;; esac
-		EXPECT[6.1,$hook]=$k61 EXPECT[6.12,$hook]=$k612 EXPECT[sid,$hook]=$ksid
+		EXPECT[5.10,$hook]=$k510 EXPECT[6.1,$hook]=$k61
+		EXPECT[6.12,$hook]=$k612 EXPECT[sid,$hook]=$ksid
 	done
 }
 expect_table <<'TABLE'
-# hook                  6.1        6.12                  sid
-ip-start                fentry/-   fentry/netfilter      fentry/netfilter
-tcp-start               fentry/-   fentry/netfilter      fentry/netfilter
-udp-start               fentry/-   fentry/netfilter      fentry/netfilter
-tcp-socket-enqueued     fentry/-   fentry/tracepoint     fentry/tracepoint
-udp-socket-enqueued     fentry/-   fentry/tracepoint     -/tracepoint
-tcp-socket-read         fentry/-   fentry/tracepoint     fentry/tracepoint
-udp-socket-read         fentry/-   fentry/tracepoint     fentry/-
+# hook                  5.10       6.1        6.12                  sid
+ip-start                fentry/-   fentry/-   fentry/netfilter      fentry/netfilter
+tcp-start               fentry/-   fentry/-   fentry/netfilter      fentry/netfilter
+udp-start               fentry/-   fentry/-   fentry/netfilter      fentry/netfilter
+tcp-socket-enqueued     fentry/-   fentry/-   fentry/tracepoint     fentry/tracepoint
+udp-socket-enqueued     fentry/-   fentry/-   fentry/tracepoint     -/tracepoint
+tcp-socket-read         fentry/-   fentry/-   fentry/tracepoint     fentry/tracepoint
+udp-socket-read         fentry/-   fentry/-   fentry/tracepoint     fentry/-
 TABLE
 
 # expected KERNEL HOOK default|fentry|fallback: the method, or unavailable
@@ -86,7 +91,7 @@ has_fallback() { [ "$(expected "$1" "$2" fallback)" != unavailable ]; }
 # fallback (the guest then runs the read scenarios in fallback mode); and
 # those where udp-socket-read has one too. Each test T is the function
 # vm_T, run as vm61_T, vm612_T, vmsid_T.
-VM_TESTS=(boot kernel expected_methods fentry_attach fentry_samples fentry_one_sample_per_read
+VM_TESTS=(boot kernel kernel_probe expected_methods fentry_attach fentry_samples fentry_one_sample_per_read
 	  fentry_known_answer fentry_resolution fentry_errqueue fentry_mptcp fentry_queue_length fentry_hol_forced_rto
 	  fentry_hol_random_loss fentry_udp_peek fentry_udp_enqueue_pinned
 	  fentry_collapsed_reads fallback load_refused)
@@ -97,8 +102,18 @@ VM_FALLBACK_TESTS=(fallback_samples fallback_one_sample_per_read
 VM_UDP_READ_FALLBACK_TESTS=(fallback_udp_read_agrees fallback_queue_length
 			    fallback_udp_peek)
 
+# 5.10: what it can serve, cheaply (tests/vm/guest.sh runs only these
+# scenarios there): the fentry hooks, one sample per read, the known
+# answer, the HOL filter's forced RTO (its state in an LRU hash), the
+# clock without bpf_ktime_get_tai_ns() through a step, and -C refused
+VM_TESTS_510=(boot kernel kernel_probe expected_methods fentry_attach fentry_samples
+	      fentry_one_sample_per_read fentry_known_answer
+	      fentry_hol_forced_rto clock_step departure_times kernel_notes
+	      fallback load_refused)
+
 kernel_tests() {	# kernel_tests KERNEL: its test names, vm61_boot ...
 	local t tests=("${VM_TESTS[@]}")
+	[ "$1" = 5.10 ] && tests=("${VM_TESTS_510[@]}")
 	has_fallback "$1" tcp-socket-read && tests+=("${VM_FALLBACK_TESTS[@]}")
 	has_fallback "$1" udp-socket-read && tests+=("${VM_UDP_READ_FALLBACK_TESTS[@]}")
 	for t in "${tests[@]}"; do echo "vm${1//./}_$t"; done
@@ -174,6 +189,22 @@ vm_kernel() {
 	else
 		[[ $got == "$KERNEL".* ]] || fail "guest kernel '$got' is not a $KERNEL kernel"
 	fi
+}
+
+# What the loader found the kernel's BPF to lack (its -v line; probed,
+# not taken from the version): on 5.10 the clock without
+# bpf_ktime_get_tai_ns(), the HOL state in an LRU hash, departure times
+# told by value; from 6.1 none of it
+vm_kernel_probe() {
+	local line want
+	line=$(grep "^netstacklat: clock: " "$OUT/list-verbose" 2>/dev/null)
+	[ -n "$line" ] || { fail "no clock line in -v -l"; return; }
+	if [ "$KERNEL" = 5.10 ]; then
+		want="clock: bpf_ktime_get_ns() + offset; HOL state: LRU hash; task storage: no; departure times told by value"
+	else
+		want="clock: bpf_ktime_get_tai_ns(); HOL state: socket storage; task storage: yes; departure times marked in the skb"
+	fi
+	[[ $line == *"$want" ]] || fail "$KERNEL: '$line', expected '... $want'"
 }
 
 # What a hook's unavailability must name, per mode: the attach point its
@@ -269,9 +300,20 @@ vm_fentry_samples() {
 	expect_read_samples fentry-all tcp-socket-read fentry-all-tcp
 	# every TCP segment B received: skipped at ip-start (veth keeps the
 	# departure time), sampled at tcp-start (after local delivery); the
-	# counter, like the samples, only for the namespace -n selects
-	expect "ip-start not_rx_tstamp = tcp-start samples" \
-		"$($JQ "$f" counter ip-start not_rx_tstamp)" -eq "$($JQ "$f" count tcp-start)"
+	# counter, like the samples, only for the namespace -n selects.
+	# Before 5.18 veth cleared it when the packet changed namespace
+	# (skb_scrub_packet(), xnet), and netif_rx() stamped it anew: every
+	# packet is sampled at ip-start then.
+	if [ "$KERNEL" = 5.10 ]; then
+		expect "ip-start not_rx_tstamp (5.10: veth clears departure times)" \
+			"$($JQ "$f" counter ip-start not_rx_tstamp)" -eq 0
+		expect "ip-start samples >= tcp-start + udp-start samples" \
+			"$($JQ "$f" count ip-start)" -ge \
+			"$(($($JQ "$f" count tcp-start) + $($JQ "$f" count udp-start)))"
+	else
+		expect "ip-start not_rx_tstamp = tcp-start samples" \
+			"$($JQ "$f" counter ip-start not_rx_tstamp)" -eq "$($JQ "$f" count tcp-start)"
+	fi
 	# counted by the HOL filter's counter, even if zero: the filter ran
 	$JQ "$f" counter tcp-socket-read hol_excluded > /dev/null || fail "no hol_excluded counter"
 	# --bpf-stats on the fentry programs: each listed once, under its
@@ -372,6 +414,52 @@ hol_random_loss() {	# hol_random_loss MODE
 }
 
 vm_fentry_hol_forced_rto() { hol_forced_rto fentry; }
+
+# 5.10's clock (bpf_ktime_get_ns() plus an offset, bpf/clock.bpf.h) through
+# a step of the wall clock 5 s back, taken while the loader was stopped
+# (guest.sh run_clock_step): the 20 datagrams read before it followed
+# are clock_step, none is recorded 5 s long; the 20 after are recorded,
+# each below 1 s
+vm_clock_step() {
+	local f=$OUT/fentry-clock.json
+	expect "server reads" "$(json_field "$OUT/fentry-clock.server" reads)" -eq 40 || return
+	expect "udp-socket-read clock_step" "$($JQ "$f" counter udp-socket-read clock_step)" -eq 20
+	expect "udp-socket-read samples" "$($JQ "$f" count udp-socket-read)" -eq 20
+	expect "samples that may be >= 1 s" \
+		"$($JQ "$f" count_upper_gt udp-socket-read 1000000000)" -eq 0
+	expect "udp-socket-read negative_latency" \
+		"$($JQ "$f" counter udp-socket-read negative_latency)" -eq 0
+}
+
+# 5.10 keeps TCP's departure time in skb->tstamp inside one namespace
+# (guest.sh run_departure): the server's reads all carry one, and so
+# does every segment at ip-start; none may be a sample (they would be
+# some 56 years long), all are counted in not_rx_tstamp
+vm_departure_times() {
+	local f=$OUT/fentry-mono.json reads
+	reads=$(json_field "$OUT/fentry-mono.server" reads) || { fail "no server report"; return; }
+	expect "server reads" "$reads" -gt 10 || return
+	expect "tcp-socket-read samples" "$($JQ "$f" count tcp-socket-read)" -eq 0
+	expect "tcp-socket-read not_rx_tstamp (= reads)" \
+		"$($JQ "$f" counter tcp-socket-read not_rx_tstamp)" -eq "$reads"
+	expect "ip-start not_rx_tstamp (>= reads)" \
+		"$($JQ "$f" counter ip-start not_rx_tstamp)" -ge "$reads"
+	expect "ip-start samples that may be >= 1 s" \
+		"$($JQ "$f" count_upper_gt ip-start 1000000000)" -eq 0
+}
+
+# -l names what 5.10's BPF lacks and what the tool does instead; -C is
+# refused before anything loads, naming the kernel it needs
+vm_kernel_notes() {
+	local f=$OUT/list-auto
+	grep -q "^  clock .*bpf_ktime_get_tai_ns() (Linux 6.1)" "$f" ||
+		fail "-l does not say the clock has no bpf_ktime_get_tai_ns(): $(cat "$f")"
+	grep -q "^  tcp-socket-read .*LRU hash.*(Linux 5.11)" "$f" ||
+		fail "-l does not say where the HOL state lives"
+	expect "exit status of -C -l" "$(cat "$OUT/group.rc" 2>/dev/null)" -eq 1
+	grep -q -- "-C: grouped histograms need .*Linux 5.12" "$OUT/group.err" ||
+		fail "-C: no clear refusal: $(cat "$OUT/group.err")"
+}
 vm_fentry_hol_random_loss() { hol_random_loss fentry; }
 
 # Fallback mode, per kernel (the table): the hooks that must attach get

@@ -77,11 +77,44 @@ static void test_known_values(void **state)
 	assert_int_equal((int64_t)nsl_timespec64_ns(-1, 500000000), -500000000);
 }
 
+/*
+ * Before v5.18 a departure time (CLOCK_MONOTONIC, ns since boot) is told
+ * from an RX timestamp (CLOCK_REALTIME) by value: below half of
+ * CLOCK_REALTIME - CLOCK_MONOTONIC is a departure time.
+ */
+#define NS_PER_DAY (86400ULL * NSL_NSEC_PER_SEC)
+#define NS_PER_YEAR (365ULL * NS_PER_DAY)
+
+static void test_mono_by_value(void **state)
+{
+	/* booted a day ago, on 2026-11-24 (1795996800 s since 1970) */
+	uint64_t mono = NS_PER_DAY, real = 1795996800ULL * NSL_NSEC_PER_SEC;
+	uint64_t limit = nsl_mono_tstamp_limit((int64_t)(real - mono));
+
+	(void)state;
+	/* the limit is in the middle: 28 years from either side */
+	assert_true(limit > 28 * NS_PER_YEAR && limit < 29 * NS_PER_YEAR);
+	/* departure times: now, up to a second ahead (pacing), a year up */
+	assert_false(nsl_tstamp_is_rx_by_value(mono, limit));
+	assert_false(nsl_tstamp_is_rx_by_value(mono + NSL_NSEC_PER_SEC, limit));
+	assert_false(nsl_tstamp_is_rx_by_value(NS_PER_YEAR, limit));
+	assert_false(nsl_tstamp_is_rx_by_value(27 * NS_PER_YEAR, limit));
+	/* RX timestamps: now, a minute ago, 20 years ago */
+	assert_true(nsl_tstamp_is_rx_by_value(real, limit));
+	assert_true(nsl_tstamp_is_rx_by_value(real - 60 * NSL_NSEC_PER_SEC, limit));
+	assert_true(nsl_tstamp_is_rx_by_value(real - 20 * NS_PER_YEAR, limit));
+	/* a wall clock never set (1970 + uptime): no limit, all RX */
+	assert_int_equal(nsl_mono_tstamp_limit(0), 0);
+	assert_int_equal(nsl_mono_tstamp_limit(-5), 0);
+	assert_true(nsl_tstamp_is_rx_by_value(1, nsl_mono_tstamp_limit(0)));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_layouts_agree),
 		cmocka_unit_test(test_known_values),
+		cmocka_unit_test(test_mono_by_value),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,6 +1,6 @@
 #!/nsl/bash
-# /init of the VM test (Debian's 6.1, 6.12 and sid cloud kernels, where
-# fentry works; the same script on each). Runs the tool against real
+# /init of the VM test (Debian's 5.10, 6.1, 6.12 and sid cloud kernels,
+# where fentry works; the same script on each, 5.10 with fewer scenarios). Runs the tool against real
 # namespace traffic in each attach mode (fallback mode in full where the
 # kernel has the fallbacks: 6.12, sid) and prints everything the host needs between
 # markers on the console:
@@ -344,6 +344,109 @@ run_hol_all() {	# run_hol_all MODE
 	testbed_down
 }
 
+# The wall clock stepped back 5 s while the tool is stopped (so that its
+# loader cannot follow before the packets come): 20 UDP datagrams
+# stamped after the step, read with the old offset, come out 5 s long;
+# the BPF side must see the step and count them as clock_step, not
+# record them. Then the loader follows (SIGCONT: its timerfd fired) and
+# 20 more are recorded. (run_clock_step NAME MODE)
+run_clock_step() {
+	local t
+	serve $1 udp 5016 --count 40 --duration-s 60
+	tool_start $1 --attach=$2 -n /run/netns/B -e udp-socket-read -p $SERVER_PID
+	kill -STOP $TOOL_PID
+	t=$(date +%s)
+	date -s "@$((t - 5))" > /dev/null || say "GUEST ERROR date -s"
+	client $1-a udp 5016 --count 20 --interval-us 2000
+	sleep 0.5
+	kill -CONT $TOOL_PID
+	sleep 1.5
+	client $1-b udp 5016 --count 20 --interval-us 2000
+	wait $SERVER_JOB
+	sleep 0.2
+	tool_stop $1
+	date -s "@$(($(date +%s) + 5))" > /dev/null
+	emit $1.server /tmp/$1.server
+}
+
+# Before 5.18 nothing marks a departure time in skb->tstamp, and where a
+# packet stays in its namespace nothing clears it either: a veth pair
+# inside namespace C, c1 in a VRF, so that C's own TCP goes out c0 and
+# comes in on c1 (skb_scrub_packet() clears tstamp only across
+# namespaces). Every segment the server gets carries TCP's departure
+# time into ip-start and into the read: counted in not_rx_tstamp, never
+# a sample. (accept_local: c1 sees a source address that is local to
+# C's main tables, the client's; the local table's rule comes before
+# the VRF's.) (run_departure NAME MODE)
+run_departure() {
+	local ns=/run/netns/C
+	/nsl/ip netns add C &&
+		/nsl/ip -n C link set lo up &&
+		/nsl/ip -n C link add v1 type vrf table 10 &&
+		/nsl/ip -n C link add c0 type veth peer name c1 &&
+		/nsl/ip -n C link set c1 master v1 &&
+		/nsl/ip -n C addr add 198.18.2.1/24 dev c0 &&
+		/nsl/ip -n C addr add 198.18.2.2/24 dev c1 &&
+		/nsl/ip -n C link set v1 up && /nsl/ip -n C link set c0 up &&
+		/nsl/ip -n C link set c1 up &&
+		/nsl/ip netns exec C sysctl -qw net.ipv4.tcp_l3mdev_accept=1 &&
+		/nsl/ip netns exec C sysctl -qw net.ipv4.conf.c1.accept_local=1 &&
+		/nsl/ip netns exec C sysctl -qw net.ipv4.ip_nonlocal_bind=1 ||
+		{ say "GUEST ERROR vrf setup"; return; }
+	rm -f /tmp/ready
+	/nsl/ip netns exec C trafficgen server --proto tcp --bind 198.18.2.2 --port 5017 \
+		--duration-s 20 --ready-file /tmp/ready > /tmp/$1.server &
+	SERVER_JOB=$!
+	wait_file 60 /tmp/ready || say "GUEST ERROR server $1"
+	SERVER_PID=$(cat /tmp/ready)
+	tool_start $1 --attach=$2 -n $ns -e ip-start,tcp-socket-read -p $SERVER_PID
+	/nsl/ip netns exec C trafficgen client --proto tcp --connect 198.18.2.2 --port 5017 \
+		--count 50 --interval-us 2000 > /tmp/$1.client
+	wait $SERVER_JOB
+	tool_stop $1
+	emit $1.server /tmp/$1.server
+	/nsl/ip -n C route show table 10 > /tmp/$1.routes 2>&1
+	emit $1.routes /tmp/$1.routes
+}
+
+# what the loader found the kernel's BPF to lack (vmK_kernel_probe), and
+# libbpf's and the verifier's account, for a failure's post-mortem
+list_verbose() {
+	netstacklat -v -l -e udp-socket-read > /tmp/list-verbose.out 2>&1
+	emit list-verbose /tmp/list-verbose.out
+}
+
+# Linux 5.10: the fentry hooks, one sample per read, the known answer,
+# the HOL filter's forced RTO (its state in an LRU hash there), the
+# clock without bpf_ktime_get_tai_ns(): what 5.10 can serve, cheaply
+# (under TCG every scenario costs seconds; docs/vm-test.md)
+if [[ $(uname -r) == 5.10.* ]]; then
+	netstacklat -l > /tmp/list-fentry.out 2>&1
+	emit list-auto /tmp/list-fentry.out
+	netstacklat -l --attach=fallback > /tmp/list-fallback.out 2>&1
+	emit list-fallback /tmp/list-fallback.out
+	NSL_TEST_REJECT=fexit_tcp_queue_rcv netstacklat -l > /tmp/list-reject.out 2>&1
+	emit list-reject /tmp/list-reject.out
+	list_verbose
+	netstacklat -C -l > /tmp/group.out 2>&1
+	echo $? > /tmp/group.rc
+	emit group.err /tmp/group.out
+	emit group.rc /tmp/group.rc
+	run_all fentry-all fentry $VETH_ADDR --bpf-stats
+	run_reads fentry-reads fentry
+	run_udp_reads fentry-udpreads fentry
+	run_known fentry-known fentry
+	testbed_up && {
+		run_hol fentry-hol fentry "tb_rule_nth 5 1 4" \
+			--count 10 --msg-size 2000 --interval-us 400000
+		testbed_down
+	}
+	run_clock_step fentry-clock fentry
+	run_departure fentry-mono fentry
+	run_all fallback-all fallback $WIRE_ADDR
+	finish
+fi
+
 netstacklat -l > /tmp/list-fentry.out 2>&1
 emit list-auto /tmp/list-fentry.out
 netstacklat -l --attach=fallback > /tmp/list-fallback.out 2>&1
@@ -351,6 +454,7 @@ emit list-fallback /tmp/list-fallback.out
 # a program the kernel refuses costs its hook its method, not every hook
 NSL_TEST_REJECT=fexit_tcp_queue_rcv netstacklat -l > /tmp/list-reject.out 2>&1
 emit list-reject /tmp/list-reject.out
+list_verbose
 
 run_all fentry-all fentry $VETH_ADDR --bpf-stats
 run_reads fentry-reads fentry
