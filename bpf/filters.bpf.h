@@ -1,0 +1,160 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The filters (-i, -n, -p, -c, -q) and the way in for a packet seen with
+ * its skb (record_rx() and its callers per kind of hook): the cheapest
+ * test first, then the histogram (record.bpf.h).
+ * Part of bpf/netstacklat.bpf.c (included there, in this order).
+ */
+#ifndef NSL_FILTERS_BPF_H
+#define NSL_FILTERS_BPF_H
+
+/* skb_iif and the socket's RX ifindex are read only when -i or -I needs them. */
+static __always_inline int need_ifindex(void)
+{
+	return cfg.filter_ifindex || cfg.group_by_ifindex;
+}
+
+static __always_inline int ifindex_selected(__u32 ifindex)
+{
+	return !cfg.filter_ifindex ||
+	       bpf_map_lookup_elem(&filter_ifindex, &ifindex);
+}
+
+/*
+ * The programs get BTF-typed pointers (fentry/tp_btf arguments, the
+ * netfilter context), so fields are read with plain loads that the
+ * verifier turns into fault-tolerant ones and libbpf relocates (CO-RE via
+ * vmlinux.h's preserve_access_index): no bpf_probe_read_kernel() call per
+ * field on the per-packet path.
+ */
+static __always_inline __u64 sk_netns(struct sock *sk)
+{
+	return sk->__sk_common.skc_net.net->ns.inum;
+}
+
+static __always_inline int sk_netns_selected(struct sock *sk)
+{
+	return !cfg.netns_ino || sk_netns(sk) == cfg.netns_ino;
+}
+
+/*
+ * The namespace of an skb on its way in: the socket's once it is queued
+ * (sk), else the device's. Read only with -n (filter) or -I -n -1 (group
+ * key). (One helper for both with a NULL skb from the socket-only callers
+ * is rejected by the 6.1 verifier: it follows the sk == NULL branch into a
+ * NULL skb; the callers here always have an skb.)
+ */
+static __always_inline __u64 rx_netns(struct sock *sk, struct sk_buff *skb)
+{
+	return sk ? sk_netns(sk) : skb->dev->nd_net.net->ns.inum;
+}
+
+/*
+ * -q: what is still queued on sk when the read hook runs, i.e. after the
+ * read (upstream's meaning): tcp_recv_timestamp() runs at the end of
+ * tcp_recvmsg_locked(), after sk_eat_skb() unlinked every skb it used up;
+ * skb_consume_udp() after __skb_recv_udp() unlinked the datagram; the
+ * fallback's sock_recv_length after recvmsg returned. TCP counts skbs
+ * (coalesced segments), UDP datagrams. UDP has two queues: softirq appends
+ * to sk_receive_queue, and __skb_recv_udp() reads from udp_sk(sk)->
+ * reader_queue, splicing all of sk_receive_queue into it when it runs dry
+ * (v4.13+). A lagging UDP reader's backlog is mostly in reader_queue, so
+ * it counts too. Read with a CO-RE probe read: the verifier types sk as
+ * struct sock, which ends before reader_queue (only with -q, on UDP).
+ */
+static __always_inline __u32 sk_queued(struct sock *sk)
+{
+	__u32 n = sk->sk_receive_queue.qlen;
+
+	if (sk->sk_protocol == IPPROTO_UDP || sk->sk_protocol == IPPROTO_UDPLITE)
+		n += BPF_CORE_READ((struct udp_sock *)sk, reader_queue.qlen);
+	return n;
+}
+
+/* The filters that only make sense in the reading process's context. */
+static __always_inline int reader_selected(struct sock *sk)
+{
+	if (cfg.min_queue_len && sk_queued(sk) < cfg.min_queue_len)
+		return 0;
+	if (cfg.filter_pid) {
+		__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+
+		if (!bpf_map_lookup_elem(&filter_pid, &tgid))
+			return 0;
+	}
+	if (cfg.filter_cgroup) {
+		__u64 cg = bpf_get_current_cgroup_id();
+
+		if (!bpf_map_lookup_elem(&filter_cgroup, &cg))
+			return 0;
+	}
+	return 1;
+}
+
+/*
+ * The hooks that see an skb on its way in, from its fields: ts is its
+ * tstamp, 0 when RX timestamping was off when it arrived (nothing to
+ * measure); ifindex its skb_iif (read only with -i/-I); is_rx whether
+ * tstamp is an RX timestamp (nsl_skb_tstamp_is_rx()); netns its namespace
+ * (read only with -n or -I -n -1), already checked when netns_known;
+ * now_tai the moment the sample stands for (nsl_now()), or 0
+ * for now: the clock is read only for a sample that passed the filters.
+ */
+static __always_inline void record_rx_fields(__u32 hook, __u64 ts,
+					     __u32 ifindex, int is_rx,
+					     __u64 netns, int netns_known,
+					     __u64 now_tai)
+{
+	if ((__s64)ts <= 0)
+		return;
+	if (need_ifindex() && !ifindex_selected(ifindex))
+		return;
+	if (!netns_known && cfg.netns_ino && netns != cfg.netns_ino)
+		return;
+	/* after the filters: counters cover what -i/-n select, as samples do */
+	if (!is_rx) {
+		count_event(hook, NSL_CNT_NOT_RX_TSTAMP);
+		return;
+	}
+	record_latency_at(hook, ts, now_tai ?: nsl_now(), ifindex,
+			  cfg.group_by_netns ? netns : 0);
+}
+
+/* skb on its way in; sk the socket it was queued on, NULL before it has one */
+static __always_inline void record_rx(struct sk_buff *skb, struct sock *sk,
+				      __u32 hook, int netns_known)
+{
+	__u64 netns = 0;
+
+	if (sample_skip(hook))
+		return;
+	if ((!netns_known && cfg.netns_ino) || cfg.group_by_netns)
+		netns = rx_netns(sk, skb);
+	record_rx_fields(hook, skb->tstamp, need_ifindex() ? skb->skb_iif : 0,
+			 nsl_skb_tstamp_is_rx(skb, cfg.mono_tstamp_limit), netns,
+			 netns_known, 0);
+}
+
+static __always_inline void record_skb(struct sk_buff *skb, __u32 hook)
+{
+	record_rx(skb, NULL, hook, 0);
+}
+
+/*
+ * Netfilter programs run only for packets of the namespace their link was
+ * made in (nf_hook_slow() walks state->net's hook entries), and the loader
+ * makes them in the namespace -n selects: no namespace to check.
+ */
+static __always_inline void record_nf(struct sk_buff *skb, __u32 hook)
+{
+	record_rx(skb, NULL, hook, 1);
+}
+
+/* Enqueue hooks: the skb has just been put on sk's receive queue. */
+static __always_inline void record_enqueued(struct sock *sk,
+					    struct sk_buff *skb, __u32 hook)
+{
+	record_rx(skb, sk, hook, 0);
+}
+
+#endif /* NSL_FILTERS_BPF_H */

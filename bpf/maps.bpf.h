@@ -1,0 +1,188 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The maps of the BPF side, in one place: the histograms (ungrouped per
+ * CPU, grouped shared by the CPUs), the group ids, the counters, the
+ * --sample countdowns, the filter sets, the HOL filter's per-socket state,
+ * the enqueue fallback's last tails and the read fallback's per-task
+ * state. Userspace (src/loader.c, src/reader.c) sizes and reads them.
+ * Part of bpf/netstacklat.bpf.c (included there, in this order).
+ */
+#ifndef NSL_MAPS_BPF_H
+#define NSL_MAPS_BPF_H
+
+/*
+ * The histogram maps hold struct nsl_hist values cut to the slots of the
+ * schema in use: the loader sets value_size (8 * (1 + slots)), so they are
+ * declared by size, without a BTF value type that would fix it.
+ *
+ * Ungrouped histograms: one per hook (and NSL_HIST_TCP_READ_HOL), per CPU,
+ * so one lookup and no atomics.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, NSL_NR_HISTS);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, sizeof(struct nsl_hist));
+} hist SEC(".maps");
+
+/*
+ * Grouped histograms (-I/-C): a group key gets an id, a free one, the
+ * first time it records; group_hist[id] is its histogram, shared by
+ * all CPUs (atomic adds). So the kernel memory is max_groups histograms
+ * of the schema's size, whatever the number of CPUs (a per-CPU map would
+ * multiply it by them: 150 MB for 4096 log2 groups on 128 CPUs). The
+ * loader sets max_entries of the three to --max-groups (1 when not
+ * grouping) and fills free_ids; group_hist is mmapable, so the reader
+ * reads it without a system call. Groups whose cgroup, interface or
+ * namespace went away are reclaimed by the reader (src/groups.c): it
+ * deletes the key, and a report interval later, when no program can
+ * still hold the old id, zeroes the histogram and pushes the id back.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, NSL_MAX_GROUPS);
+	__type(key, struct nsl_group_key);
+	__type(value, __u32);
+} group_ids SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, NSL_MAX_GROUPS);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, sizeof(struct nsl_hist));
+} group_hist SEC(".maps");
+
+/* The ids no group holds (bpf/group_id.bpf.h). */
+struct {
+	__uint(type, BPF_MAP_TYPE_QUEUE);
+	__uint(max_entries, NSL_MAX_GROUPS);
+	__uint(value_size, sizeof(__u32));
+} free_ids SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, NSL_NR_HOOKS);
+	__type(key, __u32);
+	__type(value, struct nsl_counters);
+} counters SEC(".maps");
+
+/*
+ * --sample N: per CPU and hook, how many packets to let pass before the
+ * next one is recorded (see sample_skip()).
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, NSL_NR_HOOKS);
+	__type(key, __u32);
+	__type(value, __u32);
+} sample_left SEC(".maps");
+
+/* Filter sets; only looked up when the matching cfg.filter_* is set. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, NSL_MAX_FILTER_ENTRIES);
+	__type(key, __u32);
+	__type(value, __u8);
+} filter_ifindex SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, NSL_MAX_FILTER_ENTRIES);
+	__type(key, __u32);
+	__type(value, __u8);
+} filter_pid SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, NSL_MAX_FILTER_ENTRIES);
+	__type(key, __u64);
+	__type(value, __u8);
+} filter_cgroup SEC(".maps");
+
+/* HOL filter state, created only for TCP sockets that saw OOO segments. */
+struct {
+	__uint(type, BPF_MAP_TYPE_SK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct nsl_hol_state);
+} hol_state SEC(".maps");
+
+/*
+ * The same state where tracing programs cannot call bpf_sk_storage_get()
+ * (before v5.11, commit 8e4597c627fb "bpf: Allow using bpf_sk_storage in
+ * FENTRY/FEXIT/RAW_TP"; cfg.hol_lru): an LRU hash keyed by the socket.
+ * Its address alone would let a new socket inherit a closed one's state
+ * (nothing removes an entry when a socket is freed, and the allocator
+ * hands its memory out again), so the key also holds the inode number of
+ * the socket's file (sock_alloc() gives each a new one, get_next_ino():
+ * the same address and number again only after 2^32 sockets). A socket
+ * without a file (a kernel socket) has 0 there. The loader sizes it
+ * (NSL_HOL_LRU_ENTRIES when used, else 1). When it is full, the entry of
+ * the socket read least recently goes: if that socket reads again with
+ * out-of-order segments behind it, its state starts from zero, which
+ * nsl_hol_exclude() takes as new out-of-order data: that read is left out
+ * (counted in hol_excluded), never recorded wrongly.
+ */
+struct nsl_hol_key {
+	__u64 sk;	/* address, only compared */
+	__u64 ino;	/* the socket file's inode number */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, NSL_HOL_LRU_ENTRIES);
+	__type(key, struct nsl_hol_key);
+	__type(value, struct nsl_hol_state);
+} hol_lru SEC(".maps");
+
+/*
+ * The enqueue hooks in tracepoint mode: the receive-queue tail that
+ * sk_data_ready last sampled on a socket (see tp_data_ready()), in a
+ * table of NSL_TAIL_SLOTS indexed by a hash of the socket's address, not
+ * per socket: socket storage cost 288-292 bytes of kernel memory per
+ * socket (a struct bpf_local_storage and an element, measured with
+ * scripts/sockmem), 290 MB on a host with a million sockets; this table
+ * is 1.5 MB whatever the sockets. Two sockets that share a slot only
+ * forget each other's last tail: a repeated call then samples the tail
+ * again (a sample too many, never one lost); a tail is never taken for
+ * sampled unless this very (socket, skb, tstamp) was stored. The loader
+ * gives the table one slot when no enqueue hook uses the tracepoint (then
+ * tp_data_ready() does not run).
+ */
+#define NSL_TAIL_SLOTS_SHIFT 16
+#define NSL_TAIL_SLOTS (1u << NSL_TAIL_SLOTS_SHIFT)
+
+struct nsl_tail_state {
+	__u64 sk;	/* the socket (its address less &nsl_clock), only compared */
+	__u64 skb;	/* address of the tail skb, only compared */
+	__u64 tstamp;	/* its tstamp: TCP coalescing keeps the skb, not this */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, NSL_TAIL_SLOTS);
+	__type(key, __u32);
+	__type(value, struct nsl_tail_state);
+} tail_state SEC(".maps");
+
+/*
+ * The read hooks in tracepoint mode: what a recvmsg() read, kept per task
+ * until sock_recv_length says the recvmsg() returned. Per task and not per
+ * CPU: tcp_recvmsg() may sleep between copies and wake elsewhere.
+ */
+struct nsl_read_state {
+	__u64 tcp_tstamp;	/* the last skb a TCP read copied */
+	__u64 tcp_sk;		/* address of its socket, only compared */
+	__u64 udp_tstamp;	/* the datagram a UDP read consumed */
+	__u32 udp_ifindex;	/* its skb_iif, with -i/-I */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct nsl_read_state);
+} read_state SEC(".maps");
+
+#endif /* NSL_MAPS_BPF_H */

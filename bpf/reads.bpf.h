@@ -1,0 +1,175 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * TCP reads: the HOL filter's per-socket state and decision
+ * (include/hol.h holds the pure logic) and record_tcp_read(), which both
+ * attach methods of tcp-socket-read call; which sockets count as TCP
+ * readers, and which fallback program serves which hook.
+ * Part of bpf/netstacklat.bpf.c (included there, in this order).
+ */
+#ifndef NSL_READS_BPF_H
+#define NSL_READS_BPF_H
+
+/* sk's HOL state, created if need be (hol_state, or hol_lru); NULL: none */
+static __always_inline struct nsl_hol_state *hol_state_get(struct sock *sk)
+{
+	struct nsl_hol_key key = {};
+	struct nsl_hol_state zero = {}, *st;
+	struct socket *sock;
+
+	if (!cfg.hol_lru)
+		return bpf_sk_storage_get(&hol_state, sk, NULL,
+					  BPF_SK_STORAGE_GET_F_CREATE);
+	key.sk = (__u64)sk;
+	/* BTF-typed loads: a NULL pointer on the way reads as 0 */
+	sock = sk->sk_socket;
+	key.ino = sock ? sock->file->f_inode->i_ino : 0;
+	st = bpf_map_lookup_elem(&hol_lru, &key);
+	if (st)
+		return st;
+	/* another CPU may add it first (-EEXIST): its entry serves */
+	bpf_map_update_elem(&hol_lru, &key, &zero, BPF_NOEXIST);
+	return bpf_map_lookup_elem(&hol_lru, &key);
+}
+
+/*
+ * Returns 1 when the read may have waited for a retransmission (or the
+ * socket could not be read, which we must treat the same way), and
+ * advances the socket's HOL state. Counts the read's fate only when
+ * counted (a read --sample leaves out only moves the state).
+ */
+static __always_inline int tcp_read_hol_blocked(struct sock *sk, int counted)
+{
+	struct nsl_hol_input in = {};
+	struct nsl_hol_state *st;
+	struct tcp_sock *tp;
+	struct sk_buff *last;
+
+	tp = bpf_skc_to_tcp_sock(sk);
+	if (!tp)
+		goto err;
+	in.rcv_ooopack = tp->rcv_ooopack;
+	if (!in.rcv_ooopack)
+		return 0; /* never saw OOO data: the common, cheap case */
+
+	st = hol_state_get(sk);
+	if (!st)
+		goto err;
+	in.rcv_nxt = tp->rcv_nxt;
+	in.copied_seq = tp->copied_seq;
+	in.rcv_wup = tp->rcv_wup;
+	in.rcv_wnd = tp->rcv_wnd;
+	last = tp->ooo_last_skb;
+	in.ooo_empty = !tp->out_of_order_queue.rb_node;
+	/*
+	 * Only needed when a new OOO range starts. The socket lock is not held
+	 * here, so last may be freed under us: read it with a fault-tolerant
+	 * copy and let the sanity check in nsl_hol_range_end() judge it.
+	 * TCP_SKB_CB(skb)->end_seq is the second __u32 of skb->cb.
+	 */
+	if (in.rcv_ooopack != st->last_ooopack && !in.ooo_empty &&
+	    bpf_probe_read_kernel(&in.ooo_end_seq, sizeof(in.ooo_end_seq),
+				  (void *)last->cb + 4))
+		goto err;
+	if (nsl_hol_exclude(st, &in)) {
+		if (counted)
+			count_event(NSL_HOOK_TCP_SOCK_READ, NSL_CNT_HOL_EXCLUDED);
+		return 1;
+	}
+	return 0;
+err:
+	if (counted)
+		count_event(NSL_HOOK_TCP_SOCK_READ, NSL_CNT_HOL_READ_ERROR);
+	return 1;
+}
+
+/*
+ * A TCP read that returned data; ts is the RX timestamp of the last skb it
+ * took (tcp_update_recv_tstamps() in tcp_recvmsg_locked(), for the skbs
+ * whose TCP_SKB_CB()->has_rxtstamp is set), 0 when that skb has none.
+ *
+ * It has none when tcp_collapse() rebuilt it (v6.1 to v7.2, net/ipv4/
+ * tcp_input.c, from tcp_prune_queue() under receive-buffer pressure, and
+ * tcp_collapse_ofo_queue()): the new skb comes from alloc_skb(), so its
+ * tstamp is 0, while memcpy() of skb->cb carries has_rxtstamp over. Such
+ * a read is counted in no_rx_tstamp (after the filters, as samples are):
+ * these are the slowest readers, and a read that returned data is never
+ * dropped unseen. The HOL state is then left as it is: the next read
+ * sees the out-of-order count that grew meanwhile (it only ever leaves
+ * more out).
+ */
+static __always_inline void record_tcp_read(struct sock *sk, __u64 ts)
+{
+	__u32 into = NSL_HOOK_TCP_SOCK_READ;	/* the histogram */
+	__u32 ifindex = 0;
+
+	if (sample_skip(NSL_HOOK_TCP_SOCK_READ)) {
+		/* the HOL state follows every read (sample_skip()) */
+		if (!cfg.include_hol && sk->sk_protocol != IPPROTO_MPTCP)
+			tcp_read_hol_blocked(sk, 0);
+		return;
+	}
+	if (!reader_selected(sk))
+		return;
+	if (need_ifindex()) {
+		ifindex = nsl_sk_rx_ifindex(sk);
+		if (!ifindex_selected(ifindex))
+			return;
+	}
+	if (!sk_netns_selected(sk))
+		return;
+	if ((__s64)ts <= 0) {
+		count_event(NSL_HOOK_TCP_SOCK_READ, NSL_CNT_NO_RX_TSTAMP);
+		return;
+	}
+	if (!nsl_read_tstamp_is_rx(ts, cfg.mono_tstamp_limit)) {
+		count_event(NSL_HOOK_TCP_SOCK_READ, NSL_CNT_NOT_RX_TSTAMP);
+		return;
+	}
+	if (!cfg.include_hol) {
+		/*
+		 * An MPTCP read (of the MPTCP socket, whose data came over
+		 * one or more TCP subflows) may have waited for a subflow's
+		 * retransmission or for another subflow; the filter sees no
+		 * subflow, so it cannot tell: left out, and counted.
+		 * Every read left out goes to a histogram of its own, so that
+		 * the two together hold what a -y run would.
+		 */
+		if (sk->sk_protocol == IPPROTO_MPTCP) {
+			count_event(NSL_HOOK_TCP_SOCK_READ, NSL_CNT_MPTCP_EXCLUDED);
+			into = NSL_HIST_TCP_READ_HOL;
+		} else if (tcp_read_hol_blocked(sk, 1)) {
+			into = NSL_HIST_TCP_READ_HOL;
+		}
+	}
+	record_latency(into, ts, ifindex, cfg.group_by_netns ? sk_netns(sk) : 0);
+}
+
+/*
+ * TCP reads, and reads of MPTCP sockets (mptcp_recvmsg() calls
+ * tcp_recv_timestamp() with the MPTCP socket, and copies skbs that it
+ * owns), for fentry and tracepoint mode alike.
+ */
+static __always_inline int sk_is_tcp_reader(struct sock *sk)
+{
+	__u16 family = sk->__sk_common.skc_family;
+
+	return (family == AF_INET || family == AF_INET6) &&
+	       (sk->sk_protocol == IPPROTO_TCP ||
+		sk->sk_protocol == IPPROTO_MPTCP);
+}
+
+/*
+ * Where two hooks fall back to the same attach point (sk_data_ready for
+ * both enqueue hooks, netfilter LOCAL_IN for tcp-start and udp-start), one
+ * program serves both: one run per event instead of two, the protocol read
+ * once. It records a hook only if that hook chose this program (it may be
+ * disabled, or attached by fentry): cfg.fallback_hooks has a bit for each
+ * hook attached by a fallback method, and as it is constant the verifier
+ * drops the branches of the hooks that did not.
+ */
+static __always_inline int shared_hook_on(__u32 hook)
+{
+	return cfg.fallback_hooks & (1u << hook);
+}
+
+#endif /* NSL_READS_BPF_H */

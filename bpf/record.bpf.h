@@ -1,0 +1,155 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Where a sample is recorded: the counters of what is left out, the
+ * --sample question, the group a sample goes to, and the histogram
+ * update with the clock (record_latency_at()). Every hook ends here.
+ * Part of bpf/netstacklat.bpf.c (included there, in this order).
+ */
+#ifndef NSL_RECORD_BPF_H
+#define NSL_RECORD_BPF_H
+
+/*
+ * Counts an event of hook, or of the hook whose histogram hook is (the
+ * reads the HOL filter left out are tcp-socket-read's).
+ */
+static __always_inline void count_event(__u32 hook, enum nsl_counter c)
+{
+	struct nsl_counters *v;
+
+	if (hook == NSL_HIST_TCP_READ_HOL)
+		hook = NSL_HOOK_TCP_SOCK_READ;
+	v = bpf_map_lookup_elem(&counters, &hook);
+
+	if (v && c < NSL_NR_COUNTERS)
+		v->cnt[c]++;
+}
+
+/*
+ * --sample N: whether hook leaves this packet out. Each CPU records one
+ * packet in N of each hook, the first of every N, by a countdown: no
+ * random numbers, no atomics (the slot is the CPU's own; programs run
+ * with migration off, and where a task-context program is preempted
+ * between the load and the store by another run on its CPU, one packet
+ * more or less is recorded: the rate stays 1 in N). Asked first, before any other
+ * work of the hook, so that a packet left out costs a map lookup and a
+ * decrement. Whatever state a hook keeps per socket still follows every
+ * packet (the HOL filter's: record_tcp_read(); the enqueue fallback's
+ * tail: tp_data_ready()), so that the packets recorded are the ones an
+ * unsampled run would record, thinned. With cfg.sample_every <= 1 the
+ * verifier drops all of it.
+ */
+static __always_inline int sample_skip(__u32 hook)
+{
+	__u32 *left;
+
+	if (cfg.sample_every <= 1)
+		return 0;
+	left = bpf_map_lookup_elem(&sample_left, &hook);
+	if (!left)
+		return 0;
+	if (*left) {
+		(*left)--;
+		return 1;
+	}
+	*left = cfg.sample_every - 1;
+	return 0;
+}
+
+static __always_inline struct nsl_hist *group_hist_get(__u32 hook,
+						       __u32 ifindex,
+						       __u64 netns)
+{
+	struct nsl_group_key key = { .hook = hook, .netns = netns };
+	__u32 id;
+	int err;
+
+	if (cfg.group_by_ifindex)
+		key.ifindex = ifindex;
+	/*
+	 * only the read hooks run in the context of the reading process,
+	 * and so do the reads the HOL filter left out (tcp-socket-read's)
+	 */
+	if (cfg.group_by_cgroup && (hook == NSL_HOOK_TCP_SOCK_READ ||
+				    hook == NSL_HIST_TCP_READ_HOL ||
+				    hook == NSL_HOOK_UDP_SOCK_READ))
+		key.cgroup = bpf_get_current_cgroup_id();
+
+	err = nsl_group_id(&group_ids, &free_ids, &key, &id);
+	if (err == -1)
+		goto full;
+	if (err)
+		return NULL;	/* retired as we added it: the group is gone */
+	return bpf_map_lookup_elem(&group_hist, &id);
+full:
+	count_event(hook, NSL_CNT_MAP_FULL);
+	return NULL;
+}
+
+/*
+ * tstamp is skb->tstamp as the kernel set it at RX: CLOCK_REALTIME in ns
+ * (net_timestamp_check()/__net_timestamp()). now_tai is nsl_now() at the
+ * moment the sample stands for; minus the offset of struct nsl_clock it
+ * is the same clock as tstamp, without a syscall (clock.bpf.h).
+ */
+static __always_inline void record_latency_at(__u32 hook, __u64 tstamp,
+					      __u64 now_tai, __u32 ifindex,
+					      __u64 netns)
+{
+	/*
+	 * tai_mono_ns is read before tai_offset_ns and the loader writes them
+	 * in the other order: an offset read here is never newer than the
+	 * tai_mono_ns it is checked against (x86: loads and stores are not
+	 * reordered with each other).
+	 */
+	__s64 tai_mono = *(volatile __s64 *)&nsl_clock.tai_mono_ns;
+	__s64 lat = (__s64)(now_tai - *(volatile __s64 *)&nsl_clock.tai_offset_ns -
+			    tstamp);
+	struct nsl_hist *h;
+	__u64 slot;
+
+	if (lat < 0 || lat >= NSL_CLOCK_CHECK_NS) {
+		if (clock_moved(tai_mono)) {
+			count_event(hook, NSL_CNT_CLOCK_STEP);
+			return;
+		}
+		if (lat < 0) {
+			count_event(hook, NSL_CNT_NEGATIVE);
+			return;
+		}
+	}
+	if (cfg.group_by_ifindex || cfg.group_by_cgroup)
+		h = group_hist_get(hook, ifindex, netns);
+	else
+		h = bpf_map_lookup_elem(&hist, &hook);
+	if (!h)
+		return;
+	slot = nsl_slot(lat, cfg.schema, cfg.schema_thresholds);
+	/*
+	 * The map values hold cfg.nr_slots slots (a constant the verifier
+	 * knows), and nsl_slot() never exceeds them; but the compiler would
+	 * drop a check it can prove redundant, and the 6.1 verifier then loses
+	 * the bound across the 32-bit zero-extension ("unbounded memory
+	 * access"; found by the VM test). The barrier keeps the check, on the
+	 * register indexed with.
+	 */
+	barrier_var(slot);
+	if (slot >= cfg.nr_slots || slot >= NSL_MAX_SLOTS)
+		return;
+	if (cfg.group_by_ifindex || cfg.group_by_cgroup) {
+		/* shared by all CPUs */
+		__sync_fetch_and_add(&h->slots[slot], 1);
+		__sync_fetch_and_add(&h->sum_ns, lat);
+	} else {
+		h->slots[slot]++;
+		h->sum_ns += lat;
+	}
+}
+
+/* The latency of tstamp now. */
+static __always_inline void record_latency(__u32 hook, __u64 tstamp,
+					   __u32 ifindex, __u64 netns)
+{
+	record_latency_at(hook, tstamp, nsl_now(), ifindex, netns);
+}
+
+#endif /* NSL_RECORD_BPF_H */

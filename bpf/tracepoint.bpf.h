@@ -1,0 +1,264 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The fallback attach method for the enqueue and read hooks: BTF
+ * tracepoints (sk_data_ready, skb_copy_datagram_iovec, consume_skb,
+ * sock_recv_length), with the state each needs to give one sample per
+ * packet or per read, as the fentry programs do.
+ * Part of bpf/netstacklat.bpf.c (included there, in this order).
+ */
+#ifndef NSL_TRACEPOINT_BPF_H
+#define NSL_TRACEPOINT_BPF_H
+
+/* ---- fallback attach: BTF tracepoints --------------------------------- */
+
+/*
+ * Whether tail, the tail of sk's receive queue, was not sampled yet: the
+ * socket's slot of tail_state remembers the last tail sampled, with its
+ * timestamp (TCP coalescing merges a new segment into the tail skb and
+ * gives it the new timestamp: a new sample under the same address).
+ * Socket addresses are slab objects, at least 64-byte aligned: the
+ * multiplicative (Fibonacci) hash mixes the bits above those into the
+ * slot number.
+ */
+static __always_inline int tail_is_new(struct sock *sk, struct sk_buff *tail,
+				       __u64 tstamp, __u32 hook)
+{
+	/*
+	 * The verifier lets no arithmetic but pointer - pointer (a scalar
+	 * for programs that may see kernel addresses) touch sk: its
+	 * distance from one of our globals, the same for every socket.
+	 */
+	__u64 a = (__u64)sk - (__u64)&nsl_clock;
+	__u32 slot = (a * 0x9E3779B97F4A7C15ULL) >> (64 - NSL_TAIL_SLOTS_SHIFT);
+	struct nsl_tail_state *st;
+
+	st = bpf_map_lookup_elem(&tail_state, &slot);
+	if (!st)
+		return 1;
+	if (st->sk == a && st->skb == (__u64)tail && st->tstamp == tstamp) {
+		count_event(hook, NSL_CNT_UNCHANGED_TAIL);
+		return 0;
+	}
+	st->sk = a;
+	st->skb = (__u64)tail;
+	st->tstamp = tstamp;
+	return 1;
+}
+
+/*
+ * sock_def_readable() fires sk_data_ready (and so do the data_ready
+ * callbacks of sunrpc, kTLS, MPTCP subflows, ... before they call it as
+ * well), for every socket family: filter on inet TCP/UDP. The skb just
+ * queued is the tail of sk_receive_queue (for TCP a coalesced skb carries
+ * the newest timestamp, as tcp_try_coalesce() moves it over).
+ *
+ * But the tracepoint also fires when nothing was queued, and then the
+ * tail is one sampled before (v6.12, net/ipv4/tcp_input.c): the in-order
+ * and the out-of-order receive-memory drops (tcp_data_queue(),
+ * tcp_data_queue_ofo()), urgent data (tcp_urg(), before the segment is
+ * queued), tcp_set_rcvlowat(); and callbacks that chain to
+ * sock_def_readable() fire it twice per packet. And since v6.18 UDP
+ * queues a batch of datagrams and calls sk_data_ready once per datagram
+ * after it (__udp_enqueue_schedule_skb(), per-NUMA llist): the same tail
+ * each time. So a tail is sampled once per socket (tail_is_new()); the
+ * repeats are counted in unchanged_tail.
+ */
+SEC("tp_btf/sk_data_ready")
+int BPF_PROG(tp_data_ready, struct sock *sk)
+{
+	__u16 family = sk->__sk_common.skc_family;
+	struct sk_buff *tail;
+	__u32 hook;
+	__u64 ts;
+
+	if (family != AF_INET && family != AF_INET6)
+		return 0;
+	switch (sk->sk_protocol) {
+	case IPPROTO_TCP:
+		hook = NSL_HOOK_TCP_SOCK_ENQUEUED;
+		break;
+	case IPPROTO_UDP:
+		hook = NSL_HOOK_UDP_SOCK_ENQUEUED;
+		break;
+	default:
+		return 0;
+	}
+	/* before the per-socket storage: other namespaces' sockets get none */
+	if (!shared_hook_on(hook) || !sk_netns_selected(sk))
+		return 0;
+	/*
+	 * UDP queues without the socket lock and calls sk_data_ready after
+	 * releasing the queue's: a reader on another CPU may already have
+	 * taken the datagram (a newer one at the tail is unchanged_tail at
+	 * its own call). TCP calls it under the socket lock, which readers
+	 * hold too; an empty TCP queue is a listener's or a drop's call.
+	 */
+	if (!sk->sk_receive_queue.qlen) {
+		if (hook == NSL_HOOK_UDP_SOCK_ENQUEUED)
+			count_event(hook, NSL_CNT_QUEUE_EMPTY);
+		return 0;
+	}
+	tail = sk->sk_receive_queue.prev;
+	if (!tail)
+		return 0;
+	ts = tail->tstamp;
+	if ((__s64)ts <= 0 || !tail_is_new(sk, tail, ts, hook))
+		return 0;
+	record_rx(tail, sk, hook, 1);
+	return 0;
+}
+
+/*
+ * Whether TCP gave skb an RX timestamp when it arrived (TCP_SKB_CB()->
+ * has_rxtstamp, set in tcp_v4_fill_cb()/tcp_v6_fill_cb() when tstamp or
+ * the hardware stamp was set). Probe-read: skb->cb is a char array to the
+ * verifier. Only asked for skbs whose tstamp is 0 (see record_tcp_read()).
+ */
+static __always_inline int tcp_skb_has_rxtstamp(const struct sk_buff *skb)
+{
+	struct tcp_skb_cb *cb = (void *)skb->cb;
+
+	return BPF_CORE_READ_BITFIELD_PROBED(cb, has_rxtstamp);
+}
+
+/*
+ * skb_copy_datagram_iter() fires this for every skb tcp_recvmsg_locked()
+ * copies (and for other sockets' copies, which sock_recv_length below
+ * ignores by comparing the socket). TCP receive-queue skbs are owned by
+ * their socket (skb_set_owner_r() in tcp_queue_rcv()), so skb->sk says
+ * whose read this is. Keep the last timestamp, as tcp_recvmsg does in tss:
+ * it takes those of the skbs with has_rxtstamp only, including a collapsed
+ * skb's 0 (record_tcp_read()), so this does the same.
+ */
+SEC("tp_btf/skb_copy_datagram_iovec")
+int BPF_PROG(tp_tcp_copy_datagram, const struct sk_buff *skb, int len)
+{
+	struct nsl_read_state *rs;
+	struct sock *sk = skb->sk;
+	__u64 ts = skb->tstamp;
+
+	if (!sk || !sk_is_tcp_reader(sk))
+		return 0;
+	if ((__s64)ts <= 0 && !tcp_skb_has_rxtstamp(skb))
+		return 0;
+	rs = bpf_task_storage_get(&read_state, bpf_get_current_task_btf(), 0,
+				  BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!rs)
+		return 0;
+	rs->tcp_tstamp = ts;
+	rs->tcp_sk = (__u64)sk;
+	return 0;
+}
+
+/*
+ * udp-socket-read without trampolines, v6.3 to v6.17: a datagram that
+ * udp_recvmsg()/udpv6_recvmsg() read is freed in skb_consume_udp() by
+ * __consume_stateless_skb(), which fires consume_skb with its return
+ * address as location (v6.3, "net: add location to trace_consume_skb()"):
+ * inside skb_consume_udp(), or inside the recvmsg function when the
+ * compiler made the free a tail call. Neither recvmsg function calls
+ * consume_skb() itself. So a location in one of these three functions
+ * (their addresses from /proc/kallsyms, in cfg) is the datagram this task
+ * is reading; anything else (every skb freed on the system) leaves at
+ * once. Not when peeking (skb_consume_udp() then drops a reference and
+ * frees nothing), and not on v6.18+, where UDP defers the free to the CPU
+ * that allocated the skb (skb_attempt_defer_free()); the loader knows.
+ */
+SEC("tp_btf/consume_skb")
+int BPF_PROG(tp_udp_consume_skb, struct sk_buff *skb, void *location)
+{
+	__u64 at = (__u64)location;
+	struct nsl_read_state *rs;
+
+	if (at - cfg.udp_free_at[0] >= cfg.udp_free_len[0] &&
+	    at - cfg.udp_free_at[1] >= cfg.udp_free_len[1] &&
+	    at - cfg.udp_free_at[2] >= cfg.udp_free_len[2])
+		return 0;
+	rs = bpf_task_storage_get(&read_state, bpf_get_current_task_btf(), 0,
+				  BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!rs)
+		return 0;
+	rs->udp_tstamp = skb->tstamp;
+	if (need_ifindex())
+		rs->udp_ifindex = skb->skb_iif;
+	return 0;
+}
+
+#define MSG_ERRQUEUE 0x2000
+
+/*
+ * sock_recvmsg_nosec() fires sock_recv_length once per recvmsg, after the
+ * protocol's recvmsg returned (socket lock released, as for fentry on
+ * tcp_recv_timestamp): one read, one sample. One program for both read
+ * hooks (see shared_hook_on()).
+ *
+ * A read of the error queue (MSG_ERRQUEUE: TX timestamps and the like,
+ * which sock_queue_err_skb() queues as skbs owned by the socket) copies
+ * with skb_copy_datagram_msg() too, so it fired the copy tracepoint with
+ * the timestamp of a sent packet; tcp_recvmsg() hands such reads to
+ * inet_recv_error() before tcp_recvmsg_locked(), so fentry on
+ * tcp_recv_timestamp never sees them. Neither do we.
+ */
+/*
+ * What a read of hook's protocol left in the task's read state, taken: the
+ * slot is cleared, so that it serves one read. Returns the state (*ts its
+ * timestamp, *sk the TCP read's socket), or NULL when the hook is not ours or nothing was left. TCP's
+ * slot is marked by its socket, as a collapsed skb leaves a 0 stamp that
+ * is a read all the same (record_tcp_read()).
+ */
+static __always_inline struct nsl_read_state *read_state_take(__u32 hook,
+							      __u64 *ts,
+							      __u64 *sk)
+{
+	struct nsl_read_state *rs;
+	__u64 *slot, *mark;
+
+	if (!shared_hook_on(hook))
+		return NULL;
+	rs = bpf_task_storage_get(&read_state, bpf_get_current_task_btf(), 0, 0);
+	if (!rs)
+		return NULL;
+	if (hook == NSL_HOOK_UDP_SOCK_READ) {
+		slot = &rs->udp_tstamp;
+		mark = slot;
+	} else {
+		slot = &rs->tcp_tstamp;
+		mark = &rs->tcp_sk;
+	}
+	if (!*mark)
+		return NULL;
+	*ts = *slot;
+	*sk = rs->tcp_sk;
+	*slot = 0;
+	*mark = 0;
+	return rs;
+}
+
+SEC("tp_btf/sock_recv_length")
+int BPF_PROG(tp_recv_length, struct sock *sk, int ret, int flags)
+{
+	__u16 proto = sk->sk_protocol;
+	struct nsl_read_state *rs;
+	__u64 ts, read_sk;
+
+	/*
+	 * Every recvmsg() of every socket fires this: leave the others at
+	 * once, before the task-storage lookup. A TCP read that returns data
+	 * has copied it, and a UDP read has consumed its datagram, so the
+	 * state is always fresh by then.
+	 */
+	if (proto == IPPROTO_TCP || proto == IPPROTO_MPTCP) {
+		rs = read_state_take(NSL_HOOK_TCP_SOCK_READ, &ts, &read_sk);
+		if (rs && ret > 0 && read_sk == (__u64)sk &&
+		    !(flags & MSG_ERRQUEUE))
+			record_tcp_read(sk, ts);
+	} else if (proto == IPPROTO_UDP || proto == IPPROTO_UDPLITE) {
+		rs = read_state_take(NSL_HOOK_UDP_SOCK_READ, &ts, &read_sk);
+		/* 0 is a read too: of an empty datagram */
+		if (rs && ret >= 0 && !(flags & MSG_ERRQUEUE))
+			record_udp_read(sk, ts, rs->udp_ifindex);
+	}
+	return 0;
+}
+
+#endif /* NSL_TRACEPOINT_BPF_H */
