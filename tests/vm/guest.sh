@@ -416,11 +416,9 @@ list_verbose() {
 	emit list-verbose /tmp/list-verbose.out
 }
 
-# Linux 5.10: the fentry hooks, one sample per read, the known answer,
-# the HOL filter's forced RTO (its state in an LRU hash there), the
-# clock without bpf_ktime_get_tai_ns(): what 5.10 can serve, cheaply
-# (under TCG every scenario costs seconds; docs/vm-test.md)
-if [[ $(uname -r) == 5.10.* ]]; then
+# -l in both modes, and with a program the kernel refuses (it costs its
+# hook its method, not every hook), for the host to judge
+lists() {
 	netstacklat -l > /tmp/list-fentry.out 2>&1
 	emit list-auto /tmp/list-fentry.out
 	netstacklat -l --attach=fallback > /tmp/list-fallback.out 2>&1
@@ -428,6 +426,14 @@ if [[ $(uname -r) == 5.10.* ]]; then
 	NSL_TEST_REJECT=fexit_tcp_queue_rcv netstacklat -l > /tmp/list-reject.out 2>&1
 	emit list-reject /tmp/list-reject.out
 	list_verbose
+}
+
+# Linux 5.10: the fentry hooks, one sample per read, the known answer,
+# the HOL filter's forced RTO (its state in an LRU hash there), the
+# clock without bpf_ktime_get_tai_ns(): what 5.10 can serve, cheaply
+# (under TCG every scenario costs seconds; docs/vm-test.md)
+if [[ $(uname -r) == 5.10.* ]]; then
+	lists
 	netstacklat -C -l > /tmp/group.out 2>&1
 	echo $? > /tmp/group.rc
 	emit group.err /tmp/group.out
@@ -447,14 +453,7 @@ if [[ $(uname -r) == 5.10.* ]]; then
 	finish
 fi
 
-netstacklat -l > /tmp/list-fentry.out 2>&1
-emit list-auto /tmp/list-fentry.out
-netstacklat -l --attach=fallback > /tmp/list-fallback.out 2>&1
-emit list-fallback /tmp/list-fallback.out
-# a program the kernel refuses costs its hook its method, not every hook
-NSL_TEST_REJECT=fexit_tcp_queue_rcv netstacklat -l > /tmp/list-reject.out 2>&1
-emit list-reject /tmp/list-reject.out
-list_verbose
+lists
 
 run_all fentry-all fentry $VETH_ADDR --bpf-stats
 run_reads fentry-reads fentry
