@@ -49,6 +49,7 @@ int nsl_groups_init(struct nsl_groups *g, const struct nsl_groups_conf *c)
 	g->hist_size = nsl_hist_size(c->schema);
 	/* the cgroup2 root's id is 1: then every cgroup is under the mount */
 	g->cgroup_tree_whole = root && !stat(root, &st) && st.st_ino == 1;
+	/* an array of pointers: NOLINTNEXTLINE(bugprone-sizeof-expression) */
 	g->by_id = calloc(c->max, sizeof(*g->by_id));
 	g->zero = calloc(1, g->hist_size);
 	if (!g->by_id || !g->zero)
@@ -183,6 +184,7 @@ static int add_gone(struct nsl_groups *g, struct nsl_group *gr)
 {
 	if (g->nr_gone == g->cap_gone) {
 		size_t cap = g->cap_gone ? g->cap_gone * 2 : 16;
+		/* an array of pointers: NOLINTNEXTLINE(bugprone-sizeof-expression) */
 		void *p = realloc(g->gone, cap * sizeof(*g->gone));
 
 		if (!p)
@@ -238,6 +240,7 @@ static void prune_gone(struct nsl_groups *g, const struct timespec *now)
 		group_free(g->gone[n++]);
 	if (!n)
 		return;
+	/* an array of pointers: NOLINTNEXTLINE(bugprone-sizeof-expression) */
 	memmove(g->gone, g->gone + n, (g->nr_gone - n) * sizeof(*g->gone));
 	g->nr_gone -= n;
 }

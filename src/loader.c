@@ -1137,7 +1137,7 @@ static int probe_tai_mono(void *arg, int64_t *ns)
 	clock_gettime(CLOCK_REALTIME, &r0);
 	if (bpf_prog_test_run_opts(bpf_program__fd(l->skel->progs.nsl_clock_probe),
 				   &opts))
-		return -errno;
+		return errno ? -errno : -EIO;	/* never 0: *ns is unset */
 	if (!l->clock_mono) {
 		*ns = __atomic_load_n(&l->skel->bss->nsl_clock_probe_tai_mono,
 				      __ATOMIC_ACQUIRE);
@@ -1161,7 +1161,7 @@ static int probe_tai_mono(void *arg, int64_t *ns)
 static void check_offs_real(struct nsl_loader *l)
 {
 	struct netstacklat_bpf__bss *bss = l->skel->bss;
-	int64_t measured, got;
+	int64_t measured = 0, got;
 
 	if (!l->clock_mono)
 		return;

@@ -168,6 +168,9 @@ fail(struct argp_state *state, const char *fmt, ...)
 }
 
 /* Whole-string unsigned integer in [min, max]; no sign, no junk, no overflow. */
+/* --group-idle, --series-grace: at most a year */
+#define NSL_MAX_SECONDS (365ULL * 86400)
+
 static int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
 {
 	unsigned long long v;
@@ -492,13 +495,13 @@ static int parse_opt(int key, char *arg, struct argp_state *state)
 		o->max_groups = v;
 		break;
 	case OPT_GROUP_IDLE:
-		if (parse_u64(arg, 1, 365 * 86400, &v))
+		if (parse_u64(arg, 1, NSL_MAX_SECONDS, &v))
 			return fail(state, "--group-idle: '%s' is not a number of seconds "
 				    "in 1..31536000", arg);
 		o->group_idle_s = v;
 		break;
 	case OPT_SERIES_GRACE:
-		if (parse_u64(arg, 0, 365 * 86400, &v))
+		if (parse_u64(arg, 0, NSL_MAX_SECONDS, &v))
 			return fail(state, "--series-grace: '%s' is not a number of seconds "
 				    "in 0..31536000", arg);
 		o->series_grace_s = v;
