@@ -183,13 +183,55 @@ expect_churn_end() {
 	expect_rss_flat "$before" "$after"
 }
 
+# churn_batches N ITEM: ITEM 1 .. ITEM N, each in a subshell in the
+# background, 4 at a time (each batch waited for, the tool not); then
+# CHURN_BEFORE holds the tool's memory and descriptors (tool_mem) from
+# when a quarter of them had run: after the first groups came and went.
+churn_batches() {
+	local n=$1 item=$2 i j
+	CHURN_BEFORE=
+	for ((i = 1; i <= n; i += 4)); do
+		for ((j = i; j < i + 4 && j <= n; j++)); do
+			( "$item" "$j" ) &
+		done
+		wait $(jobs -p | grep -vx "$TOOL_PID") 2>/dev/null
+		[ -z "$CHURN_BEFORE" ] && [ "$i" -ge $((n / 4)) ] && CHURN_BEFORE=$(tool_mem "$TOOL_PID")
+	done
+}
+
+# expect_churn_reads OUT N FIELD VALUES_FILE WHAT: the N readers ran, and
+# their reads (CHURN_READS) are every sample, all under the groups whose
+# FIELD VALUES_FILE lists (WHAT names them)
+expect_churn_reads() {
+	local out=$1 n=$2 field=$3 values=$4 what=$5 reads
+	reads=$(churn_sum_reads)
+	expect "readers that ran" "$(ls "$TMP"/rd-*.json | wc -l)" -eq "$n"
+	expect "samples under the churn $what = their reads" \
+		"$(samples_where "$out" "$field" "$values")" -eq "$reads"
+	expect "all samples = the readers' reads" "$($JQ "$out" count tcp-socket-read)" -eq "$reads"
+	CHURN_READS=$reads
+}
+
 # Veth interfaces created and destroyed in the tool's own namespace (it
 # runs in NS_B), one TCP reader behind each, under -I --max-groups 16:
 # every read is counted under its interface, which SIOCGIFNAME then finds
 # gone; map_full 0; memory and descriptors stay.
 CHURN_IFACES=${CHURN_IFACES:-60}
+# iface_churn_item J: veth pair J into the tool's namespace, a reader
+# behind it, the pair gone again
+iface_churn_item() {
+	local j=$1 a=nsl$ID-v$1 b=nsl$ID-w$1
+	ip link add "$a" netns "$NS_A" type veth peer name "$b" netns "$NS_B" || exit 1
+	ip -n "$NS_A" addr add "198.19.$j.1/24" dev "$a"
+	ip -n "$NS_B" addr add "198.19.$j.2/24" dev "$b"
+	ip -n "$NS_A" link set "$a" up && ip -n "$NS_B" link set "$b" up
+	ip -n "$NS_B" -o link show "$b" | cut -d: -f1 >> "$TMP/ifindex"
+	churn_reader "$j" "$NS_B" "$NS_A" "198.19.$j.2" $((6500 + j))
+	ip -n "$NS_B" link del "$b"
+}
+
 test_iface_churn() {
-	local out=$TMP/ifchurn.json i j before= after reads
+	local out=$TMP/ifchurn.json after
 	[ -n "$CG_ROOT" ] && [ -w "$CG_ROOT/cgroup.procs" ] || { skip "no writable cgroup v2"; return; }
 	CHURN_CG=$CG_ROOT/nsl$ID-ifchurn
 	mkdir -p "$CHURN_CG" && CGROUPS+=("$CHURN_CG")
@@ -200,32 +242,13 @@ test_iface_churn() {
 	TOOL_PID=$!
 	BG_PIDS+=("$TOOL_PID")
 	wait_for 20 grep -q attached "$TMP/tool.err" || { fail "tool did not attach"; return; }
-	for ((i = 1; i <= CHURN_IFACES; i += 4)); do
-		for ((j = i; j < i + 4 && j <= CHURN_IFACES; j++)); do
-			(
-				a=nsl$ID-v$j b=nsl$ID-w$j
-				ip link add "$a" netns "$NS_A" type veth peer name "$b" netns "$NS_B" || exit 1
-				ip -n "$NS_A" addr add "198.19.$j.1/24" dev "$a"
-				ip -n "$NS_B" addr add "198.19.$j.2/24" dev "$b"
-				ip -n "$NS_A" link set "$a" up && ip -n "$NS_B" link set "$b" up
-				ip -n "$NS_B" -o link show "$b" | cut -d: -f1 >> "$TMP/ifindex"
-				churn_reader "$j" "$NS_B" "$NS_A" "198.19.$j.2" $((6500 + j))
-				ip -n "$NS_B" link del "$b"
-			) &
-		done
-		wait $(jobs -p | grep -vx "$TOOL_PID") 2>/dev/null
-		[ -z "$before" ] && [ "$i" -ge $((CHURN_IFACES / 4)) ] && before=$(tool_mem "$TOOL_PID")
-	done
+	churn_batches "$CHURN_IFACES" iface_churn_item
 	sleep 2
 	after=$(tool_mem "$TOOL_PID")
 	stop_tool
-	reads=$(churn_sum_reads)
-	expect "readers that ran" "$(ls "$TMP"/rd-*.json | wc -l)" -eq "$CHURN_IFACES"
-	expect "samples under the churn interfaces = their reads" \
-		"$(samples_where "$out" ifindex "$TMP/ifindex")" -eq "$reads"
-	expect "all samples = the readers' reads" "$($JQ "$out" count tcp-socket-read)" -eq "$reads"
-	expect_churn_end "$out" "$CHURN_IFACES" "$before" "$after"
-	echo "  $CHURN_IFACES interfaces: reads $reads; RSS KiB/fds after a quarter: $before, at the end: $after"
+	expect_churn_reads "$out" "$CHURN_IFACES" ifindex "$TMP/ifindex" interfaces
+	expect_churn_end "$out" "$CHURN_IFACES" "$CHURN_BEFORE" "$after"
+	echo "  $CHURN_IFACES interfaces: reads $CHURN_READS; RSS KiB/fds after a quarter: $CHURN_BEFORE, at the end: $after"
 }
 
 # Namespace pairs joined by veth, created and destroyed, under -n -1 -I
@@ -234,45 +257,39 @@ test_iface_churn() {
 # readers run in a cgroup of their own, and -c selects it: reads of other
 # processes on the machine stay out.
 CHURN_NETNS=${CHURN_NETNS:-48}
+# netns_churn_item J: a pair of namespaces joined by veth, a reader in
+# one, both gone again
+netns_churn_item() {
+	local j=$1 x=nsl$ID-x$1 y=nsl$ID-y$1
+	ip netns add "$x" && ip netns add "$y" || exit 1
+	ip link add v netns "$x" type veth peer name w netns "$y"
+	ip -n "$x" addr add 198.19.1.1/24 dev v
+	ip -n "$y" addr add 198.19.1.2/24 dev w
+	ip -n "$x" link set v up && ip -n "$y" link set w up
+	ip -n "$y" link set lo up
+	stat -L -c %i "/run/netns/$y" >> "$TMP/netns"
+	churn_reader "$j" "$y" "$x" 198.19.1.2 6000
+	ip netns del "$x"; ip netns del "$y"
+}
+
 test_netns_churn() {
-	local out=$TMP/nschurn.json i j before= after reads
+	local out=$TMP/nschurn.json after
 	[ -n "$CG_ROOT" ] && [ -w "$CG_ROOT/cgroup.procs" ] || { skip "no writable cgroup v2"; return; }
 	CHURN_CG=$CG_ROOT/nsl$ID-nschurn
 	mkdir -p "$CHURN_CG" && CGROUPS+=("$CHURN_CG")
 	rm -f "$TMP"/rd-*.json "$TMP/netns"
 	start_tool "$out" -n -1 -c "$CHURN_CG" -e tcp-socket-read -y -I --group-idle 2 \
 		--max-groups 32 -r 0.5 || return
-	for ((i = 1; i <= CHURN_NETNS; i += 4)); do
-		for ((j = i; j < i + 4 && j <= CHURN_NETNS; j++)); do
-			(
-				x=nsl$ID-x$j y=nsl$ID-y$j
-				ip netns add "$x" && ip netns add "$y" || exit 1
-				ip link add v netns "$x" type veth peer name w netns "$y"
-				ip -n "$x" addr add 198.19.1.1/24 dev v
-				ip -n "$y" addr add 198.19.1.2/24 dev w
-				ip -n "$x" link set v up && ip -n "$y" link set w up
-				ip -n "$y" link set lo up
-				stat -L -c %i "/run/netns/$y" >> "$TMP/netns"
-				churn_reader "$j" "$y" "$x" 198.19.1.2 6000
-				ip netns del "$x"; ip netns del "$y"
-			) &
-		done
-		wait $(jobs -p | grep -vx "$TOOL_PID") 2>/dev/null
-		[ -z "$before" ] && [ "$i" -ge $((CHURN_NETNS / 4)) ] && before=$(tool_mem "$TOOL_PID")
-	done
+	churn_batches "$CHURN_NETNS" netns_churn_item
 	# --group-idle 2, then a tick to find them idle and one to reclaim
 	sleep 4
 	after=$(tool_mem "$TOOL_PID")
 	stop_tool
-	reads=$(churn_sum_reads)
-	expect "readers that ran" "$(ls "$TMP"/rd-*.json | wc -l)" -eq "$CHURN_NETNS"
-	expect "samples under the churn namespaces = their reads" \
-		"$(samples_where "$out" netns "$TMP/netns")" -eq "$reads"
-	expect "all samples = the readers' reads" "$($JQ "$out" count tcp-socket-read)" -eq "$reads"
+	expect_churn_reads "$out" "$CHURN_NETNS" netns "$TMP/netns" namespaces
 	# a new namespace may get the inode number of one deleted before
 	# (nsfs reuses them): then its interface continues the old group
-	expect_churn_end "$out" "$(sort -u "$TMP/netns" | wc -l)" "$before" "$after"
-	echo "  $CHURN_NETNS namespaces: reads $reads; RSS KiB/fds after a quarter: $before, at the end: $after"
+	expect_churn_end "$out" "$(sort -u "$TMP/netns" | wc -l)" "$CHURN_BEFORE" "$after"
+	echo "  $CHURN_NETNS namespaces: reads $CHURN_READS; RSS KiB/fds after a quarter: $CHURN_BEFORE, at the end: $after"
 }
 
 # prom_query EXPR: the single value of an instant query ("" if none)
