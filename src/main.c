@@ -616,16 +616,23 @@ static int run(struct nsl_loader *l, const struct nsl_options *o, FILE *out,
 		goto out;
 	open_wakeups(wake, l, o->quiet ? NULL : out);
 	clock_gettime(CLOCK_MONOTONIC, &next);
-	while (!stop_signal) {
+	for (;;) {
+		bool last;
+
 		add_seconds(&next, o->interval_s);
 		if (wait_until(&next, wake, l)) {
 			err = 1;	/* the output is gone: a quiet exit */
 			break;
 		}
-		/* on a signal, the partial interval still gets its report */
+		/*
+		 * On a signal, the partial interval still gets its report.
+		 * A signal that comes while a report is being made finds the
+		 * maps already read: what was counted since needs one more.
+		 */
+		last = stop_signal;
 		err = tick_and_report(rd.groups, o->quiet ? NULL : &rd,
 				      o->bpf_stats ? &bs : NULL, out, &fo);
-		if (err)
+		if (err || last)
 			break;
 		if (o->count && ++n >= o->count)
 			break;

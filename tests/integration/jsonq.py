@@ -8,6 +8,8 @@
 #   jsonq.py FILE min_le HOOK                    smallest non-empty bucket bound
 #   jsonq.py FILE max_le HOOK                    largest non-empty bucket bound
 #   jsonq.py FILE counter HOOK NAME              counter summed over reports
+#   jsonq.py FILE counters HOOK                  every counter of HOOK that is
+#                                                not 0, as NAME=SUM (a log line)
 #   jsonq.py FILE hooks                          hooks present, space-separated
 #   jsonq.py FILE groups HOOK FIELD              distinct values of FIELD
 #   jsonq.py FILE last_count HOOK                count in the last report
@@ -65,6 +67,12 @@ def main():
         print((min if q == "min_le" else max)(les) if les else 0)
     elif q == "counter":
         print(sum(r["counters"].get(args[0], {}).get(args[1], 0) for r in reports))
+    elif q == "counters":
+        sums = {}
+        for r in reports:
+            for name, v in r["counters"].get(args[0], {}).items():
+                sums[name] = sums.get(name, 0) + v
+        print(" ".join(f"{k}={v}" for k, v in sorted(sums.items()) if v) or "none")
     elif q == "hooks":
         print(" ".join(sorted({h["hook"] for r in reports for h in r["histograms"]})))
     elif q == "groups":

@@ -145,7 +145,9 @@ run_test() {
 	else
 		printf '  %s\n' "${FAILS[@]}"
 		[ -s "$TMP/tool.err" ] && sed 's/^/  tool: /' "$TMP/tool.err" | tail -5
-		echo "RESULT FAIL $name"
+		# the first reason rides along into tests/run's closing list,
+		# so that a log's tail says why, not only what
+		echo "RESULT FAIL $name (${FAILS[0]:0:160})"
 		FAILED_TESTS=$((FAILED_TESTS + 1))
 	fi
 }
