@@ -92,7 +92,7 @@ int BPF_PROG(fentry_udp_enqueue_schedule_skb, struct sock *sk,
 	snap->skb = (__u64)skb;
 	snap->tstamp = skb->tstamp;
 	snap->ifindex = need_ifindex() ? skb->skb_iif : 0;
-	snap->is_rx = nsl_skb_tstamp_is_rx(skb, cfg.mono_tstamp_limit);
+	snap->is_rx = rx_tstamp_is_rx(skb, sk, snap->tstamp);
 	snap->entry_tai = nsl_now();
 	return 0;
 }

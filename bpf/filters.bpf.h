@@ -120,19 +120,39 @@ static __always_inline void record_rx_fields(__u32 hook, __u64 ts,
 			  cfg.group_by_netns ? netns : 0);
 }
 
+/*
+ * Whether skb->tstamp is an RX timestamp, for an skb that sk's receive
+ * queue holds (sk set) or that is on its way there (NULL). Queued, it came
+ * through ip_local_deliver_finish()/ip6_input_finish(), which call
+ * skb_clear_delivery_time() (v5.18 to v7.2, net/ipv4/ip_input.c,
+ * net/ipv6/ip6_input.c): a departure time was replaced there by
+ * ktime_get_real() (or 0) and tstamp_type set to REALTIME, so what holds
+ * for the read hooks holds here (nsl_read_tstamp_is_rx(): a constant 1
+ * where the kernel has the flag, the value rule before), and skb's
+ * tstamp_type byte, on a cache line of its own, is not read per packet.
+ */
+static __always_inline int rx_tstamp_is_rx(struct sk_buff *skb,
+					   struct sock *sk, __u64 ts)
+{
+	if (sk)
+		return nsl_read_tstamp_is_rx(ts, cfg.mono_tstamp_limit);
+	return nsl_skb_tstamp_is_rx(skb, cfg.mono_tstamp_limit);
+}
+
 /* skb on its way in; sk the socket it was queued on, NULL before it has one */
 static __always_inline void record_rx(struct sk_buff *skb, struct sock *sk,
 				      __u32 hook, int netns_known)
 {
 	__u64 netns = 0;
+	__u64 ts;
 
 	if (sample_skip(hook))
 		return;
 	if ((!netns_known && cfg.netns_ino) || cfg.group_by_netns)
 		netns = rx_netns(sk, skb);
-	record_rx_fields(hook, skb->tstamp, need_ifindex() ? skb->skb_iif : 0,
-			 nsl_skb_tstamp_is_rx(skb, cfg.mono_tstamp_limit), netns,
-			 netns_known, 0);
+	ts = skb->tstamp;
+	record_rx_fields(hook, ts, need_ifindex() ? skb->skb_iif : 0,
+			 rx_tstamp_is_rx(skb, sk, ts), netns, netns_known, 0);
 }
 
 static __always_inline void record_skb(struct sk_buff *skb, __u32 hook)

@@ -32,11 +32,15 @@
  * with its own RX stamp still set (nothing on its way cleared it) is
  * measured from it directly.
  *
+ * Packets routed to a bridge (docker0, cni0) whose ports are the pods'
+ * veths are remembered there too, and handed over at the port (fwd_xmit()).
+ *
  * Not seen: packets the host segments or fragments on the way (new skbs:
- * counted in handover_unmatched), bridged packets (br_forward_finish()
- * clears the stamp; with br_netfilter the FORWARD hook runs, but names the
- * bridge as the output device, not the veth port: handover_unmatched),
- * and datapaths that skip the host's stack: bpf_redirect_peer() from the
+ * counted in handover_unmatched); packets the host bridges without
+ * routing them, from a NIC enslaved to the bridge or from one pod to
+ * another on the same bridge (br_forward_finish() clears the stamp and
+ * no IP FORWARD hook of this tool ran: handover_unmatched); and
+ * datapaths that skip the host's stack: bpf_redirect_peer() from the
  * NIC's tc ingress (Cilium) moves the packet into the pod with
  * skb_scrub_packet(skb, false), which keeps the stamp (skb_do_redirect(),
  * net/core/filter.c, 6.1 to 7.2): there no hand-over happens, and the
@@ -75,8 +79,32 @@ struct {
  */
 static __always_inline int handover_xmit(__u64 xmit)
 {
-	return xmit && (xmit == cfg.handover_xmit[0] ||
-			xmit == cfg.handover_xmit[1]);
+	return xmit && (xmit == cfg.handover_xmit[NSL_XMIT_VETH] ||
+			xmit == cfg.handover_xmit[NSL_XMIT_NETKIT]);
+}
+
+/*
+ * Whether a packet routed to the device whose ndo_start_xmit is xmit is
+ * on its way to a hand-over: the device hands over itself, or it is a
+ * bridge (br_dev_xmit(), docker0 or cni0 with the pods' veths as ports).
+ * A packet routed to a bridge goes br_dev_xmit() -> br_forward() (or
+ * br_flood()) -> __br_forward(): skb->dev becomes the port, then
+ * br_forward_finish() -> br_dev_queue_push_xmit() -> dev_queue_xmit() on
+ * the port, the same skb (v6.1 to v7.2, net/bridge/br_device.c,
+ * br_forward.c): the port's hand-over finds the stamp remembered here.
+ * Flooded to several ports (a destination not yet learnt), all but the
+ * last get a clone (deliver_clone(): another skb), which is counted as
+ * handover_unmatched. One the bridge sends out of a port that does not
+ * hand over (a NIC) is no sample: its entry ages out of the LRU. With
+ * br_netfilter, the IP FORWARD hook also runs for packets the bridge
+ * forwards between its ports (br_nf_forward_ip(), the bridge as the
+ * output device): the fallback then measures one pod's packets to
+ * another from the first pod's veth crossing; fentry does not see them.
+ */
+static __always_inline int fwd_xmit(__u64 xmit)
+{
+	return handover_xmit(xmit) ||
+	       (xmit && xmit == cfg.handover_xmit[NSL_XMIT_BRIDGE]);
 }
 
 /*
@@ -104,9 +132,14 @@ static __always_inline void handover_remember(struct sk_buff *skb)
 }
 
 /*
- * skb is handed over by dev (the host's end). Packets of local sockets
- * (skb->sk set; a forwarded packet has none: ip_forward() drops those)
- * were never received: not this hook's. Counters and samples cover what
+ * skb is handed over by dev (the host's end). Packets the host sends
+ * itself were never received: not this hook's. Those of local sockets
+ * have skb->sk set (a forwarded packet has none: ip_forward() drops
+ * those); those without a socket (IPv6 neighbour discovery and MLD,
+ * ICMP errors: new skbs) have skb_iif 0, which __netif_receive_skb_core()
+ * sets for every packet received (v6.1 to v7.2, net/core/dev.c) and
+ * forwarding keeps. (Seen: a new bridge's IPv6 link-local traffic to its
+ * port counted as handover_unmatched.) Counters and samples cover what
  * -i/-n select, the device being the host's end of the pair.
  */
 static __always_inline void record_handover(const struct sk_buff *skb,
@@ -118,7 +151,7 @@ static __always_inline void record_handover(const struct sk_buff *skb,
 	__u16 proto;
 	int is_rx;
 
-	if (!handover_dev(dev) || skb->sk)
+	if (!handover_dev(dev) || skb->sk || !skb->skb_iif)
 		return;
 	proto = skb->protocol;
 	if (proto != bpf_htons(ETH_P_IP) && proto != bpf_htons(ETH_P_IPV6))
@@ -170,8 +203,8 @@ static __always_inline int fwd_to_handover(struct sk_buff *skb)
 {
 	struct dst_entry *dst = (void *)(skb->_skb_refdst & ~1UL);
 
-	return handover_xmit((__u64)BPF_CORE_READ(dst, dev, netdev_ops,
-						 ndo_start_xmit));
+	return fwd_xmit((__u64)BPF_CORE_READ(dst, dev, netdev_ops,
+					     ndo_start_xmit));
 }
 
 /*
@@ -227,7 +260,9 @@ int BPF_PROG(fentry_dev_forward_skb, struct net_device *peer,
 SEC("netfilter")
 int nf_handover_forward(struct bpf_nf_ctx *ctx)
 {
-	if (handover_dev(ctx->state->out))
+	const struct net_device *out = ctx->state->out;
+
+	if (out && fwd_xmit((__u64)out->netdev_ops->ndo_start_xmit))
 		handover_remember(ctx->skb);
 	return NF_ACCEPT;
 }

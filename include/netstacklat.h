@@ -174,12 +174,17 @@ struct nsl_clock {
 
 /*
  * netns-handover: the transmit functions of the devices that hand a packet
- * to another network namespace (veth_xmit, netkit_xmit; their addresses
- * from /proc/kallsyms, 0 when not loaded), and the forwarded packets
- * whose RX stamp is remembered until then (packets in flight between the
- * forwarding and the hand-over: in the qdiscs of the host's veths).
+ * to another network namespace (veth_xmit, netkit_xmit) and of the bridge
+ * (br_dev_xmit: a packet routed to a bridge is handed over at the bridge's
+ * veth port), their addresses from /proc/kallsyms, 0 when not loaded; and
+ * the forwarded packets whose RX stamp is remembered until then (packets
+ * in flight between the forwarding and the hand-over: in the qdiscs of
+ * the host's veths).
  */
-#define NSL_HANDOVER_XMITS 2
+#define NSL_XMIT_VETH 0
+#define NSL_XMIT_NETKIT 1
+#define NSL_XMIT_BRIDGE 2
+#define NSL_HANDOVER_XMITS 3
 #define NSL_HANDOVER_INFLIGHT 32768
 
 /*
@@ -188,6 +193,15 @@ struct nsl_clock {
  * code behind them entirely.
  */
 struct nsl_config {
+	/*
+	 * What the programs read for every packet comes first, in 48 bytes:
+	 * one or two cache lines, whatever offset the kernel gives the
+	 * .rodata map's value (it was 56 mod 64 on 6.18), where the fields
+	 * used to be spread over four. The programs together touch several
+	 * lines per packet, and a line that other work evicted since the
+	 * last packet is a cache miss (docs/performance.md, "tp_data_ready
+	 * against its floor").
+	 */
 	__u64 netns_ino;	/* 0: every namespace */
 	__u32 min_queue_len;	/* 0: no queue-length filter */
 	__u8 filter_ifindex;	/* -i given: look up ifindex in filter map */
@@ -199,21 +213,15 @@ struct nsl_config {
 	__u8 include_hol;	/* -y: do not apply the HOL filter */
 	/* bit per hook attached by a fallback (tracepoint or netfilter) method */
 	__u8 fallback_hooks;
-	/*
-	 * udp-socket-read in tracepoint mode: where in the kernel a datagram
-	 * that a UDP read returned is freed (skb_consume_udp(), udp_recvmsg(),
-	 * udpv6_recvmsg(); start and length each, from /proc/kallsyms).
-	 */
-	__u64 udp_free_at[NSL_UDP_FREE_FUNCS];
-	__u64 udp_free_len[NSL_UDP_FREE_FUNCS];
-	/* the histogram layout (schema 0..3), its slots and thresholds */
+	/* the histogram layout (schema 0..3) and its slots */
 	__u32 schema;
 	__u32 nr_slots;
-	__u64 schema_thresholds[8];
-	__u32 max_groups;	/* -I/-C: groups that get a histogram */
 	__u32 sample_every;	/* --sample N: 1 packet in N per hook and CPU */
-	/* netns-handover: ndo_start_xmit of the hand-over devices, 0: none */
-	__u64 handover_xmit[NSL_HANDOVER_XMITS];
+	/*
+	 * Before v5.18: a tstamp below this is a departure time, not an RX
+	 * timestamp (nsl_tstamp_is_rx_by_value(), include/tstamp.h).
+	 */
+	__u64 mono_tstamp_limit;
 	/*
 	 * Kernels without bpf_ktime_get_tai_ns() (before v6.1): now is
 	 * bpf_ktime_get_ns(), and struct nsl_clock holds CLOCK_REALTIME -
@@ -226,11 +234,19 @@ struct nsl_config {
 	 * LRU hash (bpf/netstacklat.bpf.c, hol_lru).
 	 */
 	__u8 hol_lru;
+	__u32 max_groups;	/* -I/-C: groups that get a histogram */
+	/* ---- 48 bytes so far; below, what only some packets need ---- */
+	/* the thresholds of schemas 1..3 (--resolution above 1) */
+	__u64 schema_thresholds[8];
 	/*
-	 * Before v5.18: a tstamp below this is a departure time, not an RX
-	 * timestamp (nsl_tstamp_is_rx_by_value(), include/tstamp.h).
+	 * udp-socket-read in tracepoint mode: where in the kernel a datagram
+	 * that a UDP read returned is freed (skb_consume_udp(), udp_recvmsg(),
+	 * udpv6_recvmsg(); start and length each, from /proc/kallsyms).
 	 */
-	__u64 mono_tstamp_limit;
+	__u64 udp_free_at[NSL_UDP_FREE_FUNCS];
+	__u64 udp_free_len[NSL_UDP_FREE_FUNCS];
+	/* netns-handover: ndo_start_xmit of the hand-over devices, 0: none */
+	__u64 handover_xmit[NSL_HANDOVER_XMITS];
 };
 
 #endif /* NETSTACKLAT_H */

@@ -381,21 +381,24 @@ static bool udp_free_site_known(struct nsl_loader *l, const struct btf *vmlinux,
 
 /*
  * NSL_NEED_HANDOVER_DEVS: the programs of netns-handover tell veth and
- * netkit devices by their transmit function (bpf/handover.bpf.h): its
- * address must be known, so veth's module must be loaded (netkit's is
- * taken when loaded; a module loaded later is not seen).
+ * netkit devices, and bridges, by their transmit function
+ * (bpf/handover.bpf.h): its address must be known, so veth's module must
+ * be loaded (netkit's and the bridge's are taken when loaded; a module
+ * loaded later is not seen).
  */
 static bool handover_devs_known(struct nsl_loader *l, char *why, size_t len)
 {
 	static const char *const funcs[NSL_HANDOVER_XMITS] = {
-		"veth_xmit", "netkit_xmit",
+		[NSL_XMIT_VETH] = "veth_xmit",
+		[NSL_XMIT_NETKIT] = "netkit_xmit",
+		[NSL_XMIT_BRIDGE] = "br_dev_xmit",
 	};
 	uint64_t flen[NSL_HANDOVER_XMITS];
 	int err;
 
 	memset(l->handover_xmit, 0, sizeof(l->handover_xmit));
 	err = nsl_ksym_ranges(funcs, NSL_HANDOVER_XMITS, l->handover_xmit, flen);
-	if (err || !l->handover_xmit[0]) {
+	if (err || !l->handover_xmit[NSL_XMIT_VETH]) {
 		snprintf(why, len, "no address for veth_xmit in /proc/kallsyms%s",
 			 err ? "" : " (veth module not loaded, or hidden by "
 			 "kernel.kptr_restrict)");

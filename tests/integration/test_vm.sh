@@ -774,19 +774,26 @@ in_kernel() {
 VM_TESTS+=(handover_fentry)
 VM_FALLBACK_TESTS+=(handover_fallback_agree)
 
-# handover_samples MODE: one hand-over sample per datagram the pod read,
-# grouped under the node's end of the veth, none unmatched
+# handover_samples MODE: one hand-over sample per datagram each pod read,
+# grouped under the node's end of its veth (the routed pod's b1, the
+# bridged pod's port q1), none unmatched
 handover_samples() {
-	local f=$OUT/handover-$1.json reads
+	local f=$OUT/handover-$1.json reads reads_q
 	expect_guest_rc handover-$1 0 || return 1
 	reads=$(json_field "$OUT/handover.server" reads) || { fail "no pod reader report"; return 1; }
+	reads_q=$(json_field "$OUT/handover.server-q" reads) ||
+		{ fail "no bridged pod reader report"; return 1; }
 	expect "datagrams the pod read" "$reads" -eq 300 || return 1
-	expect_samples handover-$1 netns-handover "$reads"
+	expect "datagrams the bridged pod read" "$reads_q" -eq 300 || return 1
+	expect "$1: hand-over samples, routed pod (b1)" \
+		"$($JQ "$f" count netns-handover ifname=b1)" -eq "$reads"
+	expect "$1: hand-over samples, bridged pod (port q1)" \
+		"$($JQ "$f" count netns-handover ifname=q1)" -eq "$reads_q"
 	expect "$1: handover_unmatched" "$($JQ "$f" counter netns-handover handover_unmatched)" -eq 0
-	expect "$1: hand-over group" "$($JQ "$f" groups netns-handover ifname)" = b1
-	# the pod's enqueue hook, where the kernel gives it this method
+	expect "$1: hand-over groups" "$($JQ "$f" groups netns-handover ifname)" = "b1 q1"
+	# the pods' enqueue hook, where the kernel gives it this method
 	[ "$(expected "$KERNEL" udp-socket-enqueued "$1")" = unavailable ] ||
-		expect_samples handover-$1 udp-socket-enqueued "$reads"
+		expect_samples handover-$1 udp-socket-enqueued "$((reads + reads_q))"
 	HANDOVER_N=$($JQ "$f" count netns-handover)
 }
 

@@ -498,6 +498,8 @@ fi
 # to a "pod" P over veth (b1 -> p0); the tool runs in B (the node's own
 # namespace, where the netfilter fallback's link goes), one instance per
 # attach mode at once, on the same 300 datagrams to a reader in P.
+# Two pods behind the node B: P over a routed veth (b1), Q behind a
+# bridge br0 whose port is Q's veth (q1), as docker0 or cni0 make them.
 handover_up() {
 	/nsl/ip netns add P &&
 	/nsl/ip link add b1 netns B type veth peer name p0 netns P &&
@@ -505,17 +507,29 @@ handover_up() {
 	/nsl/ip -n P link set lo up && /nsl/ip -n B link set b1 up && /nsl/ip -n P link set p0 up &&
 	/nsl/ip netns exec B sysctl -w net.ipv4.ip_forward=1 > /dev/null &&
 	/nsl/ip -n A route add 198.18.5.0/24 via $WIRE_ADDR &&
-	/nsl/ip -n P route add default via 198.18.5.1
+	/nsl/ip -n P route add default via 198.18.5.1 &&
+	/nsl/ip netns add Q &&
+	/nsl/ip -n B link add br0 type bridge &&
+	/nsl/ip link add q1 netns B type veth peer name q0 netns Q &&
+	/nsl/ip -n B link set q1 master br0 &&
+	/nsl/ip -n B addr add 198.18.6.1/24 dev br0 && /nsl/ip -n Q addr add 198.18.6.2/24 dev q0 &&
+	/nsl/ip -n Q link set lo up && /nsl/ip -n B link set br0 up &&
+	/nsl/ip -n B link set q1 up && /nsl/ip -n Q link set q0 up &&
+	/nsl/ip -n A route add 198.18.6.0/24 via $WIRE_ADDR &&
+	/nsl/ip -n Q route add default via 198.18.6.1
 }
 
 run_handover() {	# run_handover MODE...
 	local m pids=() i
 	handover_up || { say "GUEST ERROR handover setup"; return; }
-	rm -f /tmp/ready
+	rm -f /tmp/ready /tmp/ready-q
 	/nsl/ip netns exec P trafficgen server --proto udp --bind 198.18.5.2 --port 5401 \
 		--count 300 --duration-s 60 --ready-file /tmp/ready > /tmp/handover.server &
 	SERVER_JOB=$!
-	wait_file 60 /tmp/ready || say "GUEST ERROR server handover"
+	/nsl/ip netns exec Q trafficgen server --proto udp --bind 198.18.6.2 --port 5402 \
+		--count 300 --duration-s 60 --ready-file /tmp/ready-q > /tmp/handover.server-q &
+	local bridged=$!
+	wait_file 60 /tmp/ready && wait_file 60 /tmp/ready-q || say "GUEST ERROR server handover"
 	for m in "$@"; do
 		/nsl/ip netns exec B netstacklat -F json -r 1 -o /tmp/handover-$m.json --attach=$m \
 			-n -1 -I -e udp-socket-enqueued,netns-handover --bpf-stats 2> /tmp/handover-$m.err &
@@ -529,7 +543,9 @@ run_handover() {	# run_handover MODE...
 	done
 	/nsl/ip netns exec A trafficgen client --proto udp --connect 198.18.5.2 --port 5401 \
 		--count 300 --interval-us 2000 > /tmp/handover.client
-	wait $SERVER_JOB
+	/nsl/ip netns exec A trafficgen client --proto udp --connect 198.18.6.2 --port 5402 \
+		--count 300 --interval-us 2000 > /tmp/handover.client-q
+	wait $SERVER_JOB $bridged
 	for i in "${!pids[@]}"; do
 		m=${@:$((i + 1)):1}
 		kill -INT ${pids[$i]}
@@ -538,6 +554,7 @@ run_handover() {	# run_handover MODE...
 		for f in json err rc; do emit "handover-$m.$f" /tmp/handover-$m.$f; done
 	done
 	emit handover.server /tmp/handover.server
+	emit handover.server-q /tmp/handover.server-q
 	# a refused program: libbpf's account of the verifier's, for the host
 	if grep -q "refused at load" /tmp/handover-*.err; then
 		netstacklat -v -l -e netns-handover 2>&1 | tail -60 > /tmp/handover-verbose
