@@ -22,7 +22,8 @@ WORKLOADS = ("stream", "rr", "udp")
 # the baseline runs the first four (an older build may lack --resolution)
 BASE_CONFIGS = ("ours", "ours_y", "ours_I", "ours_C")
 SAMPLED = (8, 64)      # --sample N, issue #26
-COST_CONFIGS = BASE_CONFIGS + ("ours_r8", "ours_C8") + tuple(f"ours_s{n}" for n in SAMPLED)
+COST_CONFIGS = (BASE_CONFIGS + ("ours_r8", "ours_C8") + tuple(f"ours_s{n}" for n in SAMPLED)
+                + ("ours_ctxfloor",))
 # scripts/bench --baseline: the baseline build's configurations are ours
 # with this prefix, its throughput mode is "base".
 BASE = "base_"
@@ -332,6 +333,41 @@ def program_rows(cost, tool):
             "per_workload": per_w,
         })
     return rows
+
+
+def data_ready_floors(cost):
+    """tp_data_ready (issue #26) against two clock-only floors, ns per run
+    per workload: floor_clock alone (floor.bpf.c, no other program
+    attached) and the same clock read in tp_data_ready's place in a full
+    build of the tool (ours_ctxfloor: the other programs share the caches,
+    as they do with ours)."""
+    ours = cost["ours"].get("tp_data_ready")
+    ctx = cost["ours_ctxfloor"].get("tp_data_ready")
+    alone = cost["floor"].get("floor_clock")
+    if not ours:
+        return None
+    out = {}
+    for w in WORKLOADS + ("all",):
+        o = ours["avg_ns"] if w == "all" else avg_in(ours, w)
+        a = (alone or {}).get("avg_ns") if w == "all" else avg_in(alone, w)
+        c = (ctx or {}).get("avg_ns") if w == "all" else avg_in(ctx, w)
+        out[w] = {"ours_ns": o, "floor_alone_ns": a, "floor_in_context_ns": c,
+                  "ratio_alone": o / a if o and a else None,
+                  "ratio_in_context": o / c if o and c else None}
+    return out
+
+
+def print_data_ready_floors(f):
+    print("\ntp_data_ready against its clock-only floor (issue #26), ns per run:")
+    print("  %-8s %6s %12s %6s %16s %6s" % ("workload", "ours", "floor alone", "ratio",
+                                             "floor in context", "ratio"))
+    for w in ("all",) + WORKLOADS:
+        r = f[w]
+        print("  %-8s %6s %12s %6s %16s %6s" % (
+            w, fmt(r["ours_ns"]), fmt(r["floor_alone_ns"]), fmt(r["ratio_alone"], ".2f"),
+            fmt(r["floor_in_context_ns"]), fmt(r["ratio_in_context"], ".2f")))
+    print("  (alone: floor_clock with no other program attached; in context: the clock\n"
+          "  alone in tp_data_ready's place, the tool's other programs attached)")
 
 
 def minus(a, b):
@@ -651,6 +687,7 @@ def main():
                      "tool_bpf_stats": tool},
         "throughput": tput,
         "report_cost": rep,
+        "data_ready_floors": data_ready_floors(cost),
         "bucket_lookup": slot,
         "shared_counter_add": atomic,
         "targets": [{"target": t, "measured": m, "met": ok} for t, m, ok in targets],
@@ -664,6 +701,8 @@ def main():
         json.dump(result, f, indent=1)
         f.write("\n")
     print_table(header, rows, events, cost["floor"], tput, rep, targets, seconds, rounds)
+    if result["data_ready_floors"]:
+        print_data_ready_floors(result["data_ready_floors"])
     if slot:
         print("\nbucket lookup alone (BPF_PROG_TEST_RUN, tests/bench/slotbench.bpf.c): "
               "ns per sample, median of %d rounds of %d runs x %d lookups"
