@@ -131,11 +131,11 @@ def short_hooks(hooks):
     return ",".join(hooks)
 
 
-def cost_round(raw, cfg, r):
+def cost_round(raw, cfg, r, workloads=WORKLOADS, phase="cost"):
     """One round: per program, runs and run time in total and per workload."""
-    base = os.path.join(raw, f"cost-{cfg}-r{r}")
+    base = os.path.join(raw, f"{phase}-{cfg}-r{r}")
     ids = {int(i) for i in open(base + ".ids").read().split()}
-    snaps = ["0"] + list(WORKLOADS)
+    snaps = ["0"] + list(workloads)
     lists = {s: load(f"{base}-{s}.progs.json") for s in snaps}
     counters = {s: {p["id"]: (p.get("run_cnt", 0), p.get("run_time_ns", 0))
                     for p in lists[s] if p["id"] in ids} for s in snaps}
@@ -147,8 +147,8 @@ def cost_round(raw, cfg, r):
     for pid, name in names.items():
         entry = {}
         prev = "0"
-        for w in WORKLOADS + ("all",):
-            first, last = ("0", WORKLOADS[-1]) if w == "all" else (prev, w)
+        for w in tuple(workloads) + ("all",):
+            first, last = ("0", workloads[-1]) if w == "all" else (prev, w)
             runs = counters[last][pid][0] - counters[first][pid][0]
             ns = counters[last][pid][1] - counters[first][pid][1]
             entry[w] = {"runs": runs, "run_time_ns": ns}
@@ -162,15 +162,15 @@ def median_or_none(values):
     return statistics.median(values) if values else None
 
 
-def cost_config(raw, cfg, rounds):
+def cost_config(raw, cfg, rounds, workloads=WORKLOADS, phase="cost"):
     """Per program and workload: the median over the rounds of ns per run
     (a round counts where the program ran at least MIN_RUNS times; 'all'
     counts in any case), runs added up."""
-    per_round = [cost_round(raw, cfg, r) for r in range(1, rounds + 1)]
+    per_round = [cost_round(raw, cfg, r, workloads, phase) for r in range(1, rounds + 1)]
     progs = {}
     for name in per_round[0]:
         entry = {"program": name, "per_workload": {}, "rounds": []}
-        for w in WORKLOADS + ("all",):
+        for w in tuple(workloads) + ("all",):
             cells = [pr[name][w] for pr in per_round if name in pr]
             avgs = [c["run_time_ns"] / c["runs"] for c in cells
                     if c["runs"] >= (1 if w == "all" else MIN_RUNS)]
@@ -355,6 +355,44 @@ def data_ready_floors(cost):
                   "ratio_alone": o / a if o and a else None,
                   "ratio_in_context": o / c if o and c else None}
     return out
+
+
+CPUS_WORKLOADS = ("udp", "udp2")
+
+
+def grouped_by_cpus(raw, rounds):
+    """The CPU-count phase (scripts/bench cpus_phase): per program, ns per
+    run ungrouped and with -I, one UDP flood (1 CPU receiving) and two (2
+    CPUs). None where the phase did not run."""
+    if not os.path.exists(os.path.join(raw, "cpus-ours-r1.ids")):
+        return None
+    cost = {cfg: cost_config(raw, cfg, rounds, CPUS_WORKLOADS, "cpus")[0]
+            for cfg in ("ours", "ours_I")}
+    rows = []
+    for name in FLOOR_OF:
+        if name not in cost["ours"]:
+            continue
+        row = {"program": name}
+        for cfg, key in (("ours", "plain"), ("ours_I", "grouped")):
+            for w, n in (("udp", 1), ("udp2", 2)):
+                row[f"{key}_{n}cpu_ns"] = avg_in(cost[cfg].get(name), w)
+        if any(v is not None for k, v in row.items() if k != "program"):
+            rows.append(row)
+    return rows
+
+
+def print_grouped_by_cpus(rows):
+    print("\ngrouped histograms by busy CPUs (issue #26): ns per run, one 64-byte UDP flood"
+          "\n(the receive path on 1 CPU) and two at once (on 2 CPUs, the same veth):")
+    print("  %-22s %12s %12s %12s %12s %10s" % ("program", "plain 1 CPU", "plain 2 CPUs",
+                                              "-I 1 CPU", "-I 2 CPUs", "-I extra"))
+    for r in rows:
+        extra = minus(minus(r["grouped_2cpu_ns"], r["plain_2cpu_ns"]),
+                      minus(r["grouped_1cpu_ns"], r["plain_1cpu_ns"]))
+        print("  %-22s %12s %12s %12s %12s %10s" % (
+            r["program"], fmt(r["plain_1cpu_ns"]), fmt(r["plain_2cpu_ns"]),
+            fmt(r["grouped_1cpu_ns"]), fmt(r["grouped_2cpu_ns"]), fmt(extra, "+.0f")))
+    print("  (-I extra: what -I costs above ungrouped at 2 busy CPUs, less what it costs at 1)")
 
 
 def print_data_ready_floors(f):
@@ -688,6 +726,7 @@ def main():
         "throughput": tput,
         "report_cost": rep,
         "data_ready_floors": data_ready_floors(cost),
+        "grouped_by_cpus": grouped_by_cpus(raw, cost_rounds),
         "bucket_lookup": slot,
         "shared_counter_add": atomic,
         "targets": [{"target": t, "measured": m, "met": ok} for t, m, ok in targets],
@@ -703,6 +742,8 @@ def main():
     print_table(header, rows, events, cost["floor"], tput, rep, targets, seconds, rounds)
     if result["data_ready_floors"]:
         print_data_ready_floors(result["data_ready_floors"])
+    if result["grouped_by_cpus"]:
+        print_grouped_by_cpus(result["grouped_by_cpus"])
     if slot:
         print("\nbucket lookup alone (BPF_PROG_TEST_RUN, tests/bench/slotbench.bpf.c): "
               "ns per sample, median of %d rounds of %d runs x %d lookups"

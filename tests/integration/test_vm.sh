@@ -109,7 +109,7 @@ VM_UDP_READ_FALLBACK_TESTS=(fallback_udp_read_agrees fallback_queue_length
 VM_TESTS_510=(boot kernel kernel_probe expected_methods fentry_attach fentry_samples
 	      fentry_one_sample_per_read fentry_known_answer
 	      fentry_hol_forced_rto clock_step departure_times kernel_notes
-	      fallback load_refused)
+	      fallback load_refused handover_fentry)
 
 kernel_tests() {	# kernel_tests KERNEL: its test names, vm61_boot ...
 	local t tests=("${VM_TESTS[@]}")

@@ -428,76 +428,6 @@ lists() {
 	list_verbose
 }
 
-# Linux 5.10: the fentry hooks, one sample per read, the known answer,
-# the HOL filter's forced RTO (its state in an LRU hash there), the
-# clock without bpf_ktime_get_tai_ns(): what 5.10 can serve, cheaply
-# (under TCG every scenario costs seconds; docs/vm-test.md)
-if [[ $(uname -r) == 5.10.* ]]; then
-	lists
-	netstacklat -C -l > /tmp/group.out 2>&1
-	echo $? > /tmp/group.rc
-	emit group.err /tmp/group.out
-	emit group.rc /tmp/group.rc
-	run_all fentry-all fentry $VETH_ADDR --bpf-stats
-	run_reads fentry-reads fentry
-	run_udp_reads fentry-udpreads fentry
-	run_known fentry-known fentry
-	testbed_up && {
-		run_hol fentry-hol fentry "tb_rule_nth 5 1 4" \
-			--count 10 --msg-size 2000 --interval-us 400000
-		testbed_down
-	}
-	run_clock_step fentry-clock fentry
-	run_departure fentry-mono fentry
-	run_all fallback-all fallback $WIRE_ADDR
-	finish
-fi
-
-lists
-
-run_all fentry-all fentry $VETH_ADDR --bpf-stats
-run_reads fentry-reads fentry
-run_udp_reads fentry-udpreads fentry
-run_known fentry-known fentry
-# 8 buckets per power of two, grouped (shared histograms, atomic adds)
-run_known fentry-res8 fentry --resolution 8 -C
-run_errqueue fentry-errq fentry
-run_mptcp fentry-mptcp fentry
-run_qlen fentry-qlen fentry
-run_hol_all fentry
-run_peek fentry-peek fentry
-run_pinned fentry-pinned fentry
-# the collapsed reads in both modes at once where tcp-socket-read has both
-if [ "$(awk '$1 == "tcp-socket-read" { print $2 }' /tmp/list-fallback.out)" != unavailable ]; then
-	run_collapse collapse fentry fallback
-else
-	run_collapse collapse fentry
-fi
-# TCP over the wire: the netfilter hooks see it with an RX timestamp
-run_all fallback-all fallback $WIRE_ADDR
-# the read tests again where tcp-socket-read has a fallback (6.12 and sid, not 6.1)
-if [ "$(awk '$1 == "tcp-socket-read" { print $2 }' /tmp/list-fallback.out)" != unavailable ]; then
-	run_reads fallback-reads fallback
-	run_known fallback-known fallback
-	run_errqueue fallback-errq fallback
-	run_mptcp fallback-mptcp fallback
-	run_hol_all fallback
-	run_agree agree
-fi
-# UDP reads where they have a fallback (6.3 to 6.17: 6.12, not sid): one sample per read,
-# and the same latencies as fentry's of the same reads (2 ms in the queue)
-if [ "$(awk '$1 == "udp-socket-read" { print $2 }' /tmp/list-fallback.out)" != unavailable ]; then
-	run_udp_reads fallback-udpreads fallback
-	run_qlen fallback-qlen fallback
-	run_peek fallback-peek fallback
-	run_pair pair-udpread udp-socket-read udp "--count 200 --duration-s 60 --read-delay-ms 2" \
-		"--count 200 --interval-us 5000"
-fi
-
-# netns-handover (opt-in): A sends over the TUN wire to B, which routes
-# to a "pod" P over veth (b1 -> p0); the tool runs in B (the node's own
-# namespace, where the netfilter fallback's link goes), one instance per
-# attach mode at once, on the same 300 datagrams to a reader in P.
 # Two pods behind the node B: P over a routed veth (b1), Q behind a
 # bridge br0 whose port is Q's veth (q1), as docker0 or cni0 make them.
 handover_up() {
@@ -561,6 +491,77 @@ run_handover() {	# run_handover MODE...
 		emit handover-verbose /tmp/handover-verbose
 	fi
 }
+# Linux 5.10: the fentry hooks, one sample per read, the known answer,
+# the HOL filter's forced RTO (its state in an LRU hash there), the
+# clock without bpf_ktime_get_tai_ns(): what 5.10 can serve, cheaply
+# (under TCG every scenario costs seconds; docs/vm-test.md)
+if [[ $(uname -r) == 5.10.* ]]; then
+	lists
+	netstacklat -C -l > /tmp/group.out 2>&1
+	echo $? > /tmp/group.rc
+	emit group.err /tmp/group.out
+	emit group.rc /tmp/group.rc
+	run_all fentry-all fentry $VETH_ADDR --bpf-stats
+	run_reads fentry-reads fentry
+	run_udp_reads fentry-udpreads fentry
+	run_known fentry-known fentry
+	testbed_up && {
+		run_hol fentry-hol fentry "tb_rule_nth 5 1 4" \
+			--count 10 --msg-size 2000 --interval-us 400000
+		testbed_down
+	}
+	run_clock_step fentry-clock fentry
+	run_departure fentry-mono fentry
+	run_all fallback-all fallback $WIRE_ADDR
+	run_handover fentry
+	finish
+fi
+
+lists
+
+run_all fentry-all fentry $VETH_ADDR --bpf-stats
+run_reads fentry-reads fentry
+run_udp_reads fentry-udpreads fentry
+run_known fentry-known fentry
+# 8 buckets per power of two, grouped (shared histograms, atomic adds)
+run_known fentry-res8 fentry --resolution 8 -C
+run_errqueue fentry-errq fentry
+run_mptcp fentry-mptcp fentry
+run_qlen fentry-qlen fentry
+run_hol_all fentry
+run_peek fentry-peek fentry
+run_pinned fentry-pinned fentry
+# the collapsed reads in both modes at once where tcp-socket-read has both
+if [ "$(awk '$1 == "tcp-socket-read" { print $2 }' /tmp/list-fallback.out)" != unavailable ]; then
+	run_collapse collapse fentry fallback
+else
+	run_collapse collapse fentry
+fi
+# TCP over the wire: the netfilter hooks see it with an RX timestamp
+run_all fallback-all fallback $WIRE_ADDR
+# the read tests again where tcp-socket-read has a fallback (6.12 and sid, not 6.1)
+if [ "$(awk '$1 == "tcp-socket-read" { print $2 }' /tmp/list-fallback.out)" != unavailable ]; then
+	run_reads fallback-reads fallback
+	run_known fallback-known fallback
+	run_errqueue fallback-errq fallback
+	run_mptcp fallback-mptcp fallback
+	run_hol_all fallback
+	run_agree agree
+fi
+# UDP reads where they have a fallback (6.3 to 6.17: 6.12, not sid): one sample per read,
+# and the same latencies as fentry's of the same reads (2 ms in the queue)
+if [ "$(awk '$1 == "udp-socket-read" { print $2 }' /tmp/list-fallback.out)" != unavailable ]; then
+	run_udp_reads fallback-udpreads fallback
+	run_qlen fallback-qlen fallback
+	run_peek fallback-peek fallback
+	run_pair pair-udpread udp-socket-read udp "--count 200 --duration-s 60 --read-delay-ms 2" \
+		"--count 200 --interval-us 5000"
+fi
+
+# netns-handover (opt-in): A sends over the TUN wire to B, which routes
+# to a "pod" P over veth (b1 -> p0); the tool runs in B (the node's own
+# namespace, where the netfilter fallback's link goes), one instance per
+# attach mode at once, on the same 300 datagrams to a reader in P.
 if [ "$(awk '/^  / && $1 == "netns-handover" { print $2 }' /tmp/list-fallback.out)" = netfilter ]; then
 	run_handover fentry fallback
 else
