@@ -785,12 +785,17 @@ handover_samples() {
 		{ fail "no bridged pod reader report"; return 1; }
 	expect "datagrams the pod read" "$reads" -eq 300 || return 1
 	expect "datagrams the bridged pod read" "$reads_q" -eq 300 || return 1
-	expect "$1: hand-over samples, routed pod (b1)" \
-		"$($JQ "$f" count netns-handover ifname=b1)" -eq "$reads"
-	expect "$1: hand-over samples, bridged pod (port q1)" \
-		"$($JQ "$f" count netns-handover ifname=q1)" -eq "$reads_q"
+	if [ "$KERNEL" = 5.10 ]; then	# no -I there (5.12): both pods together
+		expect "$1: hand-over samples, both pods" \
+			"$($JQ "$f" count netns-handover)" -eq "$((reads + reads_q))"
+	else
+		expect "$1: hand-over samples, routed pod (b1)" \
+			"$($JQ "$f" count netns-handover ifname=b1)" -eq "$reads"
+		expect "$1: hand-over samples, bridged pod (port q1)" \
+			"$($JQ "$f" count netns-handover ifname=q1)" -eq "$reads_q"
+		expect "$1: hand-over groups" "$($JQ "$f" groups netns-handover ifname)" = "b1 q1"
+	fi
 	expect "$1: handover_unmatched" "$($JQ "$f" counter netns-handover handover_unmatched)" -eq 0
-	expect "$1: hand-over groups" "$($JQ "$f" groups netns-handover ifname)" = "b1 q1"
 	# the pods' enqueue hook, where the kernel gives it this method
 	[ "$(expected "$KERNEL" udp-socket-enqueued "$1")" = unavailable ] ||
 		expect_samples handover-$1 udp-socket-enqueued "$((reads + reads_q))"

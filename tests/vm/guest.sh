@@ -450,7 +450,9 @@ handover_up() {
 }
 
 run_handover() {	# run_handover MODE...
-	local m pids=() i
+	local m pids=() i group=(-I)
+	# -I needs BPF atomic fetch-and-add (5.12): 5.10's counts are not grouped
+	[[ $(uname -r) == 5.10.* ]] && group=()
 	handover_up || { say "GUEST ERROR handover setup"; return; }
 	rm -f /tmp/ready /tmp/ready-q
 	/nsl/ip netns exec P trafficgen server --proto udp --bind 198.18.5.2 --port 5401 \
@@ -462,7 +464,8 @@ run_handover() {	# run_handover MODE...
 	wait_file 60 /tmp/ready && wait_file 60 /tmp/ready-q || say "GUEST ERROR server handover"
 	for m in "$@"; do
 		/nsl/ip netns exec B netstacklat -F json -r 1 -o /tmp/handover-$m.json --attach=$m \
-			-n -1 -I -e udp-socket-enqueued,netns-handover --bpf-stats 2> /tmp/handover-$m.err &
+			-n -1 "${group[@]}" -e udp-socket-enqueued,netns-handover --bpf-stats \
+			2> /tmp/handover-$m.err &
 		pids+=($!)
 		i=0
 		while ! grep -q attached /tmp/handover-$m.err && [ $i -lt 1200 ]; do
