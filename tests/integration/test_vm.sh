@@ -727,7 +727,11 @@ collapsed() {
 	echo "  $1: $reads reads, $COLLAPSE_N samples, $hol left out (HOL), $COLLAPSE_NORX no_rx_tstamp;" \
 		"TCPRcvCollapsed +$((c1 - c0)); counters: $($JQ "$f" counters tcp-socket-read)"
 	expect "TCPRcvCollapsed grew" "$((c1 - c0))" -gt 0
-	expect "$1: reads without an RX timestamp (no_rx_tstamp)" "$COLLAPSE_NORX" -gt 0
+	# a kernel whose tcp_collapse() kept the stamp would give none: the
+	# invariant is the sum below (the host's test, on a known kernel,
+	# requires some: test_samples.sh)
+	[ "$COLLAPSE_NORX" = 0 ] &&
+		echo "  $1: note: no read without an RX timestamp on this kernel"
 	expect "$1: samples + left out + no_rx_tstamp + other counted = reads" \
 		"$((COLLAPSE_N + hol + COLLAPSE_NORX + other))" -eq "$reads"
 }
