@@ -100,25 +100,21 @@ struct {
 	__type(value, __u8);
 } filter_cgroup SEC(".maps");
 
-/* HOL filter state, created only for TCP sockets that saw OOO segments. */
-struct {
-	__uint(type, BPF_MAP_TYPE_SK_STORAGE);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, int);
-	__type(value, struct nsl_hol_state);
-} hol_state SEC(".maps");
-
 /*
- * The same state where tracing programs cannot call bpf_sk_storage_get()
- * (before v5.11, commit 8e4597c627fb "bpf: Allow using bpf_sk_storage in
- * FENTRY/FEXIT/RAW_TP"; cfg.hol_lru): an LRU hash keyed by the socket.
- * Its address alone would let a new socket inherit a closed one's state
+ * The HOL filter's state, for the TCP sockets that saw out-of-order
+ * segments (tcp_read_hol_blocked()): an LRU hash keyed by the socket, of
+ * a fixed size whatever the sockets. Socket storage, its home before,
+ * charged 264 bytes to every such socket for the rest of its life
+ * (docs/performance.md, "Kernel memory per socket": 264 MB at a million
+ * sockets), and tracing programs cannot use it before v5.11 (commit
+ * 8e4597c627fb "bpf: Allow using bpf_sk_storage in FENTRY/FEXIT/RAW_TP"),
+ * where this hash served already: one design on every kernel now.
+ * The socket's address alone would let a new socket inherit a closed one's state
  * (nothing removes an entry when a socket is freed, and the allocator
  * hands its memory out again), so the key also holds the inode number of
  * the socket's file (sock_alloc() gives each a new one, get_next_ino():
  * the same address and number again only after 2^32 sockets). A socket
- * without a file (a kernel socket) has 0 there. The loader sizes it
- * (NSL_HOL_LRU_ENTRIES when used, else 1). When it is full, the entry of
+ * without a file (a kernel socket) has 0 there. When it is full, the entry of
  * the socket read least recently goes: if that socket reads again with
  * out-of-order segments behind it, its state starts from zero, which
  * nsl_hol_exclude() takes as new out-of-order data: that read is left out

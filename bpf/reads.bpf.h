@@ -9,16 +9,13 @@
 #ifndef NSL_READS_BPF_H
 #define NSL_READS_BPF_H
 
-/* sk's HOL state, created if need be (hol_state, or hol_lru); NULL: none */
+/* sk's HOL state, created if need be (hol_lru); NULL: none */
 static __always_inline struct nsl_hol_state *hol_state_get(struct sock *sk)
 {
 	struct nsl_hol_key key = {};
 	struct nsl_hol_state zero = {}, *st;
 	struct socket *sock;
 
-	if (!cfg.hol_lru)
-		return bpf_sk_storage_get(&hol_state, sk, NULL,
-					  BPF_SK_STORAGE_GET_F_CREATE);
 	key.sk = (__u64)sk;
 	/* BTF-typed loads: a NULL pointer on the way reads as 0 */
 	sock = sk->sk_socket;

@@ -163,9 +163,10 @@ struct nsl_clock {
 #define NSL_UDP_FREE_FUNCS 3
 
 /*
- * The HOL filter's per-socket state where it is an LRU hash (cfg.hol_lru):
- * sockets with out-of-order data behind them that can be followed at
- * once; 65536 entries of 16 + 12 bytes, about 5 MiB with the hash's own.
+ * The HOL filter's per-socket state (bpf/maps.bpf.h, hol_lru): sockets
+ * with out-of-order data behind them that can be followed at once; 65536
+ * entries of 16 + 12 bytes, 6.3 MB with the hash's own (bpftool's
+ * memlock, 6.18), whatever the sockets.
  */
 #define NSL_HOL_LRU_ENTRIES 65536
 
@@ -228,12 +229,6 @@ struct nsl_config {
 	 * CLOCK_MONOTONIC (bpf/clock.bpf.h).
 	 */
 	__u8 clock_mono;
-	/*
-	 * Kernels where tracing programs cannot call bpf_sk_storage_get()
-	 * (before v5.11): the HOL filter keeps its per-socket state in an
-	 * LRU hash (bpf/netstacklat.bpf.c, hol_lru).
-	 */
-	__u8 hol_lru;
 	__u32 max_groups;	/* -I/-C: groups that get a histogram */
 	/* ---- 48 bytes so far; below, what only some packets need ---- */
 	/* the thresholds of schemas 1..3 (--resolution above 1) */

@@ -304,14 +304,12 @@ static void probe_kernel_bpf(struct nsl_loader *l, const struct btf *vmlinux)
 		nsl_counter_kernel_hooks[NSL_CNT_NOT_RX_TSTAMP] |=
 			1u << NSL_HOOK_TCP_SOCK_READ | 1u << NSL_HOOK_UDP_SOCK_READ;
 	l->clock_mono = !tracing_has_helper(vmlinux, BPF_FUNC_ktime_get_tai_ns);
-	l->hol_lru = !tracing_has_helper(vmlinux, BPF_FUNC_sk_storage_get);
 	l->no_task_storage = libbpf_probe_bpf_map_type(BPF_MAP_TYPE_TASK_STORAGE,
 						       NULL) <= 0;
 	if (l->clock_mono)
 		l->offs_real_addr = offs_real_address(vmlinux);
-	pr_debug("clock: %s; HOL state: %s; task storage: %s; departure times %s\n",
+	pr_debug("clock: %s; task storage: %s; departure times %s\n",
 		 l->clock_mono ? "bpf_ktime_get_ns() + offset" : "bpf_ktime_get_tai_ns()",
-		 l->hol_lru ? "LRU hash" : "socket storage",
 		 l->no_task_storage ? "no" : "yes",
 		 marked ? "marked in the skb" : "told by value");
 }
@@ -830,7 +828,6 @@ static void fill_config(const struct nsl_loader *l, const struct nsl_options *o,
 	       sizeof(cfg->schema_thresholds));
 	cfg->max_groups = o->max_groups;
 	cfg->clock_mono = l->clock_mono;
-	cfg->hol_lru = l->hol_lru;
 	cfg->mono_tstamp_limit = mono_tstamp_limit();
 	memcpy(cfg->udp_free_at, l->udp_free_at, sizeof(cfg->udp_free_at));
 	memcpy(cfg->udp_free_len, l->udp_free_len, sizeof(cfg->udp_free_len));
@@ -867,7 +864,6 @@ static struct netstacklat_bpf *open_object(const struct nsl_loader *l,
 	if (l->hooks[NSL_HOOK_TCP_SOCK_ENQUEUED].method != NSL_METHOD_TRACEPOINT &&
 	    l->hooks[NSL_HOOK_UDP_SOCK_ENQUEUED].method != NSL_METHOD_TRACEPOINT)
 		bpf_map__set_max_entries(s->maps.tail_state, 1);
-	bpf_map__set_max_entries(s->maps.hol_lru, l->hol_lru ? NSL_HOL_LRU_ENTRIES : 1);
 	/* only the tracepoint read fallbacks use it, which need 5.11+ anyway */
 	if (l->no_task_storage)
 		bpf_map__set_autocreate(s->maps.read_state, false);

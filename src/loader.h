@@ -42,10 +42,9 @@ struct nsl_loader {
 	uint64_t handover_xmit[NSL_HANDOVER_XMITS];
 	/*
 	 * What this kernel's BPF lacks and the tool works around (probed in
-	 * nsl_loader_probe(); cfg.clock_mono, cfg.hol_lru; -l says so).
+	 * nsl_loader_probe(); cfg.clock_mono; -l says so).
 	 */
 	bool clock_mono;	/* no bpf_ktime_get_tai_ns() (before 6.1) */
-	bool hol_lru;		/* no bpf_sk_storage_get() in tracing (5.11) */
 	bool no_task_storage;	/* no BPF_MAP_TYPE_TASK_STORAGE (5.11) */
 	uint64_t offs_real_addr; /* &tk_core.timekeeper.offs_real, or 0 */
 	bool clock_set;		/* nsl_clock in the BPF object was written */

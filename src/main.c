@@ -88,16 +88,12 @@ static void print_kernel_notes(const struct nsl_loader *l, FILE *f)
 {
 	bool no_fetch = !nsl_loader_has_atomic_fetch();
 
-	if (!l->clock_mono && !l->hol_lru && !no_fetch)
+	if (!l->clock_mono && !no_fetch)
 		return;
 	fprintf(f, "what this kernel's BPF lacks, and what the tool does instead:\n");
 	if (l->clock_mono)
 		fprintf(f, "  %-20s %s\n", "clock", "no bpf_ktime_get_tai_ns() (Linux 6.1): "
 			"bpf_ktime_get_ns() plus the CLOCK_REALTIME offset the tool keeps");
-	if (l->hol_lru)
-		fprintf(f, "  %-20s HOL filter state in an LRU hash of %d sockets: no "
-			"bpf_sk_storage_get() in tracing programs (Linux 5.11)\n",
-			"tcp-socket-read", NSL_HOL_LRU_ENTRIES);
 	if (no_fetch)
 		fprintf(f, "  %-20s %s\n", "-I, -C", "unavailable: no BPF atomic "
 			"fetch-and-add (Linux 5.12)");

@@ -104,7 +104,7 @@ VM_UDP_READ_FALLBACK_TESTS=(fallback_udp_read_agrees fallback_queue_length
 
 # 5.10: what it can serve, cheaply (tests/vm/guest.sh runs only these
 # scenarios there): the fentry hooks, one sample per read, the known
-# answer, the HOL filter's forced RTO (its state in an LRU hash), the
+# answer, the HOL filter's forced RTO (its state in the LRU hash), the
 # clock without bpf_ktime_get_tai_ns() through a step, and -C refused
 VM_TESTS_510=(boot kernel kernel_probe expected_methods fentry_attach fentry_samples
 	      fentry_one_sample_per_read fentry_known_answer
@@ -193,16 +193,16 @@ vm_kernel() {
 
 # What the loader found the kernel's BPF to lack (its -v line; probed,
 # not taken from the version): on 5.10 the clock without
-# bpf_ktime_get_tai_ns(), the HOL state in an LRU hash, departure times
-# told by value; from 6.1 none of it
+# bpf_ktime_get_tai_ns(), no task storage, departure times told by value;
+# from 6.1 none of it
 vm_kernel_probe() {
 	local line want
 	line=$(grep "^netstacklat: clock: " "$OUT/list-verbose" 2>/dev/null)
 	[ -n "$line" ] || { fail "no clock line in -v -l"; return; }
 	if [ "$KERNEL" = 5.10 ]; then
-		want="clock: bpf_ktime_get_ns() + offset; HOL state: LRU hash; task storage: no; departure times told by value"
+		want="clock: bpf_ktime_get_ns() + offset; task storage: no; departure times told by value"
 	else
-		want="clock: bpf_ktime_get_tai_ns(); HOL state: socket storage; task storage: yes; departure times marked in the skb"
+		want="clock: bpf_ktime_get_tai_ns(); task storage: yes; departure times marked in the skb"
 	fi
 	[[ $line == *"$want" ]] || fail "$KERNEL: '$line', expected '... $want'"
 }
@@ -454,8 +454,6 @@ vm_kernel_notes() {
 	local f=$OUT/list-auto
 	grep -q "^  clock .*bpf_ktime_get_tai_ns() (Linux 6.1)" "$f" ||
 		fail "-l does not say the clock has no bpf_ktime_get_tai_ns(): $(cat "$f")"
-	grep -q "^  tcp-socket-read .*LRU hash.*(Linux 5.11)" "$f" ||
-		fail "-l does not say where the HOL state lives"
 	expect "exit status of -C -l" "$(cat "$OUT/group.rc" 2>/dev/null)" -eq 1
 	grep -q -- "-C: grouped histograms need .*Linux 5.12" "$OUT/group.err" ||
 		fail "-C: no clear refusal: $(cat "$OUT/group.err")"

@@ -495,7 +495,7 @@ run_handover() {	# run_handover MODE...
 	fi
 }
 # Linux 5.10: the fentry hooks, one sample per read, the known answer,
-# the HOL filter's forced RTO (its state in an LRU hash there), the
+# the HOL filter's forced RTO (the same LRU hash as everywhere), the
 # clock without bpf_ktime_get_tai_ns(): what 5.10 can serve, cheaply
 # (under TCG every scenario costs seconds; docs/vm-test.md)
 if [[ $(uname -r) == 5.10.* ]]; then
