@@ -107,13 +107,19 @@ static __always_inline int fwd_xmit(__u64 xmit)
 	       (xmit && xmit == cfg.handover_xmit[NSL_XMIT_BRIDGE]);
 }
 
+/* A BTF-typed device's ndo_start_xmit, 0 for none: two loads */
+static __always_inline __u64 dev_xmit(const struct net_device *dev)
+{
+	return dev ? (__u64)dev->netdev_ops->ndo_start_xmit : 0;
+}
+
 /*
- * The same for a BTF-typed device pointer: two loads and two compares,
- * the whole cost of the tracepoint program on other devices' packets.
+ * handover_xmit() for a device: two loads and two compares, the whole
+ * cost of the tracepoint program on other devices' packets.
  */
 static __always_inline int handover_dev(const struct net_device *dev)
 {
-	return dev && handover_xmit((__u64)dev->netdev_ops->ndo_start_xmit);
+	return handover_xmit(dev_xmit(dev));
 }
 
 /* skb is being forwarded to a device that hands over: remember its stamp */
@@ -260,9 +266,7 @@ int BPF_PROG(fentry_dev_forward_skb, struct net_device *peer,
 SEC("netfilter")
 int nf_handover_forward(struct bpf_nf_ctx *ctx)
 {
-	const struct net_device *out = ctx->state->out;
-
-	if (out && fwd_xmit((__u64)out->netdev_ops->ndo_start_xmit))
+	if (fwd_xmit(dev_xmit(ctx->state->out)))
 		handover_remember(ctx->skb);
 	return NF_ACCEPT;
 }

@@ -230,12 +230,19 @@ iface_churn_item() {
 	ip -n "$NS_B" link del "$b"
 }
 
+# churn_start NAME LIST: the readers' cgroup CHURN_CG (NAME), no reader
+# reports and no LIST (of the groups made) left from another test; 1
+# (and a skip) without a writable cgroup v2
+churn_start() {
+	[ -n "$CG_ROOT" ] && [ -w "$CG_ROOT/cgroup.procs" ] || { skip "no writable cgroup v2"; return 1; }
+	CHURN_CG=$CG_ROOT/nsl$ID-$1
+	mkdir -p "$CHURN_CG" && CGROUPS+=("$CHURN_CG")
+	rm -f "$TMP"/rd-*.json "$TMP/$2"
+}
+
 test_iface_churn() {
 	local out=$TMP/ifchurn.json after
-	[ -n "$CG_ROOT" ] && [ -w "$CG_ROOT/cgroup.procs" ] || { skip "no writable cgroup v2"; return; }
-	CHURN_CG=$CG_ROOT/nsl$ID-ifchurn
-	mkdir -p "$CHURN_CG" && CGROUPS+=("$CHURN_CG")
-	rm -f "$TMP"/rd-*.json "$TMP/ifindex"
+	churn_start ifchurn ifindex || return
 	: > "$TMP/tool.err"
 	ip netns exec "$NS_B" "$NSL" -F json -r 0.5 -o "$out" -e tcp-socket-read -y -I \
 		--max-groups 16 2> "$TMP/tool.err" &
@@ -274,10 +281,7 @@ netns_churn_item() {
 
 test_netns_churn() {
 	local out=$TMP/nschurn.json after
-	[ -n "$CG_ROOT" ] && [ -w "$CG_ROOT/cgroup.procs" ] || { skip "no writable cgroup v2"; return; }
-	CHURN_CG=$CG_ROOT/nsl$ID-nschurn
-	mkdir -p "$CHURN_CG" && CGROUPS+=("$CHURN_CG")
-	rm -f "$TMP"/rd-*.json "$TMP/netns"
+	churn_start nschurn netns || return
 	start_tool "$out" -n -1 -c "$CHURN_CG" -e tcp-socket-read -y -I --group-idle 2 \
 		--max-groups 32 -r 0.5 || return
 	churn_batches "$CHURN_NETNS" netns_churn_item

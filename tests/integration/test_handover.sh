@@ -303,6 +303,11 @@ test_handover_bridged() {
 	local out=$TMP/br.json
 	handover_available || { skip "netns-handover cannot attach here"; return; }
 	setup_bridged_pod || { skip "cannot make a bridge with a veth port here"; return; }
+	# a new bridge settles first (its port, the node's ARP entry for the
+	# pod, the bridge's IPv6 link-local start), before the tool counts
+	ip netns exec "$NS_A" "$TG" client --proto udp --connect $QADDR_P --port 5399 \
+		--count 5 --interval-us 200000 > /dev/null 2>&1
+	sleep 0.5
 	tc -n "$NS_B" qdisc add dev "$IF_QN" root tbf rate 10mbit burst 1600 \
 		latency ${TBF_LATENCY_MS}ms || { fail "cannot add tbf"; return; }
 	TOOL_ARGS=(-e udp-socket-enqueued,netns-handover)
