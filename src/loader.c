@@ -1106,8 +1106,11 @@ int nsl_loader_attach(struct nsl_loader *l, const struct nsl_options *o)
 	err = attach_hooks(l);
 	if (err)
 		return err;
-	/* "attached" must mean measuring: the first packets would be unstamped */
-	err = nsl_rx_timestamps_wait(2000);
+	/*
+	 * "attached" must mean measuring: the first packets would be
+	 * unstamped. On for 50 ms in a row: see nsl_rx_timestamps_wait().
+	 */
+	err = nsl_rx_timestamps_wait(2000, 50);
 	if (err == -ETIMEDOUT)
 		pr_warn("the kernel did not stamp received packets within 2 s: "
 			"samples start when it does\n");

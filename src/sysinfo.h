@@ -38,11 +38,12 @@ int nsl_enable_rx_timestamps(void);
 
 /*
  * Waits until the kernel really stamps received packets (the first user's
- * request takes effect a moment later), by a non-IP frame to itself over
- * loopback (needs CAP_NET_RAW). 0, -ETIMEDOUT, or another negative errno
- * when it cannot tell.
+ * request takes effect a moment later), by non-IP frames to itself over
+ * loopback (needs CAP_NET_RAW), stamped for settle_ms in a row. 0,
+ * -ETIMEDOUT after timeout_ms, or another negative errno when it cannot
+ * tell.
  */
-int nsl_rx_timestamps_wait(int timeout_ms);
+int nsl_rx_timestamps_wait(int timeout_ms, int settle_ms);
 
 /* Inode number of the network namespace at path (nsfs file). */
 int nsl_netns_inode(const char *path, uint64_t *ino);
