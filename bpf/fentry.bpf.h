@@ -141,12 +141,17 @@ static __always_inline void record_udp_read(struct sock *sk, __u64 ts,
 {
 	if (sample_skip(NSL_HOOK_UDP_SOCK_READ))
 		return;
-	if ((__s64)ts <= 0 || !reader_selected(sk))
+	if (!reader_selected(sk))
 		return;
 	if (need_ifindex() && !ifindex_selected(ifindex))
 		return;
 	if (!sk_netns_selected(sk))
 		return;
+	/* arrived while RX timestamping was off: counted (record_rx_fields()) */
+	if ((__s64)ts <= 0) {
+		count_event(NSL_HOOK_UDP_SOCK_READ, NSL_CNT_NO_RX_TSTAMP);
+		return;
+	}
 	if (!nsl_read_tstamp_is_rx(ts, cfg.mono_tstamp_limit)) {
 		count_event(NSL_HOOK_UDP_SOCK_READ, NSL_CNT_NOT_RX_TSTAMP);
 		return;

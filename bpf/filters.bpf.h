@@ -94,7 +94,7 @@ static __always_inline int reader_selected(struct sock *sk)
 /*
  * The hooks that see an skb on its way in, from its fields: ts is its
  * tstamp, 0 when RX timestamping was off when it arrived (nothing to
- * measure); ifindex its skb_iif (read only with -i/-I); is_rx whether
+ * measure: no_rx_tstamp); ifindex its skb_iif (read only with -i/-I); is_rx whether
  * tstamp is an RX timestamp (nsl_skb_tstamp_is_rx()); netns its namespace
  * (read only with -n or -I -n -1), already checked when netns_known;
  * now_tai the moment the sample stands for (nsl_now()), or 0
@@ -105,15 +105,19 @@ static __always_inline void record_rx_fields(__u32 hook, __u64 ts,
 					     __u64 netns, int netns_known,
 					     __u64 now_tai)
 {
-	if ((__s64)ts <= 0)
-		return;
 	if (need_ifindex() && !ifindex_selected(ifindex))
 		return;
 	if (!netns_known && cfg.netns_ino && netns != cfg.netns_ino)
 		return;
-	/* after the filters: counters cover what -i/-n select, as samples do */
-	if (!is_rx) {
-		count_event(hook, NSL_CNT_NOT_RX_TSTAMP);
+	/*
+	 * after the filters: counters cover what -i/-n select, as samples
+	 * do. No stamp at all: the packet arrived while the kernel's RX
+	 * timestamping was off (nsl_rx_timestamps_wait()): counted, so that
+	 * every packet a hook sees is a sample or a counter.
+	 */
+	if ((__s64)ts <= 0 || !is_rx) {
+		count_event(hook, (__s64)ts <= 0 ? NSL_CNT_NO_RX_TSTAMP :
+						   NSL_CNT_NOT_RX_TSTAMP);
 		return;
 	}
 	record_latency_at(hook, ts, now_tai ?: nsl_now(), ifindex,

@@ -112,7 +112,15 @@ int BPF_PROG(tp_data_ready, struct sock *sk)
 	if (!tail)
 		return 0;
 	ts = tail->tstamp;
-	if ((__s64)ts <= 0 || !tail_is_new(sk, tail, ts, hook))
+	/*
+	 * A UDP tail without a stamp is a datagram that arrived while RX
+	 * timestamping was off: record_rx() counts it (no_rx_tstamp), once
+	 * per tail. A TCP one may be no packet at all: a drop's call finds
+	 * the tail tcp_collapse() rebuilt without a stamp (the reads count
+	 * those, as no_rx_tstamp of tcp-socket-read).
+	 */
+	if (((__s64)ts <= 0 && hook == NSL_HOOK_TCP_SOCK_ENQUEUED) ||
+	    !tail_is_new(sk, tail, ts, hook))
 		return 0;
 	record_rx(tail, sk, hook, 1);
 	return 0;

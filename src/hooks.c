@@ -136,9 +136,12 @@ const struct nsl_counter_desc nsl_counters[NSL_NR_COUNTERS] = {
 		HOOK(TCP_SOCK_READ) },
 	[NSL_CNT_NO_RX_TSTAMP] = {
 		"no_rx_tstamp",
-		"TCP reads whose last skb had lost its RX timestamp: the kernel "
-		"rebuilt it when it collapsed the receive queue (TcpExtTCPRcvCollapsed).",
-		HOOK(TCP_SOCK_READ) },
+		"Packets (reads) without an RX timestamp: they arrived while the "
+		"kernel's RX timestamping was off (before the tool turned it on), "
+		"or, for TCP reads, their last skb was rebuilt when the kernel "
+		"collapsed the receive queue (TcpExtTCPRcvCollapsed).",
+		/* netns-handover: handover_unmatched */
+		ALL_HOOKS & ~HOOK(NETNS_HANDOVER) },
 	[NSL_CNT_HANDOVER_UNMATCHED] = {
 		"handover_unmatched",
 		"Packets handed to another network namespace with no RX "

@@ -45,7 +45,8 @@ cleanup() {
 		rmdir "$cg" 2>/dev/null
 	done
 	for ns in "$NS_A" "$NS_B" "$NS_C"; do ip netns del "$ns" 2>/dev/null; done
-	rm -rf "$TMP"
+	# NSL_KEEP_TMP=1: leave the tool's outputs for a post-mortem
+	if [ -n "${NSL_KEEP_TMP:-}" ]; then echo "kept: $TMP" >&2; else rm -rf "$TMP"; fi
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM

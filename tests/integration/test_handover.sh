@@ -104,38 +104,45 @@ pod_udp() {
 
 # expect_pod_enqueued OUT: every datagram the pod read is a
 # udp-socket-enqueued sample in the pod's namespace, or one of the
-# counters by which that hook's fallback says it could not sample it
-# (the reader took it first: docs/hooks.md; these counters are not per
-# namespace, so other tests' traffic can only add to them).
+# counters by which that hook says it could not sample it (the
+# fallback's reader took it first: docs/hooks.md; it arrived without a
+# stamp; these counters are not per namespace, so other tests' traffic
+# can only add to them).
 expect_pod_enqueued() {
-	local n
-	n=$(( $($JQ "$1" count udp-socket-enqueued "${POD[@]}") +
-	      $($JQ "$1" counter udp-socket-enqueued queue_empty) +
-	      $($JQ "$1" counter udp-socket-enqueued unchanged_tail) +
-	      $($JQ "$1" counter udp-socket-enqueued clock_step) ))
-	expect "pod's udp-socket-enqueued samples + queue_empty + unchanged_tail + clock_step" \
-		"$n" -ge "$POD_READS"
+	local n c=0 k v why=
+	n=$($JQ "$1" count udp-socket-enqueued "${POD[@]}")
+	for k in queue_empty unchanged_tail clock_step no_rx_tstamp; do
+		v=$($JQ "$1" counter udp-socket-enqueued $k)
+		c=$((c + v))
+		why+=" $k=$v"
+	done
+	expect "pod's udp-socket-enqueued samples ($n) + counters ($why)" \
+		"$((n + c))" -ge "$POD_READS"
 }
 
 # expect_one_per_datagram OUT HOOK [KEY=VALUE..]: one hand-over sample
-# per datagram the pod read: none more, and none less but those dropped
-# because the kernel's clock was set meanwhile (clock_step: other tests
-# on this machine set the TAI offset; counters are not per group, so the
-# count can only be allowed to fall short by as much).
+# per datagram the pod read: none more, and none less but those a
+# counter names: clock_step (other tests on this machine set the TAI
+# offset), handover_unmatched (no stamp to measure from: the kernel's RX
+# timestamping was off when it arrived; test_handover_no_qdisc requires
+# none). Counters are not per group: the count can only be allowed to
+# fall short by as much. The counters are in the message, for a failure.
 expect_one_per_datagram() {
-	local out=$1 n c; shift
+	local out=$1 n c u x; shift
 	n=$($JQ "$out" count "$@")
 	c=$($JQ "$out" counter netns-handover clock_step)
+	u=$($JQ "$out" counter netns-handover handover_unmatched)
+	x=$($JQ "$out" counter netns-handover not_rx_tstamp)
 	expect "netns-handover samples ($*), at most one per datagram delivered" "$n" -le "$POD_READS" &&
-	expect "netns-handover samples + clock_step, at least one per datagram delivered" \
-		"$((n + c))" -ge "$POD_READS"
+	expect "netns-handover samples ($n) + clock_step ($c) + handover_unmatched ($u), at least one per datagram delivered (not_rx_tstamp $x)" \
+		"$((n + c + u))" -ge "$POD_READS"
 }
 
 # counters_of OUT HOOK...: every counter of these hooks, for a failure
 counters_of() {
 	local out=$1 h c; shift
 	for h in "$@"; do
-		for c in not_rx_tstamp negative_latency map_full clock_step handover_unmatched \
+		for c in not_rx_tstamp no_rx_tstamp negative_latency map_full clock_step handover_unmatched \
 			 unchanged_tail queue_empty; do
 			echo "  $h $c: $($JQ "$out" counter "$h" $c)"
 		done
