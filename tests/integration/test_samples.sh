@@ -5,8 +5,9 @@
 # false alarm. (The fentry-only cases are in the VM test.)
 source "$(dirname "$0")/lib.sh"
 
-TESTS=(test_collapsed_reads_counted test_time_namespace test_clock_alarm_rearmed
-       test_sampled_same_percentiles)
+TESTS=(test_collapsed_reads_counted test_unstamped_counted test_time_namespace
+       test_clock_alarm_rearmed test_sampled_same_percentiles)
+UNSTAMP_OBJ=$ROOT/.output/testbed/unstamp.bpf.o
 
 # nstat_of NS COUNTER: the counter's value in NS (absolute, not a delta)
 nstat_of() {
@@ -43,6 +44,47 @@ test_collapsed_reads_counted() {
 	expect "reads without an RX timestamp (no_rx_tstamp)" "$norx" -gt 0
 	expect "samples + left out + no_rx_tstamp = reads" "$((n + hol + norx))" -eq "$reads"
 	expect "hol_read_errors" "$err" -eq 0
+}
+
+# A packet without any RX stamp, as if it had arrived while the kernel's
+# RX timestamping was off (the tool prevents that, so the testbed's
+# unstamp program clears the stamp at the receiver's ingress): no hook
+# samples it, and every hook that sees it counts it (no_rx_tstamp; the
+# enqueue hook's fallback may also find the datagram read already,
+# queue_empty, or count a repeat of its tail, unchanged_tail).
+test_unstamped_counted() {
+	local out=$TMP/unstamped.json h n c reads attached
+	[ -r "$UNSTAMP_OBJ" ] || { skip "testbed unstamp program not built (make test-progs)"; return; }
+	AT_EXIT+=("tc -n $NS_B qdisc del dev $IF_B clsact")
+	tc -n "$NS_B" qdisc add dev "$IF_B" clsact &&
+	tc -n "$NS_B" filter add dev "$IF_B" ingress bpf direct-action obj "$UNSTAMP_OBJ" sec tc ||
+		{ fail "cannot attach the unstamp program (tc clsact, cls_bpf)"; return; }
+	serve udp 5401 --duration-s 3 || return
+	start_tool "$out" -n "/run/netns/$NS_B" \
+		-e ip-start,udp-start,udp-socket-enqueued,udp-socket-read || return
+	client udp 5401 --count 100 --interval-us 1000
+	wait_server
+	stop_tool
+	tc -n "$NS_B" qdisc del dev "$IF_B" clsact
+	reads=$(json_field "$TMP/server.json" reads)
+	expect "datagrams read" "$reads" -eq 100 || return
+	attached=" $($JQ "$out" hooks) "
+	for h in ip-start udp-start udp-socket-enqueued udp-socket-read; do
+		# udp-socket-read has no method on 6.18 without trampolines
+		if [[ $attached != *" $h "* ]]; then
+			echo "  $h: not attached on this kernel"
+			continue
+		fi
+		n=$($JQ "$out" count $h)
+		c=$($JQ "$out" counter $h no_rx_tstamp)
+		echo "  $h: $n samples, $c no_rx_tstamp"
+		expect "$h samples of unstamped packets" "$n" -eq 0
+		[ $h = udp-socket-enqueued ] &&
+			c=$((c + $($JQ "$out" counter $h queue_empty) +
+			       $($JQ "$out" counter $h unchanged_tail)))
+		expect "$h no_rx_tstamp (enqueue: + queue_empty + unchanged_tail), one per datagram" \
+			"$c" -ge "$reads"
+	done
 }
 
 # A reader that lets its data wait 1.5 s: samples of 1 s or more are

@@ -92,7 +92,7 @@ has_fallback() { [ "$(expected "$1" "$2" fallback)" != unavailable ]; }
 # those where udp-socket-read has one too. Each test T is the function
 # vm_T, run as vm61_T, vm612_T, vmsid_T.
 VM_TESTS=(boot kernel kernel_probe expected_methods fentry_attach fentry_samples fentry_one_sample_per_read
-	  fentry_known_answer fentry_resolution fentry_errqueue fentry_mptcp fentry_queue_length fentry_hol_forced_rto
+	  fentry_known_answer fentry_unstamped fentry_resolution fentry_errqueue fentry_mptcp fentry_queue_length fentry_hol_forced_rto
 	  fentry_hol_random_loss fentry_udp_peek fentry_udp_enqueue_pinned
 	  fentry_collapsed_reads fallback load_refused)
 VM_FALLBACK_TESTS=(fallback_samples fallback_one_sample_per_read
@@ -353,10 +353,34 @@ vm_fentry_known_answer() {
 	expect_known_answer "$OUT/fentry-known.json"
 }
 
+# Packets without any RX stamp (the testbed's unstamp program at B's
+# ingress), fentry mode: every hook that attached counts each in
+# no_rx_tstamp and samples none (the host checks the fallbacks:
+# test_samples.sh's test_unstamped_counted).
+vm_fentry_unstamped() {
+	local f=$OUT/fentry-unstamped.json reads h n c attached
+	expect_guest_rc fentry-unstamped 0 || return
+	reads=$(json_field "$OUT/fentry-unstamped.server" reads) || { fail "no server report"; return; }
+	expect "server reads" "$reads" -eq 100 || return
+	attached=" $($JQ "$f" hooks) "
+	for h in ip-start udp-start udp-socket-enqueued udp-socket-read; do
+		if [[ $attached != *" $h "* ]]; then
+			echo "  $h: no fentry on this kernel"
+			continue
+		fi
+		n=$($JQ "$f" count $h)
+		c=$($JQ "$f" counter $h no_rx_tstamp)
+		echo "  $h: $n samples, $c no_rx_tstamp"
+		expect "$h samples of unstamped packets" "$n" -eq 0
+		expect "$h no_rx_tstamp, one per datagram" "$c" -ge "$reads"
+	done
+}
+
 # --resolution 8 -C (the verifier of each kernel takes the schema buckets
 # and the shared, atomic histograms): reads that waited 50 ms land in the
 # bucket of 50 ms or one of the next two (9 % each), none below. One read
-# per sample (a loaded host may let two messages reach one read), and the
+# per sample (a loaded host may let two messages reach one read: then one
+# read is below, and the smallest bucket is not checked), and the
 # median, not the largest: under emulation on a busy host one read can be
 # late by a bucket or two (once 68 ms), which says nothing of the buckets.
 vm_fentry_resolution() {
@@ -366,7 +390,14 @@ vm_fentry_resolution() {
 	expect "server reads (10 messages)" "$reads" -ge 5
 	expect "tcp-socket-read samples (server reads)" "$($JQ "$f" count tcp-socket-read)" -eq "$reads" ||
 		return
-	expect "smallest read bucket bound (ns)" "$($JQ "$f" min_le tcp-socket-read)" -ge 50000000
+	# a read that took two messages (the sender late by over 50 ms, then
+	# on time) has the later one's stamp: below 50 ms, and rightly so
+	# (seen once on 6.1, in a `make test`: 48.2 ms)
+	if [ "$reads" -eq 10 ]; then
+		expect "smallest read bucket bound (ns)" "$($JQ "$f" min_le tcp-socket-read)" -ge 50000000
+	else
+		echo "  note: $reads reads of 10 messages: the smallest bucket is not checked"
+	fi
 	expect "median read bucket bound (ns)" "$($JQ "$f" pct tcp-socket-read 0.5)" -le 64842519
 }
 

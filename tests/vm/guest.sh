@@ -176,6 +176,22 @@ run_hol() {
 	emit $name.stats /tmp/$name.stats
 }
 
+# packets without an RX stamp, as if timestamping had been off when they
+# arrived (the testbed's unstamp program clears it at B's ingress): the
+# hooks count them (no_rx_tstamp) and sample none
+run_unstamped() {	# run_unstamped NAME MODE
+	tc -n B qdisc add dev b0 clsact &&
+	tc -n B filter add dev b0 ingress bpf direct-action obj /nsl/unstamp.bpf.o sec tc ||
+		{ say "GUEST ERROR unstamp"; return; }
+	serve $1 udp 5018 --count 100 --duration-s 60
+	tool_start $1 --attach=$2 -n /run/netns/B \
+		-e ip-start,udp-start,udp-socket-enqueued,udp-socket-read
+	client $1 udp 5018 --count 100 --interval-us 2000
+	wait $SERVER_JOB
+	tool_stop $1
+	tc -n B qdisc del dev b0 clsact
+}
+
 testbed_up() {
 	TB_OBJ=/nsl/dropper.bpf.o
 	source /nsl/testbed.sh
@@ -526,6 +542,7 @@ run_all fentry-all fentry $VETH_ADDR --bpf-stats
 run_reads fentry-reads fentry
 run_udp_reads fentry-udpreads fentry
 run_known fentry-known fentry
+run_unstamped fentry-unstamped fentry
 # 8 buckets per power of two, grouped (shared histograms, atomic adds)
 run_known fentry-res8 fentry --resolution 8 -C
 run_errqueue fentry-errq fentry
