@@ -254,6 +254,31 @@ want = set(int(i) for i in sys.argv[1:])
 print(sum(1 for o in json.load(sys.stdin) or [] if o["id"] in want))' "$@"
 }
 
+# expect_unstamped FILE READS: the tool's JSON from READS datagrams whose
+# RX stamp the testbed's unstamp program cleared: every hook of the four
+# UDP ones that attached sampled none and counted each in no_rx_tstamp
+# (the enqueue fallback may find one read already, queue_empty, or count
+# a repeat of its tail, unchanged_tail; both 0 in fentry mode).
+expect_unstamped() {
+	local f=$1 reads=$2 attached h n c
+	attached=" $($JQ "$f" hooks) "
+	for h in ip-start udp-start udp-socket-enqueued udp-socket-read; do
+		if [[ $attached != *" $h "* ]]; then
+			echo "  $h: not attached on this kernel"
+			continue
+		fi
+		n=$($JQ "$f" count $h)
+		c=$($JQ "$f" counter $h no_rx_tstamp)
+		echo "  $h: $n samples, $c no_rx_tstamp"
+		expect "$h samples of unstamped packets" "$n" -eq 0
+		[ $h = udp-socket-enqueued ] &&
+			c=$((c + $($JQ "$f" counter $h queue_empty) +
+			       $($JQ "$f" counter $h unchanged_tail)))
+		expect "$h no_rx_tstamp (enqueue: + queue_empty + unchanged_tail), one per datagram" \
+			"$c" -ge "$reads"
+	done
+}
+
 # expect_known_answer FILE: the tool's JSON from a reader that let data wait
 # 50 ms before each of 10 reads: every read sample >= 50 ms (at bucket
 # resolution: in (2^25, 2^26] ns or above; the exact average >= 50 ms),
