@@ -60,7 +60,8 @@ test_unstamped_counted() {
 	tc -n "$NS_B" filter add dev "$IF_B" ingress bpf direct-action obj "$UNSTAMP_OBJ" sec tc ||
 		{ fail "cannot attach the unstamp program (tc clsact, cls_bpf)"; return; }
 	serve udp 5401 --duration-s 3 || return
-	start_tool "$out" -n "/run/netns/$NS_B" \
+	# -i: only the packets the unstamp program saw (not lo's)
+	start_tool "$out" -n "/run/netns/$NS_B" -i "$IF_B" \
 		-e ip-start,udp-start,udp-socket-enqueued,udp-socket-read || return
 	client udp 5401 --count 100 --interval-us 1000
 	wait_server

@@ -178,13 +178,14 @@ run_hol() {
 
 # packets without an RX stamp, as if timestamping had been off when they
 # arrived (the testbed's unstamp program clears it at B's ingress): the
-# hooks count them (no_rx_tstamp) and sample none
+# hooks count them (no_rx_tstamp) and sample none (-i b0: B's other
+# traffic, on tb and lo, is stamped: seen once, an ip-start sample)
 run_unstamped() {	# run_unstamped NAME MODE
 	tc -n B qdisc add dev b0 clsact &&
 	tc -n B filter add dev b0 ingress bpf direct-action obj /nsl/unstamp.bpf.o sec tc ||
 		{ say "GUEST ERROR unstamp"; return; }
 	serve $1 udp 5018 --count 100 --duration-s 60
-	tool_start $1 --attach=$2 -n /run/netns/B \
+	tool_start $1 --attach=$2 -n /run/netns/B -i b0 \
 		-e ip-start,udp-start,udp-socket-enqueued,udp-socket-read
 	client $1 udp 5018 --count 100 --interval-us 2000
 	wait $SERVER_JOB
