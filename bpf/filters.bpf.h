@@ -94,11 +94,12 @@ static __always_inline int reader_selected(struct sock *sk)
 /*
  * The hooks that see an skb on its way in, from its fields: ts is its
  * tstamp, 0 when RX timestamping was off when it arrived (nothing to
- * measure: no_rx_tstamp); ifindex its skb_iif (read only with -i/-I); is_rx whether
- * tstamp is an RX timestamp (nsl_skb_tstamp_is_rx()); netns its namespace
- * (read only with -n or -I -n -1), already checked when netns_known;
- * now_tai the moment the sample stands for (nsl_now()), or 0
- * for now: the clock is read only for a sample that passed the filters.
+ * measure: no_rx_tstamp); ifindex its skb_iif (read only with -i/-I);
+ * is_rx whether tstamp is an RX timestamp (nsl_skb_tstamp_is_rx());
+ * netns its namespace (read only with -n or -I -n -1), already checked
+ * when netns_known; now_tai the moment the sample stands for (nsl_now()),
+ * or 0 for now: the clock is read only for a sample that passed the
+ * filters.
  */
 static __always_inline void record_rx_fields(__u32 hook, __u64 ts,
 					     __u32 ifindex, int is_rx,
