@@ -110,15 +110,32 @@ pod_udp() {
 # stamp; these counters are not per namespace, so other tests' traffic
 # can only add to them).
 expect_pod_enqueued() {
-	local n c=0 k v why=
-	n=$($JQ "$1" count udp-socket-enqueued "${POD[@]}")
+	enqueued_seen "$1"
+	expect "pod's udp-socket-enqueued samples ($ENQ_N) + counters ($ENQ_WHY)" \
+		"$((ENQ_N + ENQ_C))" -ge "$((POD_READS - SHORT))"
+}
+
+# enqueued_seen OUT: ENQ_N, the pod's udp-socket-enqueued samples; ENQ_C,
+# the counters by which that hook says it could not sample a datagram
+# (expect_pod_enqueued()), ENQ_WHY the same by name
+enqueued_seen() {
+	local k v
+	ENQ_N=$($JQ "$1" count udp-socket-enqueued "${POD[@]}") ENQ_C=0 ENQ_WHY=
 	for k in queue_empty unchanged_tail clock_step no_rx_tstamp; do
 		v=$($JQ "$1" counter udp-socket-enqueued $k)
-		c=$((c + v))
-		why+=" $k=$v"
+		ENQ_C=$((ENQ_C + v))
+		ENQ_WHY+=" $k=$v"
 	done
-	expect "pod's udp-socket-enqueued samples ($n) + counters ($why)" \
-		"$((n + c))" -ge "$((POD_READS - SHORT))"
+}
+
+# handover_seen OUT HOOK [KEY=VALUE..]: HO_N, the hand-over samples of
+# that selection; HO_C its clock_step, HO_U its handover_unmatched (the
+# counters that excuse a missing sample: expect_one_per_datagram())
+handover_seen() {
+	local out=$1; shift
+	HO_N=$($JQ "$out" count "$@")
+	HO_C=$($JQ "$out" counter netns-handover clock_step)
+	HO_U=$($JQ "$out" counter netns-handover handover_unmatched)
 }
 
 # tbf_shortfall OUT: sets SHORT to the number of datagrams the pod read
@@ -131,16 +148,12 @@ expect_pod_enqueued() {
 # programs on this host and miss the same datagrams, so the loss is
 # upstream of what they record; its cause is not found yet.
 tbf_shortfall() {
-	local out=$1 ho enq c k
-	ho=$(( $($JQ "$out" count "${HO[@]}") +
-	       $($JQ "$out" counter netns-handover clock_step) +
-	       $($JQ "$out" counter netns-handover handover_unmatched) ))
-	enq=$($JQ "$out" count udp-socket-enqueued "${POD[@]}")
-	for c in queue_empty unchanged_tail clock_step no_rx_tstamp; do
-		enq=$((enq + $($JQ "$out" counter udp-socket-enqueued $c)))
-	done
-	k=$((POD_READS - ho))
-	if [ "$k" -gt 0 ] && [ "$k" -eq $((POD_READS - enq)) ] && [ $((k * 25)) -le "$POD_READS" ]; then
+	local k
+	handover_seen "$1" "${HO[@]}"
+	enqueued_seen "$1"
+	k=$((POD_READS - HO_N - HO_C - HO_U))
+	if [ "$k" -gt 0 ] && [ "$k" -eq $((POD_READS - ENQ_N - ENQ_C)) ] &&
+	   [ $((k * 25)) -le "$POD_READS" ]; then
 		SHORT=$k
 		echo "  NOTE: $k of $POD_READS datagrams the pod read were seen by neither" \
 		     "netns-handover nor udp-socket-enqueued, no counter moved (the open problem" \
@@ -156,14 +169,12 @@ tbf_shortfall() {
 # none). Counters are not per group: the count can only be allowed to
 # fall short by as much. The counters are in the message, for a failure.
 expect_one_per_datagram() {
-	local out=$1 n c u x; shift
-	n=$($JQ "$out" count "$@")
-	c=$($JQ "$out" counter netns-handover clock_step)
-	u=$($JQ "$out" counter netns-handover handover_unmatched)
+	local out=$1 x; shift
+	handover_seen "$out" "$@"
 	x=$($JQ "$out" counter netns-handover not_rx_tstamp)
-	expect "netns-handover samples ($*), at most one per datagram delivered" "$n" -le "$POD_READS" &&
-	expect "netns-handover samples ($n) + clock_step ($c) + handover_unmatched ($u), at least one per datagram delivered (not_rx_tstamp $x)" \
-		"$((n + c + u))" -ge "$((POD_READS - SHORT))"
+	expect "netns-handover samples ($*), at most one per datagram delivered" "$HO_N" -le "$POD_READS" &&
+	expect "netns-handover samples ($HO_N) + clock_step ($HO_C) + handover_unmatched ($HO_U), at least one per datagram delivered (not_rx_tstamp $x)" \
+		"$((HO_N + HO_C + HO_U))" -ge "$((POD_READS - SHORT))"
 }
 
 # counters_of OUT HOOK...: every counter of these hooks, for a failure
