@@ -28,7 +28,6 @@
  * pipelined requests only the first is answered.
  */
 #define _GNU_SOURCE
-#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <malloc.h>
@@ -47,6 +46,7 @@
 #include <microhttpd.h>
 #include "http.h"
 #include "httproute.h"
+#include "mhd.h"
 #include "log.h"
 
 /*
@@ -56,45 +56,6 @@
  */
 #define NSL_HTTP_BACKLOG 1024
 #define NSL_HTTP_MMAP_BYTES (256 << 10)	/* allocations from here on: mmap */
-
-/*
- * libmicrohttpd is loaded when serving starts, not linked: it pulls in
- * GnuTLS and its chain (nettle, hogweed, gmp, p11-kit, tasn1, idn2,
- * unistring), 2.5 MiB resident in every run, --listen or not, whose
- * constructors would run as root at exec. Loaded by nsl_http_start(), only with
- * --listen, after libbpf's start-up peak and after the privilege drop.
- * Debian bookworm's soname; the header it is built against gives the types.
- */
-#define NSL_MHD_SONAME "libmicrohttpd.so.12"
-#define MHD_FUNCS(X) X(start_daemon) X(stop_daemon) X(run) X(get_timeout)	\
-	X(get_daemon_info) X(get_connection_info) X(lookup_connection_value)	\
-	X(create_response_from_buffer) X(add_response_header) X(queue_response)	\
-	X(create_response_from_buffer_with_free_callback_cls) X(destroy_response)
-#define MHD_FN_PTR(name) __typeof__(MHD_##name) *name;
-static struct {
-	MHD_FUNCS(MHD_FN_PTR)
-} mhd;
-
-static int mhd_load(void)
-{
-	void *lib;
-
-	if (mhd.start_daemon)
-		return 0;
-	lib = dlopen(NSL_MHD_SONAME, RTLD_NOW | RTLD_LOCAL);
-	if (!lib) {
-		pr_warn("--listen: %s\n", dlerror());
-		return -ENOENT;
-	}
-#define MHD_FN_LOAD(name)						\
-	mhd.name = (__typeof__(mhd.name))dlsym(lib, "MHD_" #name);	\
-	if (!mhd.name) {						\
-		pr_warn("--listen: %s lacks MHD_" #name "\n", NSL_MHD_SONAME);	\
-		return -ENOSYS;						\
-	}
-	MHD_FUNCS(MHD_FN_LOAD)
-	return 0;
-}
 
 struct nsl_http_conn {
 	int fd;				/* -1: free slot */
@@ -178,7 +139,7 @@ static void on_connection(void *cls, struct MHD_Connection *c,
 			slot->fd = -1;
 		return;
 	}
-	info = mhd.get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+	info = nsl_mhd.get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
 	if (!info)
 		return;
 	for (int i = 0; i < NSL_HTTP_CONNS; i++) {
@@ -222,7 +183,7 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **req_cls,
 	(void)req_cls;
 	if (toe == MHD_REQUEST_TERMINATED_COMPLETED_OK)
 		return;
-	info = mhd.get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+	info = nsl_mhd.get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
 	if (info)
 		reset_on_close(info->connect_fd);
 }
@@ -269,7 +230,7 @@ static void answer_drop(struct nsl_http *h, unsigned int repr)
 
 	h->newest[repr] = NULL;
 	if (a)
-		mhd.destroy_response(a->resp);
+		nsl_mhd.destroy_response(a->resp);
 }
 
 /* Drops cached answers too old to serve; returns when the next will be. */
@@ -302,16 +263,16 @@ static struct nsl_http_answer *answer_render(struct nsl_http *h,
 	a->repr = repr;
 	if (h->app.render(h->app.ctx, repr, &a->body, &len, &type) || !type)
 		goto fail;
-	a->resp = mhd.create_response_from_buffer_with_free_callback_cls(
+	a->resp = nsl_mhd.create_response_from_buffer_with_free_callback_cls(
 		len, a->body, answer_free, a);
 	if (!a->resp)
 		goto fail;
 	a->born_ms = now;
 	h->answers[repr]++;
-	if (mhd.add_response_header(a->resp, MHD_HTTP_HEADER_CONTENT_TYPE, type) &&
-	    mhd.add_response_header(a->resp, MHD_HTTP_HEADER_CONNECTION, "close"))
+	if (nsl_mhd.add_response_header(a->resp, MHD_HTTP_HEADER_CONTENT_TYPE, type) &&
+	    nsl_mhd.add_response_header(a->resp, MHD_HTTP_HEADER_CONNECTION, "close"))
 		return a;
-	mhd.destroy_response(a->resp);	/* frees a and its body */
+	nsl_mhd.destroy_response(a->resp);	/* frees a and its body */
 	return NULL;
 fail:
 	free(a->body);
@@ -379,16 +340,16 @@ static enum MHD_Result answer_status(struct MHD_Connection *c,
 		text = "cannot read the maps\n";
 		break;
 	}
-	r = mhd.create_response_from_buffer(strlen(text), (void *)text,
+	r = nsl_mhd.create_response_from_buffer(strlen(text), (void *)text,
 					    MHD_RESPMEM_PERSISTENT);
 	if (!r)
 		return MHD_NO;
-	ret = mhd.add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain") &&
-	      mhd.add_response_header(r, MHD_HTTP_HEADER_CONNECTION, "close") &&
-	      (!allow || mhd.add_response_header(r, MHD_HTTP_HEADER_ALLOW, allow)) &&
-	      (!retry || mhd.add_response_header(r, MHD_HTTP_HEADER_RETRY_AFTER, retry)) ?
-	      mhd.queue_response(c, status, r) : MHD_NO;
-	mhd.destroy_response(r);
+	ret = nsl_mhd.add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain") &&
+	      nsl_mhd.add_response_header(r, MHD_HTTP_HEADER_CONNECTION, "close") &&
+	      (!allow || nsl_mhd.add_response_header(r, MHD_HTTP_HEADER_ALLOW, allow)) &&
+	      (!retry || nsl_mhd.add_response_header(r, MHD_HTTP_HEADER_RETRY_AFTER, retry)) ?
+	      nsl_mhd.queue_response(c, status, r) : MHD_NO;
+	nsl_mhd.destroy_response(r);
 	return ret;
 }
 
@@ -424,20 +385,20 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 	default:
 		return answer_status(c, MHD_HTTP_BAD_REQUEST);
 	}
-	repr = h->app.choose(h->app.ctx, mhd.lookup_connection_value(
+	repr = h->app.choose(h->app.ctx, nsl_mhd.lookup_connection_value(
 				     c, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT));
 	r = repr < NSL_HTTP_MAX_REPRS ? answer_for(h, repr, &status) : NULL;
 	if (!r)
 		return answer_status(c, status == MHD_HTTP_OK ?
 					MHD_HTTP_INTERNAL_SERVER_ERROR : status);
-	return mhd.queue_response(c, MHD_HTTP_OK, r);
+	return nsl_mhd.queue_response(c, MHD_HTTP_OK, r);
 }
 
 static void *serve(void *arg)
 {
 	struct nsl_http *h = arg;
 	const union MHD_DaemonInfo *di =
-		mhd.get_daemon_info(h->daemon, MHD_DAEMON_INFO_EPOLL_FD);
+		nsl_mhd.get_daemon_info(h->daemon, MHD_DAEMON_INFO_EPOLL_FD);
 	struct pollfd pfd[2] = {
 		{ .fd = di ? di->epoll_fd : -1, .events = POLLIN },
 		{ .fd = h->wake[0], .events = POLLIN },
@@ -453,7 +414,7 @@ static void *serve(void *arg)
 		if (next > wait_ms)
 			next = wait_ms;
 		wait_ms = next == INT64_MAX ? -1 : next - now;
-		if (mhd.get_timeout(h->daemon, &mhd_ms) == MHD_YES &&
+		if (nsl_mhd.get_timeout(h->daemon, &mhd_ms) == MHD_YES &&
 		    (wait_ms < 0 || (int64_t)mhd_ms < wait_ms))
 			wait_ms = (int64_t)mhd_ms;
 		if (poll(pfd, 2, (int)wait_ms) < 0 && errno != EINTR) {
@@ -465,7 +426,7 @@ static void *serve(void *arg)
 		}
 		if (pfd[1].revents)
 			break;
-		mhd.run(h->daemon);
+		nsl_mhd.run(h->daemon);
 	}
 	return NULL;
 }
@@ -482,7 +443,7 @@ int nsl_http_start(struct nsl_http *h, const struct nsl_http_app *app)
 	 * rather than in heap memory that stays resident.
 	 */
 	mallopt(M_MMAP_THRESHOLD, NSL_HTTP_MMAP_BYTES);
-	err = mhd_load();
+	err = nsl_mhd_load();
 	if (err)
 		return err;
 	h->app = *app;
@@ -494,7 +455,7 @@ int nsl_http_start(struct nsl_http *h, const struct nsl_http_app *app)
 	if (pipe2(h->wake, O_CLOEXEC))
 		return -errno;
 	h->has_pipe = true;
-	h->daemon = mhd.start_daemon(
+	h->daemon = nsl_mhd.start_daemon(
 		MHD_USE_EPOLL | MHD_USE_ERROR_LOG, 0, NULL, NULL, on_request, h,
 		MHD_OPTION_EXTERNAL_LOGGER, log_mhd, NULL,
 		MHD_OPTION_LISTEN_SOCKET, h->sock,
@@ -532,7 +493,7 @@ void nsl_http_stop(struct nsl_http *h)
 	}
 	/* closes every connection, so only the cache holds answers then */
 	if (h->daemon)
-		mhd.stop_daemon(h->daemon);
+		nsl_mhd.stop_daemon(h->daemon);
 	h->daemon = NULL;
 	for (unsigned int r = 0; r < NSL_HTTP_MAX_REPRS; r++)
 		answer_drop(h, r);
