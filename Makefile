@@ -46,8 +46,9 @@ HTTP_LIBS := -ldl -lpthread
 
 SRCS      := $(wildcard $(addsuffix /*.c,$(ROOMS)))
 # Pure userspace code: no libbpf, unit-tested on the host (the formats, the
-# hook table and the options, the HTTP routing).
+# hook table and the options, the report sink, the HTTP routing).
 CORE_SRCS := $(wildcard src/3-format/*.c) src/5-app/hooks.c src/5-app/options.c \
+	     src/4-sink/output.c \
 	     src/4-sink/httproute.c
 # Code that talks to the kernel: the rest.
 APP_SRCS  := $(filter-out $(CORE_SRCS),$(SRCS))

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The fallback attach method for ip-start, tcp-start and udp-start:
- * netfilter BPF programs (links made by src/nflink.c in one network
+ * netfilter BPF programs (links made by src/1-setup/nflink.c in one network
  * namespace).
  * Part of bpf/netstacklat.bpf.c (included there, in this order).
  */

@@ -11,7 +11,7 @@
  * attach method: fentry.bpf.h, tracepoint.bpf.h, netfilter.bpf.h, and
  * the opt-in netns-handover hook (handover.bpf.h).
  *
- * Every hook has an ordered list of attach methods (src/hooks.c); the
+ * Every hook has an ordered list of attach methods (src/5-app/hooks.c); the
  * loader enables only the programs of the method it picked for each hook,
  * so the fentry and the tracepoint programs of one hook never both run.
  */

@@ -5,6 +5,9 @@
 #include <stdint.h>
 #include <string.h>
 #include <unistd.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <sys/wait.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <linux/capability.h>
@@ -113,4 +116,32 @@ int nsl_privs_drop(const char *user, int probe_fd, bool *kept_bpf)
 		return caps_set(bpf, bpf);
 	}
 	return caps_set(0, 0);
+}
+
+int nsl_privs_can_create(const char *path, const char *user)
+{
+	bool kept_bpf;
+	int status, fd;
+	pid_t pid;
+
+	fflush(NULL);	/* nothing buffered may be written twice */
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (pid == 0) {
+		/* no map to probe yet: -1 makes it drop CAP_BPF too */
+		if (nsl_privs_drop(user, -1, &kept_bpf))
+			_exit(EPERM);
+		fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		if (fd < 0)
+			_exit(errno);
+		close(fd);
+		_exit(unlink(path) ? errno : 0);
+	}
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -errno;
+	if (!WIFEXITED(status))
+		return -ECHILD;
+	return -WEXITSTATUS(status);
 }

@@ -20,4 +20,14 @@ bool nsl_privs_can_load(void);
  */
 int nsl_privs_drop(const char *user, int probe_fd, bool *kept_bpf);
 
+/*
+ * Whether path can be created (and removed) by a child of ours holding
+ * what this process will hold after nsl_privs_drop(user, -1, ...): no
+ * capability, and user's ids with user != NULL. Root without
+ * CAP_DAC_OVERRIDE cannot create files in a directory it does not own,
+ * such as a textfile directory of node_exporter's user. 0 or a negative
+ * errno.
+ */
+int nsl_privs_can_create(const char *path, const char *user);
+
 #endif /* NSL_PRIVS_H */

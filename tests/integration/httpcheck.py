@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Checks of netstacklat's /metrics server (src/http.c, libmicrohttpd) that
+"""Checks of netstacklat's /metrics server (src/4-sink/http.c, libmicrohttpd) that
 curl cannot make: raw requests and the status RFC 9110/9112 prescribe for
 each, oversized and malformed requests, pipelining, and clients that hold
 connections without asking. Also the helpers of httpattack.py.

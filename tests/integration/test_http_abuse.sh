@@ -14,7 +14,7 @@
 # within 30 s.
 #
 # One tool for the suite, its exposition padded to 16 MB with the test
-# seam NETSTACKLAT_TEST_PAD_BYTES (src/main.c): answers of megabytes, as
+# seam NETSTACKLAT_TEST_PAD_BYTES (src/4-sink/metrics.c): answers of megabytes, as
 # with thousands of groups, and more than a 1 MB/s reader can take within
 # the 10 s deadline.
 source "$(dirname "$0")/lib.sh"

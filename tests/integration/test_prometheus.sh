@@ -105,7 +105,7 @@ test_prom_listen_in_use() {
 		fail "message: $(cat "$TMP/busy.err")"
 }
 
-# The /metrics server (src/http.c) against raw requests: HEAD, query
+# The /metrics server (src/4-sink/http.c) against raw requests: HEAD, query
 # strings, 405/404/400/431, a request in single bytes, 40 connections that
 # never ask (more than its 32 slots) and a client that stops reading.
 test_prom_http() {

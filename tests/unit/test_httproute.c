@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* What the /metrics server answers, by method and target (src/httproute.c). */
+/* What the /metrics server answers, by method and target (src/4-sink/httproute.c). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>

@@ -1,0 +1,53 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* The checks before anything is loaded (preflight.h). */
+#include <errno.h>
+#include <pwd.h>
+#include <signal.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/syscall.h>
+#include "loader.h"
+#include "log.h"
+#include "preflight.h"
+#include "privs.h"
+
+int nsl_preflight(const struct nsl_options *o)
+{
+	if (syscall(__NR_bpf, -1, NULL, 0) < 0 && errno == ENOSYS) {
+		pr_warn("this kernel has no bpf() system call (CONFIG_BPF_SYSCALL)\n");
+		return -ENOSYS;
+	}
+	if (!nsl_privs_can_load()) {
+		pr_warn("needs root: CAP_BPF and CAP_PERFMON, or CAP_SYS_ADMIN "
+			"(and CAP_NET_ADMIN for netfilter hooks)\n");
+		return -EPERM;
+	}
+	/*
+	 * A new group takes the next id with an atomic fetch-and-add
+	 * (group_hist_get() in the BPF program), which the verifier refuses
+	 * before v5.12 (commit 5ca419f2864a, "bpf: Add BPF_FETCH field /
+	 * create atomic_fetch_add instruction").
+	 */
+	if ((o->group_ifindex || o->group_cgroup) && !nsl_loader_has_atomic_fetch()) {
+		pr_warn("%s: grouped histograms need BPF atomic fetch-and-add "
+			"(Linux 5.12); this kernel is older\n",
+			o->group_ifindex ? "-I" : "-C");
+		return -EOPNOTSUPP;
+	}
+	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
+		pr_warn("kernel without BTF (/sys/kernel/btf/vmlinux: %s); "
+			"CO-RE needs CONFIG_DEBUG_INFO_BTF\n", strerror(errno));
+		return -ENOENT;
+	}
+	for (unsigned int i = 0; i < o->nr_pids; i++) {
+		if (kill(o->pids[i], 0) && errno == ESRCH) {
+			pr_warn("-p: no process %u\n", o->pids[i]);
+			return -ESRCH;
+		}
+	}
+	if (o->user && !getpwnam(o->user)) {
+		pr_warn("--user: no user '%s'\n", o->user);
+		return -ENOENT;
+	}
+	return 0;
+}

@@ -1,0 +1,112 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* /metrics (metrics.h): the render callbacks the HTTP server calls. */
+#define _GNU_SOURCE /* open_memstream() */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "collect.h"
+#include "log.h"
+#include "metrics.h"
+
+/*
+ * The representations of /metrics: the text exposition, and Prometheus'
+ * protobuf one (native histograms at --resolution 2, 4, 8) for scrapers
+ * whose Accept header prefers it (src/3-format/prom_pb.c).
+ */
+enum { METRICS_TEXT, METRICS_PROTOBUF };
+
+static unsigned int choose_metrics(void *ctx, const char *accept)
+{
+	(void)ctx;
+	return nsl_prom_accepts_pb(accept) ? METRICS_PROTOBUF : METRICS_TEXT;
+}
+
+/*
+ * Test seam: NETSTACKLAT_TEST_PAD_BYTES=N pads the exposition with comment
+ * lines (which parsers ignore) to at least N bytes (at most 64 MiB), so
+ * that the HTTP tests get answers of megabytes without thousands of
+ * groups (tests/integration/test_http_abuse.sh).
+ */
+static void pad_for_tests(FILE *f)
+{
+	static const char line[] = "# padding for tests (NETSTACKLAT_TEST_PAD_BYTES)\n";
+	const char *env = getenv("NETSTACKLAT_TEST_PAD_BYTES");
+	long want = env ? strtol(env, NULL, 10) : 0;
+
+	if (want > 64L << 20)
+		want = 64L << 20;
+	for (long n = ftell(f); n >= 0 && n < want; n += sizeof(line) - 1)
+		fputs(line, f);
+}
+
+static int render_metrics(void *ctx, unsigned int repr, char **buf, size_t *len,
+			  const char **type)
+{
+	struct nsl_metrics *m = ctx;
+	FILE *f;
+	int err;
+
+	if (m->rd.groups)
+		nsl_groups_lock(m->rd.groups);
+	err = nsl_reader_read(&m->rd, &m->rep);
+	if (!err && m->bpf_stats)
+		err = nsl_bpfstats_read(&m->bs, &m->rep);
+	f = err ? NULL : open_memstream(buf, len);
+	if (!f) {
+		err = err ?: -errno;
+		goto out;
+	}
+	if (repr == METRICS_PROTOBUF) {
+		err = nsl_format_prometheus_pb(f, &m->rep);
+		*type = "application/vnd.google.protobuf; "
+			"proto=io.prometheus.client.MetricFamily; encoding=delimited";
+	} else {
+		nsl_format_prometheus(f, &m->rep);
+		pad_for_tests(f);
+		*type = "text/plain; version=0.0.4; charset=utf-8";
+	}
+	if (fclose(f) && !err)
+		err = -errno;
+out:
+	/* the report points into the table (names, gone groups' totals) */
+	if (m->rd.groups)
+		nsl_groups_unlock(m->rd.groups);
+	return err;	/* on failure the server frees *buf */
+}
+
+int nsl_metrics_start(struct nsl_http *http, struct nsl_metrics *m,
+		      const struct nsl_loader *l, const bool *attached,
+		      const struct nsl_options *o, const struct nsl_bpfstats *bs,
+		      struct nsl_groups *g)
+{
+	const struct nsl_http_app app = { .ctx = m, .choose = choose_metrics,
+					  .render = render_metrics };
+	int err = nsl_collect_reader_init(&m->rd, l, attached, o, true, g);
+
+	if (err) {
+		pr_warn("--listen: cannot set up a map reader: %s\n", strerror(-err));
+		return err;
+	}
+	nsl_collect_for_prometheus(&m->rd, o);
+	if (bs) {
+		/* the same programs, counted from zero: cumulative, no fd of its own */
+		m->bs = *bs;
+		m->bs.cumulative = true;
+		m->bs.stats_fd = -1;
+		m->bpf_stats = true;
+	}
+	err = nsl_http_start(http, &app);
+	if (err)
+		pr_warn("--listen: cannot start the HTTP server\n");
+	else
+		pr_info("metrics on http://%s%s%s:%u/metrics\n",
+			strchr(o->listen_addr, ':') ? "[" : "", o->listen_addr,
+			strchr(o->listen_addr, ':') ? "]" : "", o->listen_port);
+	return err;
+}
+
+void nsl_metrics_free(struct nsl_metrics *m)
+{
+	nsl_reader_free(&m->rd);
+}

@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * --listen: what /metrics answers. Each scrape reads the maps afresh
+ * through a reader of its own, always cumulative, whatever the reports on
+ * stdout or -o do, and renders the text exposition or, for scrapers
+ * whose Accept header prefers it, the protobuf one (src/3-format/prom*.c).
+ * Scrapes run in the HTTP server's one thread (http.c), one render at a
+ * time.
+ */
+#ifndef NSL_METRICS_H
+#define NSL_METRICS_H
+
+#include <stdbool.h>
+#include "bpfstats.h"
+#include "groups.h"
+#include "http.h"
+#include "loader.h"
+#include "options.h"
+#include "reader.h"
+#include "report.h"
+
+struct nsl_metrics {
+	struct nsl_reader rd;
+	struct nsl_bpfstats bs;
+	bool bpf_stats;
+	struct nsl_report rep;
+};
+
+/*
+ * Sets up m's reader (and the costs of bs's programs, if bs) and starts
+ * the server on the socket nsl_http_bind() made. Says what failed. 0 or
+ * a negative errno.
+ */
+int nsl_metrics_start(struct nsl_http *http, struct nsl_metrics *m,
+		      const struct nsl_loader *l, const bool *attached,
+		      const struct nsl_options *o, const struct nsl_bpfstats *bs,
+		      struct nsl_groups *g);
+
+/* Frees m's reader: after nsl_http_stop(), when no scrape runs. */
+void nsl_metrics_free(struct nsl_metrics *m);
+
+#endif /* NSL_METRICS_H */

@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* The set-up stage's decisions, told (listing.h). */
+#include <string.h>
+#include "listing.h"
+#include "log.h"
+
+void nsl_list_hooks(const struct nsl_loader *l, FILE *f, bool all)
+{
+	for (int h = 0; h < NSL_NR_HOOKS; h++) {
+		const struct nsl_hook_state *hs = &l->hooks[h];
+
+		if (!all && !strcmp(hs->why, "disabled"))
+			continue;
+		if (hs->method != NSL_METHOD_NONE)
+			fprintf(f, "  %-20s %-11s %s\n", nsl_hooks[h].name,
+				nsl_method_name(hs->method), nsl_hooks[h].desc);
+		else
+			fprintf(f, "  %-20s %-11s %s\n", nsl_hooks[h].name,
+				"unavailable", hs->why);
+	}
+	/*
+	 * Not indented, and not starting with a hook's name: scripts read
+	 * the hooks from the indented lines, by their first word
+	 */
+	for (int h = 0; all && h < NSL_NR_HOOKS; h++)
+		if (nsl_hooks[h].opt_in)
+			fprintf(f, "(opt-in: %s runs only when -e names it)\n",
+				nsl_hooks[h].name);
+}
+
+/*
+ * What this kernel's BPF lacks that the tool makes up for, or cannot:
+ * nothing on 6.1 and later; on 5.10 the clock, the HOL filter's state
+ * and grouping (docs/hooks.md, "Older kernels").
+ */
+void nsl_list_kernel_notes(const struct nsl_loader *l, FILE *f)
+{
+	bool no_fetch = !nsl_loader_has_atomic_fetch();
+
+	if (!l->clock_mono && !no_fetch)
+		return;
+	fprintf(f, "what this kernel's BPF lacks, and what the tool does instead:\n");
+	if (l->clock_mono)
+		fprintf(f, "  %-20s %s\n", "clock", "no bpf_ktime_get_tai_ns() (Linux 6.1): "
+			"bpf_ktime_get_ns() plus the CLOCK_REALTIME offset the tool keeps");
+	if (no_fetch)
+		fprintf(f, "  %-20s %s\n", "-I, -C", "unavailable: no BPF atomic "
+			"fetch-and-add (Linux 5.12)");
+}
+
+/* Netfilter links live in one namespace: say which, above all with -n -1. */
+void nsl_list_netfilter_scope(const struct nsl_loader *l, const struct nsl_options *o)
+{
+	char names[64] = "";
+	size_t n = 0;
+
+	for (int h = 0; h < NSL_NR_HOOKS; h++)
+		if (l->hooks[h].method == NSL_METHOD_NETFILTER)
+			n += snprintf(names + n, sizeof(names) - n, "%s%s",
+				      n ? ", " : "", nsl_hooks[h].name);
+	if (!n)
+		return;
+	if (o->netns == NSL_NETNS_ALL)
+		pr_info("note: %s (netfilter) see only our own network namespace "
+			"(inode %llu), not all of them; the other hooks see all\n",
+			names, (unsigned long long)l->nf_netns_ino);
+	else
+		pr_info("%s (netfilter) attached in network namespace inode %llu\n",
+			names, (unsigned long long)l->nf_netns_ino);
+}

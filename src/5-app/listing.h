@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * What the set-up stage decided, told to the user: the hooks and how each
+ * attaches (-l, and the "attached" lines at start), what this kernel's
+ * BPF lacks, and where the netfilter hooks look.
+ */
+#ifndef NSL_LISTING_H
+#define NSL_LISTING_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include "loader.h"
+#include "options.h"
+
+/* One line per hook (all: the disabled ones and the opt-in notes too). */
+void nsl_list_hooks(const struct nsl_loader *l, FILE *f, bool all);
+/* What this kernel's BPF lacks that the tool makes up for, or cannot. */
+void nsl_list_kernel_notes(const struct nsl_loader *l, FILE *f);
+/* The network namespace the netfilter hooks' links live in (stderr). */
+void nsl_list_netfilter_scope(const struct nsl_loader *l, const struct nsl_options *o);
+
+#endif /* NSL_LISTING_H */

@@ -1,0 +1,268 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The report loop (loop.h): hook -> maps -> reader -> format -> sink, once
+ * an interval, with the clock of the BPF side kept in step meanwhile.
+ */
+#define _GNU_SOURCE /* ppoll() */
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <bpf/libbpf.h>
+#include "bpfstats.h"
+#include "collect.h"
+#include "log.h"
+#include "loop.h"
+#include "metrics.h"
+#include "privs.h"
+#include "reader.h"
+#include "sysinfo.h"
+#include "netstacklat.skel.h"
+
+static volatile sig_atomic_t stop_signal;
+
+static void on_signal(int sig)
+{
+	stop_signal = sig;
+}
+
+/*
+ * From here on the process only needs its file descriptors: maps, links,
+ * the output file. Everything that needed privilege is done.
+ */
+static int drop_privileges(const struct nsl_loader *l, const struct nsl_options *o)
+{
+	bool kept_bpf;
+	int err;
+
+	err = nsl_privs_drop(o->user, bpf_map__fd(l->skel->maps.filter_pid), &kept_bpf);
+	if (err) {
+		if (o->user)
+			pr_warn("--user: cannot switch to '%s': %s\n", o->user,
+				err == -ENOENT ? "no such user" : strerror(-err));
+		else
+			pr_warn("cannot drop privileges: %s\n", strerror(-err));
+		return err;
+	}
+	if (kept_bpf)
+		pr_info("kept CAP_BPF only: this kernel checks it on every map read\n");
+	else
+		pr_debug("dropped all capabilities\n");
+	return 0;
+}
+
+int nsl_install_signals(void)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+	int sigs[] = { SIGINT, SIGTERM, SIGHUP };
+
+	/* no SA_RESTART: the sleep between reports must wake up */
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		if (sigaction(sigs[i], &sa, NULL))
+			return -errno;
+	/* a closed pipe shows up as EPIPE from the write instead */
+	signal(SIGPIPE, SIG_IGN);
+	return 0;
+}
+
+static void add_seconds(struct timespec *t, double s)
+{
+	long long ns = t->tv_nsec + (long long)(s * 1e9);
+
+	t->tv_sec += ns / 1000000000LL;
+	t->tv_nsec = ns % 1000000000LL;
+}
+
+/*
+ * What wakes the report loop besides its timer: the kernel's clock was set
+ * (a timerfd, see nsl_clock_watch_open()) or the BPF side found samples
+ * computed with stale clock offsets (nsl_loader_clock_event_fd()). Either
+ * way the BPF side's clock follows at once, not one interval later.
+ */
+enum { WAKE_CLOCK_SET, WAKE_CLOCK_MOVED, WAKE_OUTPUT_GONE, NR_WAKE };
+
+/*
+ * And the output going away: a pipe whose reader left (`| head -1`) or a
+ * terminal hung up. poll() reports POLLERR or POLLHUP for those whatever
+ * the events asked for (none); a regular file never.
+ */
+static void open_wakeups(struct pollfd *pfd, struct nsl_loader *l,
+			 const struct nsl_output *out)
+{
+	pfd[WAKE_CLOCK_SET].fd = nsl_clock_watch_open();
+	pfd[WAKE_CLOCK_MOVED].fd = nsl_loader_clock_event_fd(l);
+	for (int i = 0; i < WAKE_OUTPUT_GONE; i++) {
+		pfd[i].events = POLLIN;
+		if (pfd[i].fd < 0)
+			pr_debug("no %s notifications (%s): the clock is re-read "
+				 "every interval\n", i ? "BPF clock" : "clock-set",
+				 strerror(-pfd[i].fd));
+	}
+	pfd[WAKE_OUTPUT_GONE].fd = out ? nsl_output_gone_fd(out) : -1;
+	pfd[WAKE_OUTPUT_GONE].events = 0;
+}
+
+/*
+ * Sleeps until the CLOCK_MONOTONIC time *until or a signal. Returns true
+ * if the output went away meanwhile: nobody reads what comes next.
+ */
+static bool wait_until(const struct timespec *until, struct pollfd *pfd,
+		       struct nsl_loader *l)
+{
+	while (!stop_signal) {
+		struct timespec now, left;
+
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		left.tv_sec = until->tv_sec - now.tv_sec;
+		left.tv_nsec = until->tv_nsec - now.tv_nsec;
+		if (left.tv_nsec < 0) {
+			left.tv_nsec += 1000000000L;
+			left.tv_sec--;
+		}
+		if (left.tv_sec < 0)
+			return false;
+		if (ppoll(pfd, NR_WAKE, &left, NULL) <= 0)
+			continue;
+		if (pfd[WAKE_OUTPUT_GONE].revents & (POLLERR | POLLHUP))
+			return true;
+		if (pfd[WAKE_CLOCK_MOVED].revents)
+			nsl_loader_clock_event(l);
+		if (pfd[WAKE_CLOCK_SET].revents &&
+		    nsl_clock_watch_fired(pfd[WAKE_CLOCK_SET].fd))
+			nsl_loader_sync_clock(l);
+	}
+	return false;
+}
+
+/* Returns 0 to go on, 1 when the output is gone (quiet exit), <0 on error. */
+static int report_once(struct nsl_reader *rd, struct nsl_bpfstats *bs,
+		       struct nsl_output *out, const struct nsl_format_opts *fo)
+{
+	static struct nsl_report rep;
+	int err = nsl_reader_read(rd, &rep);
+
+	if (err) {
+		pr_warn("cannot read the histogram maps: %s\n", strerror(-err));
+		return err;
+	}
+	if (bs && (err = nsl_bpfstats_read(bs, &rep))) {
+		pr_warn("cannot read BPF program statistics: %s\n", strerror(-err));
+		return err;
+	}
+	err = nsl_output_write(out, &rep, fo);
+	if (err == -EPIPE)
+		return 1;
+	if (err)
+		pr_warn("cannot write the report to %s: %s\n", out->name,
+			strerror(-err));
+	return err;
+}
+
+/*
+ * Every interval, reports or not (-q): the groups' lifecycle (gone ones
+ * reclaimed, new ones learnt), then the report, under the table's lock
+ * (the HTTP thread reads it too).
+ */
+static int tick_and_report(struct nsl_groups *g, struct nsl_reader *rd,
+			   struct nsl_bpfstats *bs, struct nsl_output *out,
+			   const struct nsl_format_opts *fo)
+{
+	int err = 0;
+
+	if (g) {
+		nsl_groups_lock(g);
+		err = nsl_groups_tick(g);
+		if (err)
+			pr_warn("cannot follow the groups: %s\n", strerror(-err));
+	}
+	if (!err && rd)
+		err = report_once(rd, bs, out, fo);
+	if (g)
+		nsl_groups_unlock(g);
+	return err;
+}
+
+int nsl_run(struct nsl_loader *l, const struct nsl_options *o,
+	    struct nsl_output *out, struct nsl_http *http)
+{
+	struct nsl_metrics metrics = { 0 };
+	const struct nsl_format_opts fo = { .format = o->format,
+					    .timestamp = o->timestamp };
+	bool attached[NSL_NR_HISTS];
+	struct nsl_bpfstats bs = { .stats_fd = -1 };
+	struct nsl_groups groups = { 0 };
+	struct nsl_reader rd = { 0 };
+	struct timespec next;
+	unsigned long n = 0;
+	struct pollfd wake[NR_WAKE] = { { .fd = -1 }, { .fd = -1 }, { .fd = -1 } };
+	int err;
+
+	nsl_collect_attached(l, o, attached);
+	err = nsl_collect_groups_init(&groups, l, o);
+	if (err) {
+		pr_warn("cannot map the group histograms: %s\n", strerror(-err));
+		goto out;
+	}
+	/* Prometheus histograms and counters only grow */
+	err = nsl_collect_reader_init(&rd, l, attached, o,
+				      o->cumulative || o->format == NSL_FMT_PROMETHEUS,
+				      &groups);
+	if (err) {
+		pr_warn("cannot set up the map reader: %s\n", strerror(-err));
+		goto out;
+	}
+	if (o->format == NSL_FMT_PROMETHEUS)
+		nsl_collect_for_prometheus(&rd, o);
+	/* the same for the BPF program costs: *_total counters in Prometheus */
+	if (o->bpf_stats &&
+	    (err = nsl_bpfstats_init(&bs, l, o->cumulative ||
+				     o->format == NSL_FMT_PROMETHEUS))) {
+		pr_warn("--bpf-stats: cannot enable BPF statistics: %s\n", strerror(-err));
+		goto out;
+	}
+	err = drop_privileges(l, o);
+	if (err)
+		goto out;
+	if (http->sock >= 0 &&
+	    (err = nsl_metrics_start(http, &metrics, l, attached, o,
+				     o->bpf_stats ? &bs : NULL, &groups)))
+		goto out;
+	open_wakeups(wake, l, o->quiet ? NULL : out);
+	clock_gettime(CLOCK_MONOTONIC, &next);
+	for (;;) {
+		bool last;
+
+		add_seconds(&next, o->interval_s);
+		if (wait_until(&next, wake, l)) {
+			err = 1;	/* the output is gone: a quiet exit */
+			break;
+		}
+		/*
+		 * On a signal, the partial interval still gets its report.
+		 * A signal that comes while a report is being made finds the
+		 * maps already read: what was counted since needs one more.
+		 */
+		last = stop_signal;
+		err = tick_and_report(rd.groups, o->quiet ? NULL : &rd,
+				      o->bpf_stats ? &bs : NULL, out, &fo);
+		if (err || last)
+			break;
+		if (o->count && ++n >= o->count)
+			break;
+		/* also without a notification (none on some kernels) */
+		nsl_loader_sync_clock(l);
+	}
+out:
+	if (wake[WAKE_CLOCK_SET].fd >= 0)
+		close(wake[WAKE_CLOCK_SET].fd);
+	/* no scrape may read the maps once they are gone */
+	nsl_http_stop(http);
+	nsl_metrics_free(&metrics);
+	nsl_bpfstats_close(&bs);
+	nsl_reader_free(&rd);
+	if (groups.by_id)
+		nsl_groups_free(&groups);
+	return err == 1 ? 0 : err;
+}

@@ -1,0 +1,388 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The report sink (src/4-sink/output.c) on real files in a temporary
+ * directory: append and truncate, following rotation (renamed, removed, a
+ * name that cannot be opened again), the atomic file's replacement, a
+ * stream whose reader left, and which kinds poll can watch.
+ */
+#define _GNU_SOURCE	/* open_memstream, asprintf */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include "output.h"
+
+static const struct nsl_format_opts json = { NSL_FMT_JSON, false };
+static const struct nsl_format_opts prom = { NSL_FMT_PROMETHEUS, false };
+
+struct dir {
+	char path[64];
+	char file[96];
+};
+
+static int make_dir(void **state)
+{
+	struct dir *d = calloc(1, sizeof(*d));
+
+	if (!d)
+		return -1;
+	strcpy(d->path, "/tmp/nsl-test-output.XXXXXX");
+	if (!mkdtemp(d->path))
+		return -1;
+	snprintf(d->file, sizeof(d->file), "%s/out", d->path);
+	*state = d;
+	return 0;
+}
+
+static int remove_dir(void **state)
+{
+	struct dir *d = *state;
+	char *cmd;
+
+	if (asprintf(&cmd, "rm -rf '%s'", d->path) < 0)
+		return -1;
+	if (system(cmd))
+		return -1;
+	free(cmd);
+	free(d);
+	return 0;
+}
+
+/* A report told apart by its time: the formats print it. */
+static struct nsl_report report(long sec)
+{
+	struct nsl_report r = { .time = { sec, 0 }, .interval_s = 1.0 };
+
+	r.hook_enabled[NSL_HOOK_TCP_START] = true;
+	return r;
+}
+
+/* What format fo writes for report(sec), as a string to free. */
+static char *expected(long sec, const struct nsl_format_opts *fo)
+{
+	struct nsl_report r = report(sec);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_non_null(f);
+	assert_int_equal(nsl_format_report(f, &r, fo), 0);
+	assert_int_equal(fclose(f), 0);
+	return buf;
+}
+
+static char *slurp(const char *path)
+{
+	char *buf = NULL;
+	size_t len = 0, n;
+	char chunk[4096];
+	FILE *mem = open_memstream(&buf, &len);
+	FILE *f = fopen(path, "r");
+
+	assert_non_null(mem);
+	assert_non_null(f);
+	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
+		fwrite(chunk, 1, n, mem);
+	fclose(f);
+	fclose(mem);
+	return buf;
+}
+
+static void write_report(struct nsl_output *out, long sec,
+			 const struct nsl_format_opts *fo)
+{
+	struct nsl_report r = report(sec);
+
+	assert_int_equal(nsl_output_write(out, &r, fo), 0);
+}
+
+/* path holds exactly the reports of times a, then b (b < 0: none). */
+static void assert_holds(const char *path, const char *prefix, long a, long b)
+{
+	char *want_a = expected(a, &json), *want_b = b >= 0 ? expected(b, &json) : NULL;
+	char *got = slurp(path), *want;
+
+	assert_true(asprintf(&want, "%s%s%s", prefix, want_a, want_b ? want_b : "") >= 0);
+	assert_string_equal(got, want);
+	free(want);
+	free(got);
+	free(want_a);
+	free(want_b);
+}
+
+static void put(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	fputs(text, f);
+	assert_int_equal(fclose(f), 0);
+}
+
+static void test_truncates_without_append(void **state)
+{
+	struct dir *d = *state;
+	struct nsl_output out;
+	const struct nsl_output_conf c = { .path = d->file, .format = NSL_FMT_JSON };
+
+	put(d->file, "an earlier run's report\n");
+	assert_int_equal(nsl_output_open(&out, &c), 0);
+	assert_int_equal(out.kind, NSL_OUTPUT_FOLLOWED);
+	write_report(&out, 100, &json);
+	write_report(&out, 101, &json);
+	assert_int_equal(nsl_output_close(&out), 0);
+	assert_holds(d->file, "", 100, 101);
+}
+
+static void test_append_keeps(void **state)
+{
+	struct dir *d = *state;
+	struct nsl_output out;
+	const struct nsl_output_conf c = { .path = d->file, .format = NSL_FMT_JSON,
+					   .append = true };
+
+	put(d->file, "an earlier run's report\n");
+	assert_int_equal(nsl_output_open(&out, &c), 0);
+	write_report(&out, 100, &json);
+	assert_int_equal(nsl_output_close(&out), 0);
+	assert_holds(d->file, "an earlier run's report\n", 100, -1);
+}
+
+/* logrotate without copytruncate: rename, then (maybe) create */
+static void test_follows_rename(void **state)
+{
+	struct dir *d = *state;
+	struct nsl_output out;
+	const struct nsl_output_conf c = { .path = d->file, .format = NSL_FMT_JSON };
+	char rotated[128];
+
+	snprintf(rotated, sizeof(rotated), "%s.1", d->file);
+	assert_int_equal(nsl_output_open(&out, &c), 0);
+	write_report(&out, 100, &json);
+	assert_int_equal(rename(d->file, rotated), 0);
+	write_report(&out, 101, &json);
+	/* logrotate's create: the file of that name is appended to */
+	assert_int_equal(rename(d->file, rotated), 0);
+	put(d->file, "created by logrotate\n");
+	write_report(&out, 102, &json);
+	assert_int_equal(nsl_output_close(&out), 0);
+	assert_holds(rotated, "", 101, -1);
+	assert_holds(d->file, "created by logrotate\n", 102, -1);
+}
+
+static void test_follows_unlink(void **state)
+{
+	struct dir *d = *state;
+	struct nsl_output out;
+	const struct nsl_output_conf c = { .path = d->file, .format = NSL_FMT_JSON };
+
+	assert_int_equal(nsl_output_open(&out, &c), 0);
+	write_report(&out, 100, &json);
+	assert_int_equal(unlink(d->file), 0);
+	write_report(&out, 101, &json);
+	assert_int_equal(nsl_output_close(&out), 0);
+	assert_holds(d->file, "", 101, -1);
+}
+
+/* A name that cannot be opened again: the reports go on to the old file. */
+static void test_rotation_cannot_reopen(void **state)
+{
+	struct dir *d = *state;
+	struct nsl_output out;
+	const struct nsl_output_conf c = { .path = d->file, .format = NSL_FMT_JSON };
+	char moved[128];
+
+	snprintf(moved, sizeof(moved), "%s.moved", d->file);
+	assert_int_equal(nsl_output_open(&out, &c), 0);
+	write_report(&out, 100, &json);
+	assert_int_equal(rename(d->file, moved), 0);
+	assert_int_equal(mkdir(d->file, 0755), 0);	/* fopen(dir, "a"): EISDIR */
+	assert_int_equal(nsl_output_reopen(&out), -EISDIR);
+	assert_true(out.warned);
+	write_report(&out, 101, &json);
+	assert_int_equal(nsl_output_close(&out), 0);
+	assert_holds(moved, "", 100, 101);
+	assert_int_equal(rmdir(d->file), 0);
+}
+
+/*
+ * The atomic file: each report replaces the last whole, by rename; one
+ * opened before the replacement still reads the old report whole, and no
+ * temporary is left behind.
+ */
+static void test_atomic_replaces(void **state)
+{
+	struct dir *d = *state;
+	struct nsl_output out;
+	const struct nsl_output_conf c = { .path = d->file, .format = NSL_FMT_PROMETHEUS };
+	char tmp[128], *want, *got;
+	FILE *old;
+
+	snprintf(tmp, sizeof(tmp), "%s.tmp", d->file);
+	assert_int_equal(nsl_output_open(&out, &c), 0);
+	assert_int_equal(out.kind, NSL_OUTPUT_ATOMIC);
+	assert_string_equal(nsl_output_atomic_tmp(&out), tmp);
+	assert_int_equal(access(d->file, F_OK), -1);	/* nothing made at open */
+	write_report(&out, 100, &prom);
+	old = fopen(d->file, "r");
+	assert_non_null(old);
+	write_report(&out, 101, &prom);
+	assert_int_equal(access(tmp, F_OK), -1);
+
+	want = expected(101, &prom);	/* no "# EOF": one exposition a file */
+	got = slurp(d->file);
+	assert_string_equal(got, want);
+	free(got);
+	free(want);
+
+	want = expected(100, &prom);
+	got = calloc(1, strlen(want) + 16);
+	assert_non_null(got);
+	assert_int_equal(fread(got, 1, strlen(want) + 15, old), strlen(want));
+	assert_string_equal(got, want);
+	fclose(old);
+	free(got);
+	free(want);
+	assert_int_equal(nsl_output_close(&out), 0);
+}
+
+static void test_atomic_failure_leaves_nothing(void **state)
+{
+	struct dir *d = *state;
+	struct nsl_output out;
+	char path[128];
+	const struct nsl_output_conf c = { .path = path, .format = NSL_FMT_PROMETHEUS };
+	struct nsl_report r = report(100);
+
+	snprintf(path, sizeof(path), "%s/missing/out.prom", d->path);
+	assert_int_equal(nsl_output_open(&out, &c), 0);
+	assert_int_equal(nsl_output_write(&out, &r, &prom), -ENOENT);
+	assert_int_equal(access(path, F_OK), -1);
+	assert_int_equal(nsl_output_close(&out), 0);
+}
+
+/*
+ * Standard output: a Prometheus stream ends each exposition with "# EOF".
+ * fd 1 goes to a file for the test.
+ */
+static void test_stdout_prometheus_eof(void **state)
+{
+	struct dir *d = *state;
+	struct nsl_output out;
+	const struct nsl_output_conf c = { .format = NSL_FMT_PROMETHEUS };
+	char *want_a = expected(100, &prom), *want_b = expected(101, &prom);
+	char *want, *got;
+	int fd, saved;
+
+	fflush(stdout);
+	saved = dup(1);
+	fd = open(d->file, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	assert_true(saved >= 0 && fd >= 0);
+	assert_int_equal(dup2(fd, 1), 1);
+	close(fd);
+	assert_int_equal(nsl_output_open(&out, &c), 0);
+	assert_int_equal(out.kind, NSL_OUTPUT_STREAM);
+	assert_string_equal(out.name, "standard output");
+	write_report(&out, 100, &prom);
+	write_report(&out, 101, &prom);
+	assert_int_equal(nsl_output_close(&out), 0);
+	fflush(stdout);
+	assert_int_equal(dup2(saved, 1), 1);
+	close(saved);
+
+	assert_true(asprintf(&want, "%s# EOF\n%s# EOF\n", want_a, want_b) >= 0);
+	got = slurp(d->file);
+	assert_string_equal(got, want);
+	free(got);
+	free(want);
+	free(want_a);
+	free(want_b);
+}
+
+/* A pipe whose reader left: -EPIPE (the loop's quiet exit), and poll can watch it. */
+static void test_stream_reader_gone(void **state)
+{
+	struct nsl_output out;
+	char path[64];
+	const struct nsl_output_conf c = { .path = path, .format = NSL_FMT_JSON };
+	struct nsl_report r = report(100);
+	int p[2];
+
+	(void)state;
+	signal(SIGPIPE, SIG_IGN);
+	assert_int_equal(pipe(p), 0);
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", p[1]);
+	assert_int_equal(nsl_output_open(&out, &c), 0);
+	assert_int_equal(out.kind, NSL_OUTPUT_STREAM);	/* a pipe: nothing to follow */
+	assert_true(nsl_output_gone_fd(&out) >= 0);
+	close(p[0]);
+	assert_int_equal(nsl_output_write(&out, &r, &json), -EPIPE);
+	nsl_output_close(&out);
+	close(p[1]);
+}
+
+/* Only a stream can go away so; files are never watched. */
+static void test_gone_fd_by_kind(void **state)
+{
+	struct dir *d = *state;
+	struct nsl_output out;
+	struct nsl_output_conf c = { .path = d->file, .format = NSL_FMT_JSON };
+
+	assert_int_equal(nsl_output_open(&out, &c), 0);
+	assert_int_equal(nsl_output_gone_fd(&out), -1);
+	assert_null(nsl_output_atomic_tmp(&out));
+	assert_int_equal(nsl_output_close(&out), 0);
+	c.format = NSL_FMT_PROMETHEUS;
+	assert_int_equal(nsl_output_open(&out, &c), 0);
+	assert_int_equal(nsl_output_gone_fd(&out), -1);
+	assert_int_equal(nsl_output_close(&out), 0);
+	c.path = "/dev/null";
+	c.format = NSL_FMT_TABLE;
+	assert_int_equal(nsl_output_open(&out, &c), 0);
+	assert_int_equal(out.kind, NSL_OUTPUT_STREAM);
+	assert_true(nsl_output_gone_fd(&out) >= 0);
+	assert_int_equal(nsl_output_close(&out), 0);
+}
+
+static void test_open_fails_cleanly(void **state)
+{
+	struct dir *d = *state;
+	struct nsl_output out;
+	char path[128];
+	const struct nsl_output_conf c = { .path = path, .format = NSL_FMT_JSON };
+
+	snprintf(path, sizeof(path), "%s/missing/out.json", d->path);
+	assert_int_equal(nsl_output_open(&out, &c), -ENOENT);
+	assert_null(out.f);
+	assert_int_equal(nsl_output_close(&out), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+#define T(f) cmocka_unit_test_setup_teardown(f, make_dir, remove_dir)
+		T(test_truncates_without_append),
+		T(test_append_keeps),
+		T(test_follows_rename),
+		T(test_follows_unlink),
+		T(test_rotation_cannot_reopen),
+		T(test_atomic_replaces),
+		T(test_atomic_failure_leaves_nothing),
+		T(test_stdout_prometheus_eof),
+		T(test_stream_reader_gone),
+		T(test_gone_fd_by_kind),
+		T(test_open_fails_cleanly),
+#undef T
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
