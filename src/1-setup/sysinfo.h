@@ -29,22 +29,6 @@ int nsl_clock_read(struct nsl_clock *c, nsl_tai_mono_fn tai_mono, void *arg,
 int nsl_clock_watch_open(void);
 bool nsl_clock_watch_fired(int fd);
 
-/*
- * Turns on software RX timestamping for the whole kernel for as long as the
- * returned socket stays open (see nsl_enable_rx_timestamps() for why).
- * Returns the fd or a negative errno.
- */
-int nsl_enable_rx_timestamps(void);
-
-/*
- * Waits until the kernel really stamps received packets (the first user's
- * request takes effect a moment later), by non-IP frames to itself over
- * loopback (needs CAP_NET_RAW), stamped for settle_ms in a row. 0,
- * -ETIMEDOUT after timeout_ms, or another negative errno when it cannot
- * tell.
- */
-int nsl_rx_timestamps_wait(int timeout_ms, int settle_ms);
-
 /* Inode number of the network namespace at path (nsfs file). */
 int nsl_netns_inode(const char *path, uint64_t *ino);
 /* Finds a path (/run/netns/X or /proc/PID/ns/net) of the netns with inode ino. */
