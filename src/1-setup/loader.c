@@ -18,6 +18,7 @@
 #include "nflink.h"
 #include "report.h"
 #include "sysinfo.h"
+#include "clock.h"
 #include "rxtstamp.h"
 #include "tstamp.h"
 #include "netstacklat.skel.h"

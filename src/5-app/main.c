@@ -30,7 +30,7 @@
 #include "options.h"
 #include "privs.h"
 #include "reader.h"
-#include "sysinfo.h"
+#include "clock.h"
 #include "report.h"
 #include "netstacklat.skel.h"
 
