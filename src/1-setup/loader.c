@@ -20,6 +20,7 @@
 #include "sysinfo.h"
 #include "clock.h"
 #include "rxtstamp.h"
+#include "targets.h"
 #include "tstamp.h"
 #include "netstacklat.skel.h"
 
