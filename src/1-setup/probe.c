@@ -1,30 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0-only
-#define _GNU_SOURCE
-#include <dirent.h>
+/*
+ * What the running kernel's BPF can do, asked of the kernel itself before
+ * anything loads: a program per attach point (loaded, attached, closed),
+ * the verifier's answer for a helper or an instruction, the members of
+ * kernel structs in its BTF; and the kernel's version and symbols (uname,
+ * /proc/kallsyms).
+ */
 #include <errno.h>
-#include <fcntl.h>
-#include <ftw.h>
-#include <pthread.h>
-#include <sched.h>
-#include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
-#include <poll.h>
-#include <arpa/inet.h>
-#include <net/if.h>
-#include <linux/if_ether.h>
-#include <linux/if_packet.h>
-#include <linux/net_tstamp.h>
-#include <sys/socket.h>
-#include <sys/stat.h>
-#include <sys/timerfd.h>
-#include <sys/timex.h>
-#include <sys/utsname.h>
-#include <time.h>
-#include "sysinfo.h"
-
-#include <mntent.h>
 #include <stdio.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include "probe.h"
 
 int nsl_kernel_version(void)
 {

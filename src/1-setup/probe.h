@@ -1,12 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* What the tool needs to know about, or set up in, the running system. */
-#ifndef NSL_SYSINFO_H
-#define NSL_SYSINFO_H
+/* What the running kernel is: its version, where its functions are. */
+#ifndef NSL_PROBE_H
+#define NSL_PROBE_H
 
-#include <stdbool.h>
-#include <stddef.h>
 #include <stdint.h>
-#include "netstacklat.h"
 
 /* The running kernel's version as major << 8 | minor, or -1. */
 int nsl_kernel_version(void);
@@ -19,4 +16,4 @@ int nsl_kernel_version(void);
  */
 int nsl_ksym_ranges(const char *const *names, int n, uint64_t *at, uint64_t *len);
 
-#endif /* NSL_SYSINFO_H */
+#endif /* NSL_PROBE_H */
