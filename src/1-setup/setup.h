@@ -21,6 +21,13 @@ void nsl_probe_kernel_bpf(struct nsl_loader *l, const struct btf *vmlinux);
 /* Parameters of the tracepoint in vmlinux BTF (its ctx excluded), or -1. */
 int nsl_tracepoint_args(const struct btf *vmlinux, const char *tp);
 
+/* plan.c */
+/* Appends "; reason" (or the first reason) to the hook's why. */
+void nsl_add_reason(struct nsl_hook_state *hs, const char *reason);
+/* The method of hook: its first candidate from index from on that works. */
+void nsl_choose_method(struct nsl_loader *l, const struct btf *vmlinux,
+		       int hook, enum nsl_attach_mode mode, int from);
+
 /* targets.c */
 /* Into the netns of -n (*saved: -1 when none), and back out of it. */
 int nsl_enter_target_netns(struct nsl_loader *l, int *saved);
