@@ -42,7 +42,7 @@ int nsl_resolve_cgroups(const struct nsl_options *o, uint64_t *ids);
 int nsl_fill_filters(struct nsl_loader *l, const struct nsl_options *o,
 		     const uint32_t *ifidx, const uint64_t *cgids);
 
-/* clock.c */
+/* clocksync.c */
 /* Gives the BPF side tk_core's offs_real if it reads what we measure. */
 void nsl_check_offs_real(struct nsl_loader *l);
 
