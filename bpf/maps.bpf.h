@@ -4,8 +4,9 @@
  * CPU, grouped shared by the CPUs), the group ids, the counters, the
  * --sample countdowns, the filter sets, the HOL filter's per-socket state,
  * the enqueue fallback's last tails and the read fallback's per-task
- * state. Userspace (src/loader.c, src/reader.c) sizes and reads them.
- * Part of bpf/netstacklat.bpf.c (included there, in this order).
+ * state. Userspace sizes them (src/1-setup/object.c) and reads them
+ * (src/2-collect/reader.c). Part of bpf/netstacklat.bpf.c (included
+ * there, in this order).
  */
 #ifndef NSL_MAPS_BPF_H
 #define NSL_MAPS_BPF_H

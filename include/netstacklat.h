@@ -125,11 +125,12 @@ struct nsl_counters {
  * bpf_ktime_get_tai_ns() - tai_offset_ns: the TAI offset is the kernel's,
  * which NTP daemons set after boot and leap seconds change, so the loader
  * keeps this in writable global data and rewrites it whenever the kernel's
- * offsets change (src/loader.c, nsl_loader_sync_clock()). tai_mono_ns is
- * CLOCK_TAI - CLOCK_MONOTONIC when tai_offset_ns was read: the BPF side
- * compares it with bpf_ktime_get_tai_ns() - bpf_ktime_get_ns() to tell
- * whether the offsets moved since (a clock step or a new TAI offset), in
- * which case a sample computed with tai_offset_ns cannot be trusted.
+ * offsets change (src/1-setup/clocksync.c, nsl_loader_sync_clock()).
+ * tai_mono_ns is CLOCK_TAI - CLOCK_MONOTONIC when tai_offset_ns was read:
+ * the BPF side compares it with bpf_ktime_get_tai_ns() - bpf_ktime_get_ns()
+ * to tell whether the offsets moved since (a clock step or a new TAI
+ * offset), in which case a sample computed with tai_offset_ns cannot be
+ * trusted.
  */
 struct nsl_clock {
 	/*

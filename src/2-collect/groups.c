@@ -17,7 +17,8 @@
 #include "groups.h"
 #include "hist.h"
 #include "log.h"
-#include "sysinfo.h"
+#include "cgnames.h"
+#include "targets.h"
 
 /*
  * How long a RETIRING group waits at least before its id is reused, on

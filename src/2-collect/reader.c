@@ -11,7 +11,6 @@
 #include <bpf/libbpf.h>
 #include "hist.h"
 #include "reader.h"
-#include "sysinfo.h"
 
 int nsl_reader_init(struct nsl_reader *r, const struct nsl_reader_maps *m,
 		    const bool *hook_enabled, bool group_ifindex,

@@ -18,7 +18,7 @@
 #include "metrics.h"
 #include "privs.h"
 #include "reader.h"
-#include "sysinfo.h"
+#include "clock.h"
 #include "netstacklat.skel.h"
 
 static volatile sig_atomic_t stop_signal;

@@ -1,0 +1,165 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Attaching: the filters resolved, the object loaded, the maps filled, the
+ * clock set and RX timestamps on before any program runs; then each hook's
+ * programs attached (netfilter links inside the target netns, the others
+ * by libbpf). And nsl_loader_close(), which undoes all of it.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/libbpf.h>
+#include "hooks.h"
+#include "loader.h"
+#include "log.h"
+#include "nflink.h"
+#include "rxtstamp.h"
+#include "setup.h"
+#include "netstacklat.skel.h"
+
+/*
+ * A netfilter hook: the program on IPv4 and IPv6, in the target namespace
+ * (netfilter links attach to the calling thread's current netns).
+ */
+static int attach_netfilter(struct nsl_loader *l, int h,
+			    const struct nsl_candidate *c)
+{
+	static const int pfs[NSL_NF_LINKS] = { NSL_NFPROTO_IPV4, NSL_NFPROTO_IPV6 };
+	struct bpf_program *p = bpf_object__find_program_by_name(l->skel->obj, c->progs[0]);
+	/* INT_MIN and INT_MAX themselves are reserved (-ERANGE) */
+	int hooknum = NSL_NF_INET_LOCAL_IN, edge = INT_MAX - 1, step = -1;
+	int saved, err;
+
+	if (c->nf_place == NSL_NF_PRE_ROUTING_FIRST) {
+		hooknum = NSL_NF_INET_PRE_ROUTING;
+		edge = INT_MIN + 1;
+		step = 1;
+	} else if (c->nf_place == NSL_NF_FORWARD_LAST) {
+		hooknum = NSL_NF_INET_FORWARD;
+	}
+	err = nsl_enter_target_netns(l, &saved);
+	if (err)
+		return err;
+	for (int i = 0; i < NSL_NF_LINKS && !err; i++) {
+		int fd = nsl_nf_link_at_edge(bpf_program__fd(p), pfs[i], hooknum, edge, step);
+
+		if (fd < 0) {
+			err = fd;
+			pr_warn("cannot attach %s (netfilter, %s): %s\n",
+				nsl_hooks[h].name, i ? "IPv6" : "IPv4", strerror(-err));
+		} else {
+			l->hooks[h].nf_fds[i] = fd;
+		}
+	}
+	return nsl_leave_target_netns(saved, err);
+}
+
+static int attach_hooks(struct nsl_loader *l)
+{
+	for (int h = 0; h < NSL_NR_HOOKS; h++) {
+		struct nsl_hook_state *hs = &l->hooks[h];
+		const struct nsl_candidate *c = nsl_loader_chosen(l, h);
+		/* a netfilter candidate's first program; any others are tracepoints */
+		int first = 0;
+
+		if (c && c->method == NSL_METHOD_NETFILTER) {
+			int err = nsl_loader_prog_owner(l, h, c->progs[0]) ?
+				attach_netfilter(l, h, c) : 0;
+
+			if (err)
+				return err;
+			first = 1;
+		}
+		for (int i = first; c && i < NSL_MAX_PROGS && c->progs[i]; i++) {
+			struct bpf_program *p = bpf_object__find_program_by_name(
+				l->skel->obj, c->progs[i]);
+
+			if (!nsl_loader_prog_owner(l, h, c->progs[i]))
+				continue;
+			hs->links[i] = bpf_program__attach(p);
+			if (!hs->links[i]) {
+				int err = -errno;
+
+				pr_warn("cannot attach %s (%s): %s\n", nsl_hooks[h].name,
+					c->progs[i], strerror(-err));
+				return err;
+			}
+		}
+	}
+	return 0;
+}
+
+int nsl_loader_attach(struct nsl_loader *l, const struct nsl_options *o)
+{
+	uint32_t ifidx[NSL_MAX_FILTER_ENTRIES];
+	uint64_t cgids[NSL_MAX_FILTER_ENTRIES];
+	int err;
+
+	if (!nsl_loader_nr_attached(l)) {
+		pr_warn("no enabled hook can attach on this kernel (see -l)\n");
+		return -ENOENT;
+	}
+	/* the netns first: interface names are looked up inside it */
+	err = nsl_resolve_netns_once(l, o);
+	if (!err)
+		err = nsl_resolve_ifaces(l, o, ifidx);
+	if (!err)
+		err = nsl_resolve_cgroups(o, cgids);
+	if (!err)
+		err = nsl_loader_load(l, o);
+	if (err)
+		return err;
+	err = nsl_fill_filters(l, o, ifidx, cgids);
+	if (err)
+		return err;
+	/* the clock before the first sample (the maps now exist) */
+	nsl_check_offs_real(l);
+	err = nsl_loader_sync_clock(l);
+	if (err < 0) {
+		pr_warn("cannot read the kernel's clock offsets (adjtimex, and "
+			"BPF_PROG_TEST_RUN of a raw_tp program: Linux 5.10): %s\n",
+			strerror(-err));
+		return err;
+	}
+	l->rx_tstamp_fd = nsl_enable_rx_timestamps();
+	if (l->rx_tstamp_fd < 0) {
+		pr_warn("cannot enable RX timestamping: %s\n",
+			strerror(-l->rx_tstamp_fd));
+		return l->rx_tstamp_fd;
+	}
+	err = attach_hooks(l);
+	if (err)
+		return err;
+	/*
+	 * "attached" must mean measuring: the first packets would be
+	 * unstamped. On for 50 ms in a row: see nsl_rx_timestamps_wait().
+	 */
+	err = nsl_rx_timestamps_wait(2000, 50);
+	if (err == -ETIMEDOUT)
+		pr_warn("the kernel did not stamp received packets within 2 s: "
+			"samples start when it does\n");
+	else if (err)
+		pr_debug("cannot check that RX timestamps are on (loopback: %s)\n",
+			 strerror(-err));
+	return 0;
+}
+
+void nsl_loader_close(struct nsl_loader *l)
+{
+	for (int h = 0; h < NSL_NR_HOOKS; h++) {
+		for (int i = 0; i < NSL_MAX_PROGS; i++)
+			bpf_link__destroy(l->hooks[h].links[i]);
+		for (int i = 0; i < NSL_NF_LINKS; i++)
+			if (l->hooks[h].nf_fds[i] > 0)
+				close(l->hooks[h].nf_fds[i]);
+	}
+	ring_buffer__free(l->clock_events);
+	netstacklat_bpf__destroy(l->skel);
+	if (l->rx_tstamp_fd >= 0)
+		close(l->rx_tstamp_fd);
+	if (l->ifname_fd >= 0)
+		close(l->ifname_fd);
+	memset(l, 0, sizeof(*l));
+	l->rx_tstamp_fd = l->ifname_fd = -1;
+}

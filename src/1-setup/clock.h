@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* The kernel's clock as the BPF side needs it, and when it is set. */
+#ifndef NSL_CLOCK_H
+#define NSL_CLOCK_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "netstacklat.h"
+
+/*
+ * The kernel's TAI offset (adjtimex) and CLOCK_TAI - CLOCK_MONOTONIC, read
+ * as one consistent pair (struct nsl_clock). tai_mono measures the latter
+ * (0 or a negative errno): as the BPF programs see the clocks, which is
+ * not always as clock_gettime() does (time namespaces). 0 or a negative
+ * errno. realtime: kernels without bpf_ktime_get_tai_ns(); tai_mono then
+ * measures CLOCK_REALTIME - CLOCK_MONOTONIC, and the offset is its
+ * negation (bpf/clock.bpf.h).
+ */
+typedef int (*nsl_tai_mono_fn)(void *arg, int64_t *ns);
+int nsl_clock_read(struct nsl_clock *c, nsl_tai_mono_fn tai_mono, void *arg,
+		   bool realtime);
+
+/*
+ * A file descriptor that poll() reports readable when the kernel's clock is
+ * set (step, TAI offset, leap second); nsl_clock_watch_fired() then says
+ * so and rearms it. The open returns the fd or a negative errno.
+ */
+int nsl_clock_watch_open(void);
+bool nsl_clock_watch_fired(int fd);
+
+#endif /* NSL_CLOCK_H */

@@ -1,0 +1,306 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The BPF object built for the plan and loaded: its read-only
+ * configuration, map sizes, only the chosen programs. An object loads whole
+ * or not at all, so when the kernel refuses one, each hook is loaded alone
+ * to find those whose programs its verifier rejects, and they move to
+ * their next method.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+#include <linux/bpf.h>
+#include "hooks.h"
+#include "loader.h"
+#include "log.h"
+#include "hist.h"
+#include "nflink.h"
+#include "report.h"
+#include "setup.h"
+#include "tstamp.h"
+#include "netstacklat.skel.h"
+
+/*
+ * Before v5.12 the verifier refuses a program with an atomic fetch-and-add
+ * anywhere in it, also where the constants of cfg make it dead code (v5.10
+ * resolve_pseudo_ldimm64() checks every instruction for "BPF_STX uses
+ * reserved fields" before the walk that drops dead branches; measured in
+ * the 5.10 VM). Only the grouped histograms use one (group_hist_get(): a
+ * new group's id), and main.c refuses -I/-C on such kernels, so that code
+ * is dead there: the fetch-and-adds become plain atomic adds (XADD, which
+ * every kernel takes), one instruction for one, so that libbpf's
+ * relocations keep their offsets; the verifier then drops them.
+ */
+static int strip_atomic_fetch(struct bpf_object *obj)
+{
+	struct bpf_program *p;
+
+	bpf_object__for_each_program(p, obj) {
+		size_t n = bpf_program__insn_cnt(p);
+		struct bpf_insn *insns;
+		bool changed = false;
+		int err;
+
+		insns = malloc(n * sizeof(*insns));
+		if (!insns)
+			return -ENOMEM;
+		memcpy(insns, bpf_program__insns(p), n * sizeof(*insns));
+		for (size_t i = 0; i < n; i++) {
+			if (BPF_CLASS(insns[i].code) == BPF_STX &&
+			    BPF_MODE(insns[i].code) == BPF_ATOMIC &&
+			    insns[i].imm == (BPF_ADD | BPF_FETCH)) {
+				insns[i].imm = BPF_ADD;
+				changed = true;
+			}
+		}
+		err = changed ? bpf_program__set_insns(p, insns, n) : 0;
+		free(insns);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/*
+ * Test seam: NSL_TEST_REJECT=prog[,prog...] makes the kernel refuse to
+ * load those programs (an invalid program type), as a verifier that
+ * rejects one of them on some kernel would. Used by the tests of the
+ * per-hook load fallback; it can only make the tool do less.
+ */
+static bool test_rejects(const char *prog)
+{
+	const char *list = getenv("NSL_TEST_REJECT");
+	size_t n = strlen(prog);
+
+	for (const char *p = list; p && *p; p += strcspn(p, ",") + !!p[strcspn(p, ",")])
+		if (strcspn(p, ",") == n && !strncmp(p, prog, n))
+			return true;
+	return false;
+}
+
+/*
+ * Only the chosen programs of the hooks in mask are loaded: the others may
+ * not even load here.
+ */
+static void set_autoload(const struct nsl_loader *l, struct netstacklat_bpf *s,
+			 uint32_t hooks)
+{
+	struct bpf_program *p;
+
+	bpf_object__for_each_program(p, s->obj)
+		bpf_program__set_autoload(p, false);
+	/* run by the loader itself, never attached (nsl_loader_sync_clock()) */
+	bpf_program__set_autoload(s->progs.nsl_clock_probe, true);
+	for (int h = 0; h < NSL_NR_HOOKS; h++) {
+		const struct nsl_candidate *c = nsl_loader_chosen(l, h);
+
+		for (int i = 0; c && (hooks & (1u << h)) && i < NSL_MAX_PROGS &&
+				c->progs[i]; i++) {
+			p = bpf_object__find_program_by_name(s->obj, c->progs[i]);
+			bpf_program__set_autoload(p, true);
+			/* libbpf 1.1 does not know SEC("netfilter") */
+			if (!strcmp(bpf_program__section_name(p), "netfilter")) {
+				bpf_program__set_type(p, NSL_BPF_PROG_TYPE_NETFILTER);
+				bpf_program__set_expected_attach_type(p, NSL_BPF_NETFILTER);
+			}
+			if (test_rejects(c->progs[i]))
+				bpf_program__set_type(p, BPF_PROG_TYPE_UNSPEC);
+		}
+	}
+}
+
+/*
+ * cfg.mono_tstamp_limit (include/tstamp.h): half of CLOCK_REALTIME -
+ * CLOCK_MONOTONIC now. In a time namespace CLOCK_MONOTONIC carries an
+ * offset BPF does not see; days of it change nothing at a margin of
+ * decades.
+ */
+static uint64_t mono_tstamp_limit(void)
+{
+	struct timespec r, m;
+
+	if (clock_gettime(CLOCK_REALTIME, &r) || clock_gettime(CLOCK_MONOTONIC, &m))
+		return 0;
+	return nsl_mono_tstamp_limit((r.tv_sec - m.tv_sec) * 1000000000LL +
+				     (r.tv_nsec - m.tv_nsec));
+}
+
+/* The read-only configuration of the BPF object, for o and the chosen methods. */
+static void fill_config(const struct nsl_loader *l, const struct nsl_options *o,
+			struct nsl_config *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->netns_ino = l->netns_ino;
+	cfg->min_queue_len = o->min_queue_len;
+	cfg->filter_ifindex = o->nr_ifaces > 0;
+	cfg->filter_pid = o->nr_pids > 0;
+	cfg->filter_cgroup = o->nr_cgroups > 0;
+	cfg->group_by_ifindex = o->group_ifindex;
+	cfg->group_by_cgroup = o->group_cgroup;
+	cfg->group_by_netns = o->group_ifindex && o->netns == NSL_NETNS_ALL;
+	cfg->include_hol = o->include_hol;
+	cfg->sample_every = o->sample_every;
+	cfg->schema = o->schema;
+	cfg->nr_slots = nsl_nr_slots(o->schema);
+	memcpy(cfg->schema_thresholds, nsl_schema_thresholds(o->schema),
+	       sizeof(cfg->schema_thresholds));
+	cfg->max_groups = o->max_groups;
+	cfg->clock_mono = l->clock_mono;
+	cfg->mono_tstamp_limit = mono_tstamp_limit();
+	memcpy(cfg->udp_free_at, l->udp_free_at, sizeof(cfg->udp_free_at));
+	memcpy(cfg->udp_free_len, l->udp_free_len, sizeof(cfg->udp_free_len));
+	memcpy(cfg->handover_xmit, l->handover_xmit, sizeof(cfg->handover_xmit));
+	_Static_assert(NSL_NR_HOOKS <= 8, "cfg.fallback_hooks has 8 bits");
+	for (int h = 0; h < NSL_NR_HOOKS; h++)
+		if (l->hooks[h].method == NSL_METHOD_TRACEPOINT ||
+		    l->hooks[h].method == NSL_METHOD_NETFILTER)
+			cfg->fallback_hooks |= 1u << h;
+}
+
+/* The BPF object, configured, with the programs of the hooks in mask. */
+static struct netstacklat_bpf *open_object(const struct nsl_loader *l,
+					   const struct nsl_options *o,
+					   uint32_t hooks)
+{
+	struct netstacklat_bpf *s = netstacklat_bpf__open();
+
+	if (!s)
+		return NULL;
+	/* rodata is writable between open and load */
+	fill_config(l, o, (struct nsl_config *)&s->rodata->cfg);
+	/* histograms hold the slots of the schema: 8 * (1 + slots) bytes */
+	bpf_map__set_value_size(s->maps.hist, nsl_hist_size(o->schema));
+	bpf_map__set_value_size(s->maps.group_hist, nsl_hist_size(o->schema));
+	/* the grouped maps cost memory per group: only when grouping */
+	bpf_map__set_max_entries(s->maps.group_ids, nsl_loader_groups(o));
+	bpf_map__set_max_entries(s->maps.group_hist, nsl_loader_groups(o));
+	/* preallocated (an LRU): its 2 MiB only when netns-handover runs */
+	if (l->hooks[NSL_HOOK_NETNS_HANDOVER].method == NSL_METHOD_NONE)
+		bpf_map__set_max_entries(s->maps.handover_stamps, 1);
+	bpf_map__set_max_entries(s->maps.free_ids, nsl_loader_groups(o));
+	/* 1.5 MB of last tails, only for sk_data_ready (bpf/netstacklat.bpf.c) */
+	if (l->hooks[NSL_HOOK_TCP_SOCK_ENQUEUED].method != NSL_METHOD_TRACEPOINT &&
+	    l->hooks[NSL_HOOK_UDP_SOCK_ENQUEUED].method != NSL_METHOD_TRACEPOINT)
+		bpf_map__set_max_entries(s->maps.tail_state, 1);
+	/* only the tracepoint read fallbacks use it, which need 5.11+ anyway */
+	if (l->no_task_storage)
+		bpf_map__set_autocreate(s->maps.read_state, false);
+	set_autoload(l, s, hooks);
+	if (!nsl_loader_has_atomic_fetch() && !o->group_ifindex && !o->group_cgroup &&
+	    strip_atomic_fetch(s->obj)) {
+		netstacklat_bpf__destroy(s);
+		return NULL;
+	}
+	return s;
+}
+
+/* Loads an object with the programs of the hooks in mask: 0 or -errno. */
+static int try_load(const struct nsl_loader *l, const struct nsl_options *o,
+		    uint32_t hooks)
+{
+	struct netstacklat_bpf *s = open_object(l, o, hooks);
+	int err;
+
+	if (!s)
+		return -errno;
+	err = netstacklat_bpf__load(s);
+	netstacklat_bpf__destroy(s);
+	return err;
+}
+
+/*
+ * After a failed load: which hooks' programs does the kernel refuse? Each
+ * is loaded alone (with the maps); a refused one moves on to its next
+ * method (probed as at start) or becomes unavailable. Returns how many
+ * hooks moved; 0 when none fails alone (then the failure is not a hook's).
+ */
+static int move_rejected_hooks(struct nsl_loader *l, const struct nsl_options *o)
+{
+	struct btf *vmlinux = NULL;
+	int moved = 0;
+
+	for (int h = 0; h < NSL_NR_HOOKS; h++) {
+		struct nsl_hook_state *hs = &l->hooks[h];
+		char why[128];
+		int err;
+
+		if (hs->method == NSL_METHOD_NONE)
+			continue;
+		err = try_load(l, o, 1u << h);
+		if (!err)
+			continue;
+		snprintf(why, sizeof(why), "%s programs refused at load: %s",
+			 nsl_method_name(hs->method), strerror(-err));
+		nsl_add_reason(hs, why);
+		if (!vmlinux && !(vmlinux = btf__load_vmlinux_btf()))
+			return -errno;
+		nsl_choose_method(l, vmlinux, h, o->attach, hs->cand + 1);
+		if (hs->method != NSL_METHOD_NONE)
+			pr_warn("%s: %s; trying %s\n", nsl_hooks[h].name, why,
+				nsl_method_name(hs->method));
+		else
+			pr_warn("%s: %s; no other method: unavailable\n",
+				nsl_hooks[h].name, why);
+		moved++;
+	}
+	btf__free(vmlinux);
+	return moved;
+}
+
+/*
+ * Every group id is free at start: the queue the BPF side pops them from
+ * (bpf/group_id.bpf.h) holds 0..groups-1, in that order.
+ */
+static int fill_free_ids(const struct nsl_loader *l, const struct nsl_options *o)
+{
+	int fd = bpf_map__fd(l->skel->maps.free_ids);
+
+	if (!o->group_ifindex && !o->group_cgroup)
+		return 0;
+	for (__u32 id = 0; id < nsl_loader_groups(o); id++)
+		if (bpf_map_update_elem(fd, NULL, &id, 0))
+			return -errno;
+	return 0;
+}
+
+int nsl_loader_load(struct nsl_loader *l, const struct nsl_options *o)
+{
+	int err = nsl_resolve_netns_once(l, o);
+
+	if (err)
+		return err;
+	/* libbpf's own account of a refusal (the verifier's log) with -v only */
+	nsl_libbpf_quiet = true;
+	for (;;) {
+		netstacklat_bpf__destroy(l->skel);
+		l->skel = open_object(l, o, UINT32_MAX);
+		if (!l->skel) {
+			err = -errno;
+			pr_warn("cannot open the BPF object: %s\n", strerror(-err));
+			break;
+		}
+		err = netstacklat_bpf__load(l->skel);
+		if (!err)
+			break;
+		/* the maps alone must load, or the failure is no hook's */
+		if (try_load(l, o, 0) || move_rejected_hooks(l, o) <= 0) {
+			pr_warn("cannot load the BPF programs: %s%s\n", strerror(-err),
+				nsl_verbose ? "" : " (-v shows libbpf's details)");
+			break;
+		}
+		if (!nsl_loader_nr_attached(l)) {
+			pr_warn("no enabled hook can load on this kernel (see -l)\n");
+			err = -ENOENT;
+			break;
+		}
+	}
+	nsl_libbpf_quiet = false;
+	if (!err && (err = fill_free_ids(l, o)))
+		pr_warn("cannot fill the map of free group ids: %s\n", strerror(-err));
+	return err;
+}

@@ -1,0 +1,248 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The attach plan: for each enabled hook, the first candidate of the hook
+ * table (src/5-app/hooks.c) that --attach allows and that this kernel can
+ * run (probe.c), or why none can; and what the other stages ask of it:
+ * which candidate a hook got, which hook owns a program two hooks share.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+#include "hooks.h"
+#include "loader.h"
+#include "log.h"
+#include "probe.h"
+#include "setup.h"
+#include "netstacklat.skel.h"
+
+static bool method_allowed(enum nsl_method m, enum nsl_attach_mode mode)
+{
+	if (mode == NSL_ATTACH_FENTRY)
+		return m == NSL_METHOD_FENTRY;
+	if (mode == NSL_ATTACH_FALLBACK)
+		return m != NSL_METHOD_FENTRY;
+	return true;
+}
+
+/*
+ * NSL_NEED_UDP_FREE_SITE: consume_skb must carry its location (v6.3) and
+ * still fire in the reader (not v6.18+), and kallsyms must say where UDP
+ * frees a read datagram (tp_udp_consume_skb in the BPF program).
+ */
+static bool udp_free_site_known(struct nsl_loader *l, const struct btf *vmlinux,
+				char *why, size_t len)
+{
+	static const char *const funcs[NSL_UDP_FREE_FUNCS] = {
+		"skb_consume_udp", "udp_recvmsg", "udpv6_recvmsg",
+	};
+	int err;
+
+	if (nsl_kernel_version() >= NSL_KERNEL(6, 18)) {
+		snprintf(why, len, "tp_btf/consume_skb: since Linux 6.18 UDP frees "
+			 "read datagrams later, elsewhere (skb_attempt_defer_free)");
+		return false;
+	}
+	if (nsl_tracepoint_args(vmlinux, "consume_skb") < 2) {
+		snprintf(why, len, "tp_btf/consume_skb: no location argument "
+			 "(Linux 6.3 added it)");
+		return false;
+	}
+	memset(l->udp_free_at, 0, sizeof(l->udp_free_at));
+	err = nsl_ksym_ranges(funcs, NSL_UDP_FREE_FUNCS, l->udp_free_at,
+			      l->udp_free_len);
+	if (err || !l->udp_free_len[0]) {
+		snprintf(why, len, "tp_btf/consume_skb: no address for %s in "
+			 "/proc/kallsyms%s", funcs[0],
+			 err ? "" : " (hidden by kernel.kptr_restrict?)");
+		return false;
+	}
+	return true;
+}
+
+/*
+ * NSL_NEED_HANDOVER_DEVS: the programs of netns-handover tell veth and
+ * netkit devices, and bridges, by their transmit function
+ * (bpf/handover.bpf.h): its address must be known, so veth's module must
+ * be loaded (netkit's and the bridge's are taken when loaded; a module
+ * loaded later is not seen).
+ */
+static bool handover_devs_known(struct nsl_loader *l, char *why, size_t len)
+{
+	static const char *const funcs[NSL_HANDOVER_XMITS] = {
+		[NSL_XMIT_VETH] = "veth_xmit",
+		[NSL_XMIT_NETKIT] = "netkit_xmit",
+		[NSL_XMIT_BRIDGE] = "br_dev_xmit",
+	};
+	uint64_t flen[NSL_HANDOVER_XMITS];
+	int err;
+
+	memset(l->handover_xmit, 0, sizeof(l->handover_xmit));
+	err = nsl_ksym_ranges(funcs, NSL_HANDOVER_XMITS, l->handover_xmit, flen);
+	if (err || !l->handover_xmit[NSL_XMIT_VETH]) {
+		snprintf(why, len, "no address for veth_xmit in /proc/kallsyms%s",
+			 err ? "" : " (veth module not loaded, or hidden by "
+			 "kernel.kptr_restrict)");
+		return false;
+	}
+	return true;
+}
+
+/* What a candidate needs beyond its attach points (enum nsl_need). */
+static bool need_met(struct nsl_loader *l, const struct btf *vmlinux,
+		     enum nsl_need need, char *why, size_t len)
+{
+	switch (need) {
+	case NSL_NEED_UDP_FREE_SITE:
+		return udp_free_site_known(l, vmlinux, why, len);
+	case NSL_NEED_HANDOVER_DEVS:
+		return handover_devs_known(l, why, len);
+	case NSL_NEED_UDP_QUEUED_ON_RETURN:
+		/*
+		 * v6.18, "udp: remove busylock and add per NUMA queues": a
+		 * producer adds the skb to a per-NUMA list and returns 0; the
+		 * producer that finds the list empty queues the batch later,
+		 * and may drop some. By the time fexit runs, the skb may be
+		 * unqueued yet, dropped, or read and freed.
+		 */
+		if (nsl_kernel_version() >= NSL_KERNEL(6, 18)) {
+			snprintf(why, len, "fexit/__udp_enqueue_schedule_skb: since "
+				 "Linux 6.18 it returns before the datagram is queued");
+			return false;
+		}
+		return true;
+	default:
+		return true;
+	}
+}
+
+static bool candidate_works(struct nsl_loader *l, const struct btf *vmlinux,
+			    const struct nsl_candidate *c, char *why,
+			    size_t len)
+{
+	if (!need_met(l, vmlinux, c->need, why, len))
+		return false;
+	for (int i = 0; i < NSL_MAX_PROGS && c->progs[i]; i++) {
+		struct bpf_program *p =
+			bpf_object__find_program_by_name(l->skel->obj, c->progs[i]);
+
+		if (!p) {
+			snprintf(why, len, "program %s missing", c->progs[i]);
+			return false;
+		}
+		if (nsl_probe_section(vmlinux, bpf_program__section_name(p), why, len))
+			return false;
+	}
+	return true;
+}
+
+/* Appends "; reason" (or the first reason) to the hook's why. */
+void nsl_add_reason(struct nsl_hook_state *hs, const char *reason)
+{
+	size_t n = strlen(hs->why);
+
+	snprintf(hs->why + n, sizeof(hs->why) - n, "%s%s", n ? "; " : "", reason);
+}
+
+/*
+ * The first allowed candidate from index from on that works; else why none
+ * did, all reasons (with those of earlier candidates, when from > 0).
+ */
+void nsl_choose_method(struct nsl_loader *l, const struct btf *vmlinux,
+		       int hook, enum nsl_attach_mode mode, int from)
+{
+	const struct nsl_hook_desc *d = &nsl_hooks[hook];
+	struct nsl_hook_state *hs = &l->hooks[hook];
+	char why[sizeof(hs->why)];
+
+	if (!from)
+		hs->why[0] = '\0';
+	for (int i = from; i < NSL_MAX_CANDIDATES && d->cands[i].method; i++) {
+		const struct nsl_candidate *c = &d->cands[i];
+
+		if (!method_allowed(c->method, mode)) {
+			snprintf(why, sizeof(why), "%s excluded by --attach",
+				 nsl_method_name(c->method));
+		} else if (candidate_works(l, vmlinux, c, why, sizeof(why))) {
+			hs->method = c->method;
+			hs->cand = i;
+			pr_debug("%s: %s works\n", d->name, nsl_method_name(c->method));
+			return;
+		}
+		pr_debug("%s: %s unusable: %s\n", d->name,
+			 nsl_method_name(c->method), why);
+		nsl_add_reason(hs, why);
+	}
+	hs->method = NSL_METHOD_NONE;
+}
+
+int nsl_loader_probe(struct nsl_loader *l, const struct nsl_options *o)
+{
+	struct btf *vmlinux;
+	int err;
+
+	memset(l, 0, sizeof(*l));
+	l->rx_tstamp_fd = l->ifname_fd = -1;
+	l->skel = netstacklat_bpf__open();
+	if (!l->skel) {
+		err = -errno;
+		pr_warn("cannot open the BPF object: %s\n", strerror(-err));
+		return err;
+	}
+	vmlinux = btf__load_vmlinux_btf();
+	if (!vmlinux) {
+		err = -errno;
+		pr_warn("cannot read kernel BTF (/sys/kernel/btf/vmlinux): %s\n",
+			strerror(-err));
+		return err;
+	}
+	nsl_probe_kernel_bpf(l, vmlinux);
+	for (int h = 0; h < NSL_NR_HOOKS; h++) {
+		if (o->hook_enabled[h])
+			nsl_choose_method(l, vmlinux, h, o->attach, 0);
+		else
+			snprintf(l->hooks[h].why, sizeof(l->hooks[h].why), "disabled");
+	}
+	btf__free(vmlinux);
+	return 0;
+}
+
+uint32_t nsl_loader_prog_hooks(const struct nsl_loader *l, const char *prog)
+{
+	uint32_t hooks = 0;
+
+	if (!prog)
+		return 0;
+	for (int h = 0; h < NSL_NR_HOOKS; h++) {
+		const struct nsl_candidate *c = nsl_loader_chosen(l, h);
+
+		for (int i = 0; c && i < NSL_MAX_PROGS && c->progs[i]; i++)
+			if (!strcmp(c->progs[i], prog))
+				hooks |= 1u << h;
+	}
+	return hooks;
+}
+
+bool nsl_loader_prog_owner(const struct nsl_loader *l, int h, const char *prog)
+{
+	uint32_t hooks = nsl_loader_prog_hooks(l, prog);
+
+	return hooks && __builtin_ctz(hooks) == h;
+}
+
+int nsl_loader_nr_attached(const struct nsl_loader *l)
+{
+	int n = 0;
+
+	for (int h = 0; h < NSL_NR_HOOKS; h++)
+		n += l->hooks[h].method != NSL_METHOD_NONE;
+	return n;
+}
+
+const struct nsl_candidate *nsl_loader_chosen(const struct nsl_loader *l, int h)
+{
+	if (l->hooks[h].method == NSL_METHOD_NONE)
+		return NULL;
+	return &nsl_hooks[h].cands[l->hooks[h].cand];
+}

@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Internal to the set-up stage (src/1-setup): what its files share with one
+ * another. The other stages use loader.h, the stage's interface.
+ */
+#ifndef NSL_SETUP_H
+#define NSL_SETUP_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "loader.h"
+
+struct btf;
+
+/* probe.c */
+/* Whether the program of section sec loads and attaches here; else why not. */
+int nsl_probe_section(const struct btf *vmlinux, const char *sec,
+		      char *why, size_t len);
+/* What this kernel's BPF lacks, into l (clock_mono and the like). */
+void nsl_probe_kernel_bpf(struct nsl_loader *l, const struct btf *vmlinux);
+/* Parameters of the tracepoint in vmlinux BTF (its ctx excluded), or -1. */
+int nsl_tracepoint_args(const struct btf *vmlinux, const char *tp);
+
+/* plan.c */
+/* Appends "; reason" (or the first reason) to the hook's why. */
+void nsl_add_reason(struct nsl_hook_state *hs, const char *reason);
+/* The method of hook: its first candidate from index from on that works. */
+void nsl_choose_method(struct nsl_loader *l, const struct btf *vmlinux,
+		       int hook, enum nsl_attach_mode mode, int from);
+
+/* targets.c */
+/* Into the netns of -n (*saved: -1 when none), and back out of it. */
+int nsl_enter_target_netns(struct nsl_loader *l, int *saved);
+int nsl_leave_target_netns(int saved, int err);
+/* The netns -n selects, resolved once (l->netns_ino, l->netns_path). */
+int nsl_resolve_netns_once(struct nsl_loader *l, const struct nsl_options *o);
+/* The interfaces of -i (idx) and the cgroups of -c (ids), resolved. */
+int nsl_resolve_ifaces(struct nsl_loader *l, const struct nsl_options *o,
+		       uint32_t *idx);
+int nsl_resolve_cgroups(const struct nsl_options *o, uint64_t *ids);
+/* Filter maps: after load (the maps exist), before attach (no samples yet). */
+int nsl_fill_filters(struct nsl_loader *l, const struct nsl_options *o,
+		     const uint32_t *ifidx, const uint64_t *cgids);
+
+/* clocksync.c */
+/* Gives the BPF side tk_core's offs_real if it reads what we measure. */
+void nsl_check_offs_real(struct nsl_loader *l);
+
+#endif /* NSL_SETUP_H */
