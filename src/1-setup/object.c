@@ -162,12 +162,17 @@ static void fill_config(const struct nsl_loader *l, const struct nsl_options *o,
 			cfg->fallback_hooks |= 1u << h;
 }
 
+struct netstacklat_bpf *nsl_object_open(void)
+{
+	return netstacklat_bpf__open();
+}
+
 /* The BPF object, configured, with the programs of the hooks in mask. */
 static struct netstacklat_bpf *open_object(const struct nsl_loader *l,
 					   const struct nsl_options *o,
 					   uint32_t hooks)
 {
-	struct netstacklat_bpf *s = netstacklat_bpf__open();
+	struct netstacklat_bpf *s = nsl_object_open();
 
 	if (!s)
 		return NULL;

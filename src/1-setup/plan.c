@@ -184,7 +184,7 @@ int nsl_loader_probe(struct nsl_loader *l, const struct nsl_options *o)
 
 	memset(l, 0, sizeof(*l));
 	l->rx_tstamp_fd = l->ifname_fd = -1;
-	l->skel = netstacklat_bpf__open();
+	l->skel = nsl_object_open();
 	if (!l->skel) {
 		err = -errno;
 		pr_warn("cannot open the BPF object: %s\n", strerror(-err));

@@ -11,6 +11,7 @@
 #include "loader.h"
 
 struct btf;
+struct netstacklat_bpf;
 
 /* probe.c */
 /* Whether the program of section sec loads and attaches here; else why not. */
@@ -41,6 +42,13 @@ int nsl_resolve_cgroups(const struct nsl_options *o, uint64_t *ids);
 /* Filter maps: after load (the maps exist), before attach (no samples yet). */
 int nsl_fill_filters(struct nsl_loader *l, const struct nsl_options *o,
 		     const uint32_t *ifidx, const uint64_t *cgids);
+
+/* object.c */
+/*
+ * The BPF object, opened (not loaded). The skeleton's open embeds the
+ * whole object (330 KB) in every file that calls it: object.c alone does.
+ */
+struct netstacklat_bpf *nsl_object_open(void);
 
 /* clocksync.c */
 /* Gives the BPF side tk_core's offs_real if it reads what we measure. */
