@@ -5,6 +5,7 @@
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,6 +74,36 @@ static int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
 	*out = v;
 	return 0;
 }
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/*
+ * Where a table row's value goes: the offset of a field of struct
+ * nsl_options, which must have the type named (a compile error otherwise).
+ */
+#define FIELD(type, f) \
+	_Generic(((struct nsl_options *)0)->f, type: offsetof(struct nsl_options, f))
+
+static void *field_at(struct nsl_options *o, size_t off)
+{
+	return (char *)o + off;
+}
+
+/* The flags: each turns on one bool; given twice is no error. */
+static const struct flag_option {
+	int key;
+	size_t field;
+} flag_options[] = {
+	{ 'T', FIELD(bool, timestamp) },
+	{ OPT_APPEND, FIELD(bool, append) },
+	{ OPT_CUMULATIVE, FIELD(bool, cumulative) },
+	{ 'l', FIELD(bool, list_probes) },
+	{ 'I', FIELD(bool, group_ifindex) },
+	{ 'C', FIELD(bool, group_cgroup) },
+	{ 'y', FIELD(bool, include_hol) },
+	{ 'v', FIELD(bool, verbose) },
+	{ OPT_BPF_STATS, FIELD(bool, bpf_stats) },
+};
 
 static int parse_interval(struct argp_state *state, const char *what,
 			  const char *s)
@@ -280,6 +311,12 @@ static int parse_opt(int key, char *arg, struct argp_state *state)
 	struct nsl_options *o = ps->o;
 	uint64_t v;
 
+	for (size_t i = 0; i < ARRAY_SIZE(flag_options); i++) {
+		if (flag_options[i].key == key) {
+			*(bool *)field_at(o, flag_options[i].field) = true;
+			return 0;
+		}
+	}
 	switch (key) {
 	case 'r':
 		ps->interval_given = true;
@@ -287,12 +324,6 @@ static int parse_opt(int key, char *arg, struct argp_state *state)
 	case OPT_COUNT:
 		ps->count_given = true;
 		return parse_count(state, "--count", arg);
-	case 'T':
-		o->timestamp = true;
-		break;
-	case OPT_APPEND:
-		o->append = true;
-		break;
 	case 'F':
 		ps->format_given = true;
 		if (!strcmp(arg, "table"))
@@ -308,12 +339,6 @@ static int parse_opt(int key, char *arg, struct argp_state *state)
 		if (!*arg)
 			return fail(state, "-o: empty file name");
 		o->output = arg;
-		break;
-	case OPT_CUMULATIVE:
-		o->cumulative = true;
-		break;
-	case 'l':
-		o->list_probes = true;
 		break;
 	case 'e':
 	case 'd':
@@ -358,21 +383,6 @@ static int parse_opt(int key, char *arg, struct argp_state *state)
 		if (parse_u64(arg, 1, UINT32_MAX, &v))
 			return fail(state, "-q: '%s' is not a positive integer", arg);
 		o->min_queue_len = v;
-		break;
-	case 'I':
-		o->group_ifindex = true;
-		break;
-	case 'C':
-		o->group_cgroup = true;
-		break;
-	case 'y':
-		o->include_hol = true;
-		break;
-	case 'v':
-		o->verbose = true;
-		break;
-	case OPT_BPF_STATS:
-		o->bpf_stats = true;
 		break;
 	case OPT_MAX_GROUPS:
 		if (parse_u64(arg, 1, 1 << 20, &v))
