@@ -55,9 +55,6 @@ fail(struct argp_state *state, const char *fmt, ...)
 }
 
 /* Whole-string unsigned integer in [min, max]; no sign, no junk, no overflow. */
-/* --group-idle, --series-grace: at most a year */
-#define NSL_MAX_SECONDS (365ULL * 86400)
-
 static int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
 {
 	unsigned long long v;
@@ -104,6 +101,56 @@ static const struct flag_option {
 	{ 'v', FIELD(bool, verbose) },
 	{ OPT_BPF_STATS, FIELD(bool, bpf_stats) },
 };
+
+/* --group-idle, --series-grace: at most a year */
+#define NSL_MAX_SECONDS (365ULL * 86400)
+
+/* The bounded integers, into a uint32_t: "OPT: 'ARG' is not WHAT" if bad. */
+static const struct int_option {
+	int key;
+	bool say_range;			/* the message adds " in MIN..MAX" */
+	bool log2;			/* a power of two; the field gets its log2 */
+	const char *opt;		/* as the message names it */
+	uint64_t min, max;
+	size_t field;
+	const char *what;
+} int_options[] = {
+	{ .key = 'q', .opt = "-q", .min = 1, .max = UINT32_MAX,
+	  .field = FIELD(uint32_t, min_queue_len), .what = "a positive integer" },
+	{ .key = OPT_MAX_GROUPS, .opt = "--max-groups", .min = 1, .max = 1 << 20,
+	  .field = FIELD(uint32_t, max_groups), .what = "an integer",
+	  .say_range = true },
+	{ .key = OPT_GROUP_IDLE, .opt = "--group-idle", .min = 1,
+	  .max = NSL_MAX_SECONDS, .field = FIELD(uint32_t, group_idle_s),
+	  .what = "a number of seconds", .say_range = true },
+	{ .key = OPT_SERIES_GRACE, .opt = "--series-grace", .min = 0,
+	  .max = NSL_MAX_SECONDS, .field = FIELD(uint32_t, series_grace_s),
+	  .what = "a number of seconds", .say_range = true },
+	{ .key = OPT_SAMPLE, .opt = "--sample", .min = 1,
+	  .max = NSL_MAX_SAMPLE_EVERY, .field = FIELD(uint32_t, sample_every),
+	  .what = "an integer", .say_range = true },
+	/* N buckets per power of two: histogram schema log2(N) */
+	{ .key = OPT_RESOLUTION, .opt = "--resolution", .min = 1, .max = 8,
+	  .field = FIELD(uint32_t, schema), .what = "1, 2, 4 or 8", .log2 = true },
+};
+
+static int parse_int_option(struct argp_state *state,
+			    const struct int_option *io, const char *arg)
+{
+	struct parse_state *ps = state->input;
+	uint32_t *field = field_at(ps->o, io->field);
+	uint64_t v;
+
+	if (parse_u64(arg, io->min, io->max, &v) || (io->log2 && (v & (v - 1)))) {
+		if (!io->say_range)
+			return fail(state, "%s: '%s' is not %s", io->opt, arg, io->what);
+		return fail(state, "%s: '%s' is not %s in %llu..%llu", io->opt, arg,
+			    io->what, (unsigned long long)io->min,
+			    (unsigned long long)io->max);
+	}
+	*field = io->log2 ? (uint32_t)__builtin_ctzll(v) : (uint32_t)v;
+	return 0;
+}
 
 static int parse_interval(struct argp_state *state, const char *what,
 			  const char *s)
@@ -309,7 +356,6 @@ static int parse_opt(int key, char *arg, struct argp_state *state)
 {
 	struct parse_state *ps = state->input;
 	struct nsl_options *o = ps->o;
-	uint64_t v;
 
 	for (size_t i = 0; i < ARRAY_SIZE(flag_options); i++) {
 		if (flag_options[i].key == key) {
@@ -317,6 +363,9 @@ static int parse_opt(int key, char *arg, struct argp_state *state)
 			return 0;
 		}
 	}
+	for (size_t i = 0; i < ARRAY_SIZE(int_options); i++)
+		if (int_options[i].key == key)
+			return parse_int_option(state, &int_options[i], arg);
 	switch (key) {
 	case 'r':
 		ps->interval_given = true;
@@ -379,40 +428,6 @@ static int parse_opt(int key, char *arg, struct argp_state *state)
 	case 'c':
 		nsl_free_options(o);
 		return parse_list(state, "-c", arg, NSL_MAX_FILTER_ENTRIES, cgroup_item);
-	case 'q':
-		if (parse_u64(arg, 1, UINT32_MAX, &v))
-			return fail(state, "-q: '%s' is not a positive integer", arg);
-		o->min_queue_len = v;
-		break;
-	case OPT_MAX_GROUPS:
-		if (parse_u64(arg, 1, 1 << 20, &v))
-			return fail(state, "--max-groups: '%s' is not an integer in 1..%u",
-				    arg, 1 << 20);
-		o->max_groups = v;
-		break;
-	case OPT_GROUP_IDLE:
-		if (parse_u64(arg, 1, NSL_MAX_SECONDS, &v))
-			return fail(state, "--group-idle: '%s' is not a number of seconds "
-				    "in 1..31536000", arg);
-		o->group_idle_s = v;
-		break;
-	case OPT_SERIES_GRACE:
-		if (parse_u64(arg, 0, NSL_MAX_SECONDS, &v))
-			return fail(state, "--series-grace: '%s' is not a number of seconds "
-				    "in 0..31536000", arg);
-		o->series_grace_s = v;
-		break;
-	case OPT_RESOLUTION:
-		if (parse_u64(arg, 1, 8, &v) || (v & (v - 1)))
-			return fail(state, "--resolution: '%s' is not 1, 2, 4 or 8", arg);
-		o->schema = __builtin_ctzll(v);
-		break;
-	case OPT_SAMPLE:
-		if (parse_u64(arg, 1, NSL_MAX_SAMPLE_EVERY, &v))
-			return fail(state, "--sample: '%s' is not an integer in 1..%u",
-				    arg, NSL_MAX_SAMPLE_EVERY);
-		o->sample_every = v;
-		break;
 	case OPT_USER:
 		if (!*arg || strlen(arg) > 32)
 			return fail(state, "--user: '%s' is not a user name", arg);
