@@ -152,6 +152,67 @@ static int parse_int_option(struct argp_state *state,
 	return 0;
 }
 
+/* The words of -F and --attach; a row with no word ends each table. */
+struct word {
+	const char *word;
+	int value;
+};
+
+static const struct word formats[] = {
+	{ "table", NSL_FMT_TABLE },
+	{ "json", NSL_FMT_JSON },
+	{ "prometheus", NSL_FMT_PROMETHEUS },
+	{},
+};
+
+static const struct word attach_modes[] = {
+	{ "auto", NSL_ATTACH_AUTO },
+	{ "fentry", NSL_ATTACH_FENTRY },
+	{ "fallback", NSL_ATTACH_FALLBACK },
+	{},
+};
+
+/*
+ * The value of word s in words[] (values are not negative), or -1 with
+ * the message. It lists the table's words, "(table, json or prometheus)":
+ * a new row is in it too.
+ */
+static int parse_word(struct argp_state *state, const char *opt,
+		      const char *what, const struct word *words, const char *s)
+{
+	char list[128] = "";
+	size_t n, len = 0;
+
+	for (n = 0; words[n].word; n++)
+		if (!strcmp(s, words[n].word))
+			return words[n].value;
+	for (size_t i = 0; i < n && len < sizeof(list); i++)
+		len += snprintf(list + len, sizeof(list) - len, "%s%s",
+				!i ? "" : i + 1 < n ? ", " : " or ", words[i].word);
+	fail(state, "%s: unknown %s '%s' (%s)", opt, what, s, list);
+	return -1;
+}
+
+static int parse_words(struct argp_state *state, int key, char *arg)
+{
+	struct parse_state *ps = state->input;
+	int v;
+
+	if (key == 'F') {
+		ps->format_given = true;
+		v = parse_word(state, "-F", "format", formats, arg);
+		if (v < 0)
+			return EINVAL;
+		ps->o->format = v;
+		return 0;
+	}
+	v = parse_word(state, "--attach", "mode", attach_modes, arg);
+	if (v < 0)
+		return EINVAL;
+	ps->o->attach = v;
+	return 0;
+}
+
 static int parse_interval(struct argp_state *state, const char *what,
 			  const char *s)
 {
@@ -374,16 +435,8 @@ static int parse_opt(int key, char *arg, struct argp_state *state)
 		ps->count_given = true;
 		return parse_count(state, "--count", arg);
 	case 'F':
-		ps->format_given = true;
-		if (!strcmp(arg, "table"))
-			o->format = NSL_FMT_TABLE;
-		else if (!strcmp(arg, "json"))
-			o->format = NSL_FMT_JSON;
-		else if (!strcmp(arg, "prometheus"))
-			o->format = NSL_FMT_PROMETHEUS;
-		else
-			return fail(state, "-F: unknown format '%s' (table, json or prometheus)", arg);
-		break;
+	case OPT_ATTACH:
+		return parse_words(state, key, arg);
 	case 'o':
 		if (!*arg)
 			return fail(state, "-o: empty file name");
@@ -402,16 +455,6 @@ static int parse_opt(int key, char *arg, struct argp_state *state)
 			o->hook_enabled[i] = key == 'd' && !nsl_hooks[i].opt_in;
 		return parse_list(state, key == 'e' ? "-e" : "-d", arg,
 				  NSL_NR_HOOKS, hook_item);
-	case OPT_ATTACH:
-		if (!strcmp(arg, "auto"))
-			o->attach = NSL_ATTACH_AUTO;
-		else if (!strcmp(arg, "fentry"))
-			o->attach = NSL_ATTACH_FENTRY;
-		else if (!strcmp(arg, "fallback"))
-			o->attach = NSL_ATTACH_FALLBACK;
-		else
-			return fail(state, "--attach: unknown mode '%s' (auto, fentry or fallback)", arg);
-		break;
 	case 'p':
 		o->nr_pids = 0;
 		return parse_list(state, "-p", arg, NSL_MAX_FILTER_ENTRIES, pid_item);
