@@ -1,4 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Command-line parsing into struct nsl_options: the flags, the bounded
+ * integers and the words by table, the rest by small handlers; then the
+ * checks of what the options mean together. Help text: options-doc.c.
+ */
 #include <argp.h>
 #include <arpa/inet.h>
 #include <errno.h>
@@ -242,6 +247,35 @@ static int parse_count(struct argp_state *state, const char *what,
 	return 0;
 }
 
+/* -r and --count, or the positional INTERVAL and COUNT: not both ways. */
+static int parse_schedule(struct argp_state *state, int key, char *arg)
+{
+	struct parse_state *ps = state->input;
+
+	if (key == 'r') {
+		ps->interval_given = true;
+		return parse_interval(state, "-r", arg);
+	}
+	if (key == OPT_COUNT) {
+		ps->count_given = true;
+		return parse_count(state, "--count", arg);
+	}
+	/* ARGP_KEY_ARG: argp gives them after every option, -r and --count too */
+	if (ps->nr_positional == 0) {
+		if (ps->interval_given)
+			return fail(state, "INTERVAL: given twice (-r and positional)");
+		ps->nr_positional++;
+		return parse_interval(state, "INTERVAL", arg);
+	}
+	if (ps->nr_positional == 1) {
+		if (ps->count_given)
+			return fail(state, "COUNT: given twice (--count and positional)");
+		ps->nr_positional++;
+		return parse_count(state, "COUNT", arg);
+	}
+	return fail(state, "unexpected argument '%s'", arg);
+}
+
 /*
  * Splits a comma-separated list and calls item() for every entry; empty
  * entries and lists longer than max are errors naming the option.
@@ -289,6 +323,23 @@ static int hook_item(struct argp_state *state, const char *opt, const char *s)
 		return fail(state, "%s: hook '%s' listed twice", opt, s);
 	seen[h] = listed_value;
 	return 0;
+}
+
+static int parse_hooks(struct argp_state *state, int key, char *arg)
+{
+	struct parse_state *ps = state->input;
+
+	if (ps->enable_given || ps->disable_given)
+		return fail(state, "%s", (ps->enable_given ^ (key == 'e')) ?
+			    "-e and -d cannot be combined" :
+			    "-e/-d: give the list once, comma-separated");
+	ps->enable_given = key == 'e';
+	ps->disable_given = key == 'd';
+	/* -e lists the hooks to keep: start from none; -d from the default */
+	for (int i = 0; i < NSL_NR_HOOKS; i++)
+		ps->o->hook_enabled[i] = key == 'd' && !nsl_hooks[i].opt_in;
+	return parse_list(state, key == 'e' ? "-e" : "-d", arg, NSL_NR_HOOKS,
+			  hook_item);
 }
 
 static int pid_item(struct argp_state *state, const char *opt, const char *s)
@@ -354,10 +405,27 @@ static int cgroup_item(struct argp_state *state, const char *opt, const char *s)
 	return 0;
 }
 
-/* [ADDR:]PORT, ADDR numeric, IPv6 in brackets; loopback by default. */
-static int parse_listen(struct argp_state *state, const char *s)
+/* -p, -i, -c: a list given again replaces the earlier one */
+static int parse_filter(struct argp_state *state, int key, char *arg)
 {
 	struct nsl_options *o = ((struct parse_state *)state->input)->o;
+
+	if (key == 'p') {
+		o->nr_pids = 0;
+		return parse_list(state, "-p", arg, NSL_MAX_FILTER_ENTRIES, pid_item);
+	}
+	if (key == 'i') {
+		o->nr_ifaces = 0;
+		return parse_list(state, "-i", arg, NSL_MAX_FILTER_ENTRIES, iface_item);
+	}
+	nsl_free_options(o);
+	return parse_list(state, "-c", arg, NSL_MAX_FILTER_ENTRIES, cgroup_item);
+}
+
+/* [ADDR:]PORT, ADDR numeric, IPv6 in brackets; loopback by default. */
+static int parse_listen(struct argp_state *state, int key, char *s)
+{
+	struct parse_state *ps = state->input;
 	const char *colon = strrchr(s, ':'), *port = colon ? colon + 1 : s;
 	unsigned char buf[sizeof(struct in6_addr)];
 	char addr[64] = "127.0.0.1";
@@ -365,6 +433,10 @@ static int parse_listen(struct argp_state *state, const char *s)
 	bool bracketed = false;
 	uint64_t v;
 
+	(void)key;
+	if (ps->listen_given)
+		return fail(state, "--listen: given twice (one address and port)");
+	ps->listen_given = true;
 	if (parse_u64(port, 1, 65535, &v))
 		return fail(state, "--listen: '%s': no port in 1..65535", s);
 	if (len >= 2 && s[0] == '[' && s[len - 1] == ']') {
@@ -386,16 +458,17 @@ static int parse_listen(struct argp_state *state, const char *s)
 	}
 	if (inet_pton(AF_INET, addr, buf) != 1 && inet_pton(AF_INET6, addr, buf) != 1)
 		return fail(state, "--listen: '%s' is not a numeric IPv4 or IPv6 address", addr);
-	snprintf(o->listen_addr, sizeof(o->listen_addr), "%s", addr);
-	o->listen_port = v;
+	snprintf(ps->o->listen_addr, sizeof(ps->o->listen_addr), "%s", addr);
+	ps->o->listen_port = v;
 	return 0;
 }
 
-static int parse_netns(struct argp_state *state, const char *s)
+static int parse_netns(struct argp_state *state, int key, char *s)
 {
 	struct nsl_options *o = ((struct parse_state *)state->input)->o;
 	uint64_t v;
 
+	(void)key;
 	if (!strcmp(s, "0")) {
 		o->netns = NSL_NETNS_OWN;
 	} else if (!strcmp(s, "-1")) {
@@ -413,107 +486,102 @@ static int parse_netns(struct argp_state *state, const char *s)
 	return 0;
 }
 
+/* -o and --user keep the argv string: it outlives the options */
+static int parse_output(struct argp_state *state, int key, char *arg)
+{
+	(void)key;
+	if (!*arg)
+		return fail(state, "-o: empty file name");
+	((struct parse_state *)state->input)->o->output = arg;
+	return 0;
+}
+
+static int parse_user(struct argp_state *state, int key, char *arg)
+{
+	(void)key;
+	if (!*arg || strlen(arg) > 32)
+		return fail(state, "--user: '%s' is not a user name", arg);
+	((struct parse_state *)state->input)->o->user = arg;
+	return 0;
+}
+
+/* --help, --usage, --version: printed here, the caller exits. */
+static int print_info(struct argp_state *state, int key, char *arg)
+{
+	(void)arg;
+	if (key == 'V') {
+		printf("%s\n", argp_program_version);
+	} else {
+		/* argp_state_help() is silent under ARGP_NO_ERRS */
+		argp_help(state->root_argp, stdout,
+			  (key == '?' ? ARGP_HELP_STD_HELP : ARGP_HELP_USAGE) &
+				  ~(ARGP_HELP_EXIT_OK | ARGP_HELP_EXIT_ERR),
+			  state->name);
+	}
+	((struct parse_state *)state->input)->o->info_only = true;
+	return 0;
+}
+
+/* argp's own errors (unknown option, missing value): name the word */
+static int name_argp_error(struct argp_state *state, int key, char *arg)
+{
+	struct nsl_options *o = ((struct parse_state *)state->input)->o;
+
+	(void)key;
+	(void)arg;
+	if (!o->errmsg[0] && state->next > 0 && state->next <= state->argc)
+		snprintf(o->errmsg, sizeof(o->errmsg),
+			 "'%s': unknown option or missing value (see --help)",
+			 state->argv[state->next - 1]);
+	return 0;
+}
+
+/*
+ * The rest, by group. The words are here too: -F also notes that it was
+ * given, and each table fills a field of its own enum type.
+ */
+static const struct {
+	int key;
+	int (*parse)(struct argp_state *state, int key, char *arg);
+} handlers[] = {
+	{ 'r', parse_schedule },
+	{ OPT_COUNT, parse_schedule },
+	{ ARGP_KEY_ARG, parse_schedule },
+	{ 'F', parse_words },
+	{ OPT_ATTACH, parse_words },
+	{ 'e', parse_hooks },
+	{ 'd', parse_hooks },
+	{ 'p', parse_filter },
+	{ 'i', parse_filter },
+	{ 'c', parse_filter },
+	{ 'n', parse_netns },
+	{ OPT_LISTEN, parse_listen },
+	{ 'o', parse_output },
+	{ OPT_USER, parse_user },
+	{ '?', print_info },
+	{ OPT_USAGE, print_info },
+	{ 'V', print_info },
+	{ ARGP_KEY_ERROR, name_argp_error },
+};
+
+/* A flag, a bounded integer, or one of the handlers above. */
 static int parse_opt(int key, char *arg, struct argp_state *state)
 {
 	struct parse_state *ps = state->input;
-	struct nsl_options *o = ps->o;
 
 	for (size_t i = 0; i < ARRAY_SIZE(flag_options); i++) {
 		if (flag_options[i].key == key) {
-			*(bool *)field_at(o, flag_options[i].field) = true;
+			*(bool *)field_at(ps->o, flag_options[i].field) = true;
 			return 0;
 		}
 	}
 	for (size_t i = 0; i < ARRAY_SIZE(int_options); i++)
 		if (int_options[i].key == key)
 			return parse_int_option(state, &int_options[i], arg);
-	switch (key) {
-	case 'r':
-		ps->interval_given = true;
-		return parse_interval(state, "-r", arg);
-	case OPT_COUNT:
-		ps->count_given = true;
-		return parse_count(state, "--count", arg);
-	case 'F':
-	case OPT_ATTACH:
-		return parse_words(state, key, arg);
-	case 'o':
-		if (!*arg)
-			return fail(state, "-o: empty file name");
-		o->output = arg;
-		break;
-	case 'e':
-	case 'd':
-		if (ps->enable_given || ps->disable_given)
-			return fail(state, "%s", (ps->enable_given ^ (key == 'e')) ?
-				    "-e and -d cannot be combined" :
-				    "-e/-d: give the list once, comma-separated");
-		ps->enable_given = key == 'e';
-		ps->disable_given = key == 'd';
-		/* -e lists the hooks to keep: start from none; -d from the default */
-		for (int i = 0; i < NSL_NR_HOOKS; i++)
-			o->hook_enabled[i] = key == 'd' && !nsl_hooks[i].opt_in;
-		return parse_list(state, key == 'e' ? "-e" : "-d", arg,
-				  NSL_NR_HOOKS, hook_item);
-	case 'p':
-		o->nr_pids = 0;
-		return parse_list(state, "-p", arg, NSL_MAX_FILTER_ENTRIES, pid_item);
-	case 'i':
-		o->nr_ifaces = 0;
-		return parse_list(state, "-i", arg, NSL_MAX_FILTER_ENTRIES, iface_item);
-	case 'n':
-		return parse_netns(state, arg);
-	case OPT_LISTEN:
-		if (ps->listen_given)
-			return fail(state, "--listen: given twice (one address and port)");
-		ps->listen_given = true;
-		return parse_listen(state, arg);
-	case 'c':
-		nsl_free_options(o);
-		return parse_list(state, "-c", arg, NSL_MAX_FILTER_ENTRIES, cgroup_item);
-	case OPT_USER:
-		if (!*arg || strlen(arg) > 32)
-			return fail(state, "--user: '%s' is not a user name", arg);
-		o->user = arg;
-		break;
-	case ARGP_KEY_ARG:
-		if (ps->nr_positional == 0) {
-			if (ps->interval_given)
-				return fail(state, "INTERVAL: given twice (-r and positional)");
-			ps->nr_positional++;
-			return parse_interval(state, "INTERVAL", arg);
-		}
-		if (ps->nr_positional == 1) {
-			if (ps->count_given)
-				return fail(state, "COUNT: given twice (--count and positional)");
-			ps->nr_positional++;
-			return parse_count(state, "COUNT", arg);
-		}
-		return fail(state, "unexpected argument '%s'", arg);
-	case '?':
-	case OPT_USAGE:
-		/* argp_state_help() is silent under ARGP_NO_ERRS; we exit later */
-		argp_help(state->root_argp, stdout,
-			  (key == '?' ? ARGP_HELP_STD_HELP : ARGP_HELP_USAGE) &
-				  ~(ARGP_HELP_EXIT_OK | ARGP_HELP_EXIT_ERR),
-			  state->name);
-		o->info_only = true;
-		break;
-	case 'V':
-		printf("%s\n", argp_program_version);
-		o->info_only = true;
-		break;
-	case ARGP_KEY_ERROR:
-		/* argp's own errors (unknown option, missing value): name the word */
-		if (!o->errmsg[0] && state->next > 0 && state->next <= state->argc)
-			snprintf(o->errmsg, sizeof(o->errmsg),
-				 "'%s': unknown option or missing value (see --help)",
-				 state->argv[state->next - 1]);
-		break;
-	default:
-		return ARGP_ERR_UNKNOWN;
-	}
-	return 0;
+	for (size_t i = 0; i < ARRAY_SIZE(handlers); i++)
+		if (handlers[i].key == key)
+			return handlers[i].parse(state, key, arg);
+	return ARGP_ERR_UNKNOWN;
 }
 
 void nsl_free_options(struct nsl_options *o)
