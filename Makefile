@@ -47,9 +47,8 @@ HTTP_LIBS := -ldl -lpthread
 SRCS      := $(wildcard $(addsuffix /*.c,$(ROOMS)))
 # Pure userspace code: no libbpf, unit-tested on the host (the formats, the
 # hook table and the options, the report sink, the HTTP routing).
-CORE_SRCS := $(wildcard src/3-format/*.c) src/5-app/hooks.c src/5-app/options.c \
-	     src/4-sink/output.c \
-	     src/4-sink/httproute.c
+CORE_SRCS := $(wildcard src/3-format/*.c) src/5-app/hooks.c $(wildcard src/5-app/options*.c) \
+	     src/4-sink/output.c src/4-sink/httproute.c
 # Code that talks to the kernel: the rest.
 APP_SRCS  := $(filter-out $(CORE_SRCS),$(SRCS))
 CORE_OBJS := $(CORE_SRCS:src/%.c=$(OUTPUT)/%.o)
@@ -268,7 +267,8 @@ $(SAN_OUT)/netstacklat: $(SAN_OBJS) $(PB_OBJS)
 	$(call msg,LINK,$@)
 	$(Q)$(SAN_CC) $(CFLAGS) $(SAN_FLAGS) $^ $(LIBBPF_LIBS) $(HTTP_LIBS) $(MATH_LIBS) $(PB_LIBS) -o $@
 
-$(FUZZ_BIN): tests/fuzz/fuzz_options.c src/5-app/options.c src/5-app/hooks.c $(wildcard src/*/*.h include/*.h) | $(OUTPUT)/fuzz
+$(FUZZ_BIN): tests/fuzz/fuzz_options.c $(wildcard src/5-app/options*.c) src/5-app/hooks.c \
+	     $(wildcard src/*/*.h include/*.h) | $(OUTPUT)/fuzz
 	$(call msg,FUZZ-CC,$@)
 	$(Q)$(CLANG) -std=gnu11 -g -O1 -Wall -Wextra -Werror $(INCLUDES) \
 		-Wno-missing-field-initializers \

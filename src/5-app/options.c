@@ -1,60 +1,22 @@
 // SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Command-line parsing into struct nsl_options: the flags, the bounded
+ * integers and the words by table, the rest by small handlers; then the
+ * checks of what the options mean together. Help text: options-doc.c.
+ */
 #include <argp.h>
-#include <arpa/inet.h>
 #include <errno.h>
 #include <limits.h>
-#include <math.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "hooks.h"
 #include "hist.h"
 #include "options.h"
-
-const char *argp_program_version = "netstacklat 0.1";
-
-static const char doc[] =
-"Measure latency inside the Linux network receive stack.\n"
-"\n"
-"At each hook the time since the packet's RX timestamp is added to a log2\n"
-"histogram; a report is printed every INTERVAL seconds (default 5).\n"
-"-i, -n and -I apply to every hook. -p, -c, -q and -C apply to the\n"
-"socket-read hooks only: the others do not run in the reading process.\n"
-"With --listen and neither -F nor -o, nothing is printed on stdout.\n"
-"netns-handover (the host's share of a pod's latency) is opt-in: it runs\n"
-"only when -e names it.\n"
-"\n"
-"EXAMPLES:\n"
-"    netstacklat                     # default hooks, a table every 5 s\n"
-"    netstacklat -l                  # hooks and how each attaches here\n"
-"    netstacklat -i eth0 1 10        # eth0 only, 10 reports 1 s apart\n"
-"    netstacklat -n -1 -F json -o lat.jsonl   # all netns, JSON lines\n"
-"    netstacklat -e tcp-socket-read -C        # TCP reads per cgroup\n"
-"\n"
-"HOOKS: ip-start tcp-start udp-start tcp-socket-enqueued\n"
-"       udp-socket-enqueued tcp-socket-read udp-socket-read\n"
-"       netns-handover\n"
-"\v"
-"The TCP head-of-line filter (on unless -y) leaves out TCP reads that may\n"
-"have waited for a retransmission of lost data: that wait comes from the\n"
-"network, not from this host.";
-
-enum {
-	OPT_COUNT = 0x100,
-	OPT_CUMULATIVE,
-	OPT_ATTACH,
-	OPT_BPF_STATS,
-	OPT_USER,
-	OPT_MAX_GROUPS,
-	OPT_USAGE,
-	OPT_LISTEN,
-	OPT_RESOLUTION,
-	OPT_SAMPLE,
-	OPT_APPEND,
-	OPT_GROUP_IDLE,
-	OPT_SERIES_GRACE,
-};
+#include "options-doc.h"
+#include "options-parse.h"
 
 /*
  * Kernel memory the grouped histograms may take: max_groups histograms of
@@ -62,84 +24,6 @@ enum {
  */
 #define MAX_GROUP_MAP_BYTES (1024ULL << 20)
 
-static const struct argp_option options[] = {
-	{ "report-interval", 'r', "SECONDS", 0,
-	  "Seconds between reports (default 5); same as INTERVAL", 0 },
-	{ "count", OPT_COUNT, "N", 0,
-	  "Stop after N reports; same as COUNT (default: until SIGINT)", 0 },
-	{ "timestamp", 'T', NULL, 0, "Print the wall-clock time with each table report", 0 },
-	{ "format", 'F', "FORMAT", 0,
-	  "Output format: table (default), json or prometheus (cumulative; "
-	  "with -o, the file is replaced atomically each interval)", 0 },
-	{ "listen", OPT_LISTEN, "[ADDR:]PORT", 0,
-	  "Serve Prometheus metrics on http://ADDR:PORT/metrics (default "
-	  "address 127.0.0.1; [::1]:PORT for IPv6)", 0 },
-	{ "output", 'o', "FILE", 0,
-	  "Write reports to FILE instead of stdout (replaced at start)", 0 },
-	{ "append", OPT_APPEND, NULL, 0,
-	  "With -o: add to FILE instead of replacing it", 0 },
-	{ "cumulative", OPT_CUMULATIVE, NULL, 0,
-	  "Totals since start instead of per-interval deltas", 0 },
-	{ "list-probes", 'l', NULL, 0,
-	  "List hooks and the attach method each gets here, then exit", 0 },
-	{ "enable-probes", 'e', "HOOK[,..]", 0, "Only these hooks (not with -d)", 1 },
-	{ "disable-probes", 'd', "HOOK[,..]", 0, "All hooks but these (not with -e)", 1 },
-	{ "attach", OPT_ATTACH, "MODE", 0,
-	  "auto (default: per hook the first method that works), fentry "
-	  "(fentry/fexit only) or fallback (never fentry/fexit)", 1 },
-	{ "pids", 'p', "PID[,..]", 0, "Only reads by these processes", 2 },
-	{ "interfaces", 'i', "IFACE[,..]", 0,
-	  "Only these interfaces, by name or index", 2 },
-	{ "network-namespace", 'n', "NS", 0,
-	  "0 = own netns (default), -1 = all, an inode number, or a path such "
-	  "as /run/netns/NAME or /proc/PID/ns/net", 2 },
-	{ "cgroups", 'c', "CGROUP[,..]", 0, "Only these cgroups, by path or id", 2 },
-	{ "min-queuelength", 'q', "N", 0,
-	  "Only socket reads that left >= N skbs (TCP) or datagrams (UDP) "
-	  "queued, counted after the read: a reader that lags behind", 2 },
-	{ "groupby-interface", 'I', NULL, 0, "One histogram per interface", 3 },
-	{ "groupby-cgroup", 'C', NULL, 0, "One histogram per cgroup", 3 },
-	{ "max-groups", OPT_MAX_GROUPS, "N", 0,
-	  "Room for N histograms with -I/-C (default 4096), for the groups "
-	  "that exist at once (gone ones are reclaimed); samples of further "
-	  "groups are counted as map_full", 3 },
-	{ "group-idle", OPT_GROUP_IDLE, "SECONDS", 0,
-	  "Reclaim a group whose existence cannot be checked (an interface of "
-	  "another netns with -n -1) after SECONDS without samples (default "
-	  "600); gone cgroups and interfaces are reclaimed at once", 3 },
-	{ "series-grace", OPT_SERIES_GRACE, "SECONDS", 0,
-	  "Prometheus: keep a reclaimed group's final totals for SECONDS "
-	  "(default 300), then drop its series", 3 },
-	{ "resolution", OPT_RESOLUTION, "N", 0,
-	  "Buckets per power of two: 1 (default: log2 buckets in ns), 2, 4 or 8 "
-	  "(the bounds of Prometheus native histogram schema 1, 2, 3 for "
-	  "seconds; 8: buckets 9 % wide)", 3 },
-	{ "sample", OPT_SAMPLE, "N", 0,
-	  "Record one packet in N per hook and CPU (default 1: all); counts "
-	  "and rates are then 1/N of the traffic's, latencies unbiased", 3 },
-	{ "include-tcp-hol-delay", 'y', NULL, 0,
-	  "Record TCP reads that may be HOL-blocked", 3 },
-	{ "verbose", 'v', NULL, 0, "libbpf and attach details on stderr", 4 },
-	/* argp's own would print nothing with ARGP_NO_ERRS: see below */
-	{ "help", '?', NULL, 0, "Give this help list", -1 },
-	{ "usage", OPT_USAGE, NULL, 0, "Give a short usage message", -1 },
-	{ "version", 'V', NULL, 0, "Print program version", -1 },
-	{ "user", OPT_USER, "NAME", 0,
-	  "Once attached, run as this user (e.g. nobody); all capabilities "
-	  "are dropped in any case", 4 },
-	{ "bpf-stats", OPT_BPF_STATS, NULL, 0,
-	  "Report what each BPF program costs: runs, ns per run, CPU share "
-	  "(turns on the kernel's BPF run-time statistics while running)", 4 },
-	{},
-};
-
-struct parse_state {
-	struct nsl_options *o;
-	bool enable_given, disable_given;
-	bool interval_given, count_given;
-	bool format_given, listen_given;
-	unsigned int nr_positional;
-};
 
 /* An option that does nothing here: a line for stderr, parsing goes on. */
 static void __attribute__((format(printf, 2, 3)))
@@ -154,412 +38,243 @@ warn(struct nsl_options *o, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* Records the message; the caller prints it (one line) and exits. */
-static int __attribute__((format(printf, 2, 3)))
-fail(struct argp_state *state, const char *fmt, ...)
-{
-	struct parse_state *ps = state->input;
-	va_list ap;
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
-	va_start(ap, fmt);
-	vsnprintf(ps->o->errmsg, sizeof(ps->o->errmsg), fmt, ap);
-	va_end(ap);
-	return EINVAL;
+/*
+ * Where a table row's value goes: the offset of a field of struct
+ * nsl_options, which must have the type named (a compile error otherwise).
+ */
+#define FIELD(type, f) \
+	_Generic(((struct nsl_options *)0)->f, type: offsetof(struct nsl_options, f))
+
+static void *field_at(struct nsl_options *o, size_t off)
+{
+	return (char *)o + off;
 }
 
-/* Whole-string unsigned integer in [min, max]; no sign, no junk, no overflow. */
+/* The flags: each turns on one bool; given twice is no error. */
+static const struct flag_option {
+	int key;
+	size_t field;
+} flag_options[] = {
+	{ 'T', FIELD(bool, timestamp) },
+	{ OPT_APPEND, FIELD(bool, append) },
+	{ OPT_CUMULATIVE, FIELD(bool, cumulative) },
+	{ 'l', FIELD(bool, list_probes) },
+	{ 'I', FIELD(bool, group_ifindex) },
+	{ 'C', FIELD(bool, group_cgroup) },
+	{ 'y', FIELD(bool, include_hol) },
+	{ 'v', FIELD(bool, verbose) },
+	{ OPT_BPF_STATS, FIELD(bool, bpf_stats) },
+};
+
 /* --group-idle, --series-grace: at most a year */
 #define NSL_MAX_SECONDS (365ULL * 86400)
 
-static int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
-{
-	unsigned long long v;
-	char *end;
+/* The bounded integers, into a uint32_t: "OPT: 'ARG' is not WHAT" if bad. */
+static const struct int_option {
+	int key;
+	bool say_range;			/* the message adds " in MIN..MAX" */
+	bool log2;			/* a power of two; the field gets its log2 */
+	const char *opt;		/* as the message names it */
+	uint64_t min, max;
+	size_t field;
+	const char *what;
+} int_options[] = {
+	{ .key = 'q', .opt = "-q", .min = 1, .max = UINT32_MAX,
+	  .field = FIELD(uint32_t, min_queue_len), .what = "a positive integer" },
+	{ .key = OPT_MAX_GROUPS, .opt = "--max-groups", .min = 1, .max = 1 << 20,
+	  .field = FIELD(uint32_t, max_groups), .what = "an integer",
+	  .say_range = true },
+	{ .key = OPT_GROUP_IDLE, .opt = "--group-idle", .min = 1,
+	  .max = NSL_MAX_SECONDS, .field = FIELD(uint32_t, group_idle_s),
+	  .what = "a number of seconds", .say_range = true },
+	{ .key = OPT_SERIES_GRACE, .opt = "--series-grace", .min = 0,
+	  .max = NSL_MAX_SECONDS, .field = FIELD(uint32_t, series_grace_s),
+	  .what = "a number of seconds", .say_range = true },
+	{ .key = OPT_SAMPLE, .opt = "--sample", .min = 1,
+	  .max = NSL_MAX_SAMPLE_EVERY, .field = FIELD(uint32_t, sample_every),
+	  .what = "an integer", .say_range = true },
+	/* N buckets per power of two: histogram schema log2(N) */
+	{ .key = OPT_RESOLUTION, .opt = "--resolution", .min = 1, .max = 8,
+	  .field = FIELD(uint32_t, schema), .what = "1, 2, 4 or 8", .log2 = true },
+};
 
-	if (!*s || *s == '-' || *s == '+' || *s == ' ')
-		return -EINVAL;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno || *end)
-		return -EINVAL;
-	if (v < min || v > max)
-		return -ERANGE;
-	*out = v;
-	return 0;
-}
-
-static int parse_interval(struct argp_state *state, const char *what,
-			  const char *s)
-{
-	struct parse_state *ps = state->input;
-	char *end;
-	double v;
-
-	errno = 0;
-	v = *s ? strtod(s, &end) : 0;
-	if (!*s || errno || *end || !isfinite(v) || v <= 0 || v > 86400 * 365)
-		return fail(state, "%s: '%s' is not a positive number of seconds", what, s);
-	if (v < 0.01)
-		return fail(state, "%s: '%s' is below the 0.01 s minimum", what, s);
-	ps->o->interval_s = v;
-	return 0;
-}
-
-static int parse_count(struct argp_state *state, const char *what,
-		       const char *s)
+static int parse_int_option(struct argp_state *state,
+			    const struct int_option *io, const char *arg)
 {
 	struct parse_state *ps = state->input;
+	uint32_t *field = field_at(ps->o, io->field);
 	uint64_t v;
 
-	if (parse_u64(s, 1, ULONG_MAX, &v))
-		return fail(state, "%s: '%s' is not a positive integer", what, s);
-	ps->o->count = v;
+	if (nsl_opt_u64(arg, io->min, io->max, &v) || (io->log2 && (v & (v - 1)))) {
+		if (!io->say_range)
+			return nsl_opt_fail(state, "%s: '%s' is not %s", io->opt, arg, io->what);
+		return nsl_opt_fail(state, "%s: '%s' is not %s in %llu..%llu", io->opt, arg,
+			    io->what, (unsigned long long)io->min,
+			    (unsigned long long)io->max);
+	}
+	*field = io->log2 ? (uint32_t)__builtin_ctzll(v) : (uint32_t)v;
 	return 0;
 }
+
+/* The words of -F and --attach; a row with no word ends each table. */
+struct word {
+	const char *word;
+	int value;
+};
+
+static const struct word formats[] = {
+	{ "table", NSL_FMT_TABLE },
+	{ "json", NSL_FMT_JSON },
+	{ "prometheus", NSL_FMT_PROMETHEUS },
+	{},
+};
+
+static const struct word attach_modes[] = {
+	{ "auto", NSL_ATTACH_AUTO },
+	{ "fentry", NSL_ATTACH_FENTRY },
+	{ "fallback", NSL_ATTACH_FALLBACK },
+	{},
+};
 
 /*
- * Splits a comma-separated list and calls item() for every entry; empty
- * entries and lists longer than max are errors naming the option.
+ * The value of word s in words[] (values are not negative), or -1 with
+ * the message. It lists the table's words, "(table, json or prometheus)":
+ * a new row is in it too.
  */
-typedef int (*item_fn)(struct argp_state *state, const char *opt,
-		       const char *item);
-
-static int parse_list(struct argp_state *state, const char *opt,
-		      const char *arg, unsigned int max, item_fn item)
+static int parse_word(struct argp_state *state, const char *opt,
+		      const char *what, const struct word *words, const char *s)
 {
-	char *copy = strdup(arg), *p = copy, *tok;
-	unsigned int n = 0;
-	int err = 0;
+	char list[128] = "";
+	size_t n, len = 0;
 
-	if (!copy)
-		return ENOMEM;
-	if (!*arg)
-		err = fail(state, "%s: empty list", opt);
-	while (!err && (tok = strsep(&p, ",")) != NULL) {
-		if (!*tok)
-			err = fail(state, "%s: empty entry in '%s'", opt, arg);
-		else if (++n > max)
-			err = fail(state, "%s: more than %u entries", opt, max);
-		else
-			err = item(state, opt, tok);
-	}
-	free(copy);
-	return err;
+	for (n = 0; words[n].word; n++)
+		if (!strcmp(s, words[n].word))
+			return words[n].value;
+	for (size_t i = 0; i < n && len < sizeof(list); i++)
+		len += snprintf(list + len, sizeof(list) - len, "%s%s",
+				!i ? "" : i + 1 < n ? ", " : " or ", words[i].word);
+	nsl_opt_fail(state, "%s: unknown %s '%s' (%s)", opt, what, s, list);
+	return -1;
 }
 
-static int hook_item(struct argp_state *state, const char *opt, const char *s)
+static int parse_words(struct argp_state *state, int key, char *arg)
 {
 	struct parse_state *ps = state->input;
-	/* -e starts from no hooks, -d from the default: the flags mark what was listed */
-	bool *seen = ps->o->hook_enabled;
-	bool listed_value = ps->enable_given;
-	int h = nsl_hook_by_name(s);
+	int v;
 
-	if (h < 0)
-		return fail(state, "%s: unknown hook '%s' (see --help)", opt, s);
-	/* -d of an opt-in hook: it is off already */
-	if (!listed_value && nsl_hooks[h].opt_in)
-		return 0;
-	if (seen[h] == listed_value)
-		return fail(state, "%s: hook '%s' listed twice", opt, s);
-	seen[h] = listed_value;
-	return 0;
-}
-
-static int pid_item(struct argp_state *state, const char *opt, const char *s)
-{
-	struct parse_state *ps = state->input;
-	uint64_t v;
-
-	/* PID_MAX_LIMIT is 4194304 (include/linux/threads.h) */
-	if (parse_u64(s, 1, 4194304, &v))
-		return fail(state, "%s: '%s' is not a valid PID", opt, s);
-	for (unsigned int i = 0; i < ps->o->nr_pids; i++)
-		if (ps->o->pids[i] == v)
-			return fail(state, "%s: PID %s listed twice", opt, s);
-	ps->o->pids[ps->o->nr_pids++] = v;
-	return 0;
-}
-
-static int iface_item(struct argp_state *state, const char *opt, const char *s)
-{
-	struct parse_state *ps = state->input;
-	struct nsl_iface *ifc = &ps->o->ifaces[ps->o->nr_ifaces];
-	uint64_t v;
-
-	memset(ifc, 0, sizeof(*ifc));
-	if (*s >= '0' && *s <= '9') {
-		if (parse_u64(s, 1, INT32_MAX, &v))
-			return fail(state, "%s: '%s' is not a valid interface index", opt, s);
-		ifc->index = v;
-	} else {
-		if (strlen(s) >= IF_NAMESIZE || strchr(s, '/') || strchr(s, ' '))
-			return fail(state, "%s: '%s' is not a valid interface name", opt, s);
-		snprintf(ifc->name, sizeof(ifc->name), "%s", s);
-	}
-	for (unsigned int i = 0; i < ps->o->nr_ifaces; i++)
-		if (ps->o->ifaces[i].index == ifc->index &&
-		    !strcmp(ps->o->ifaces[i].name, ifc->name))
-			return fail(state, "%s: interface '%s' listed twice", opt, s);
-	ps->o->nr_ifaces++;
-	return 0;
-}
-
-static int cgroup_item(struct argp_state *state, const char *opt, const char *s)
-{
-	struct parse_state *ps = state->input;
-	struct nsl_cgroup *cg = &ps->o->cgroups[ps->o->nr_cgroups];
-	uint64_t v;
-
-	memset(cg, 0, sizeof(*cg));
-	/*
-	 * A number is an id; anything else a path: absolute, or relative to
-	 * the cgroup2 mount as -C prints it (the loader resolves it)
-	 */
-	if (*s >= '0' && *s <= '9') {
-		if (parse_u64(s, 1, UINT64_MAX, &v))
-			return fail(state, "%s: '%s' is neither a cgroup path nor an id", opt, s);
-		cg->id = v;
-	} else {
-		cg->path = strdup(s); /* s lives in a copy parse_list frees */
-		if (!cg->path)
-			return ENOMEM;
-	}
-	ps->o->nr_cgroups++;
-	return 0;
-}
-
-/* [ADDR:]PORT, ADDR numeric, IPv6 in brackets; loopback by default. */
-static int parse_listen(struct argp_state *state, const char *s)
-{
-	struct nsl_options *o = ((struct parse_state *)state->input)->o;
-	const char *colon = strrchr(s, ':'), *port = colon ? colon + 1 : s;
-	unsigned char buf[sizeof(struct in6_addr)];
-	char addr[64] = "127.0.0.1";
-	size_t len = colon ? (size_t)(colon - s) : 0;
-	bool bracketed = false;
-	uint64_t v;
-
-	if (parse_u64(port, 1, 65535, &v))
-		return fail(state, "--listen: '%s': no port in 1..65535", s);
-	if (len >= 2 && s[0] == '[' && s[len - 1] == ']') {
-		/* "[]:PORT" must not quietly become the default address */
-		if (len == 2)
-			return fail(state, "--listen: '%s': empty address", s);
-		s++;
-		len -= 2;
-		bracketed = true;
-	}
-	/* without brackets "1::2:3" could be 1::2 port 3 or 1::2:3 */
-	if (!bracketed && memchr(s, ':', len))
-		return fail(state, "--listen: '%s': write an IPv6 address in brackets, [ADDR]:PORT", s);
-	if (len) {
-		if (len >= sizeof(addr))
-			return fail(state, "--listen: '%s': address too long", s);
-		memcpy(addr, s, len);
-		addr[len] = '\0';
-	}
-	if (inet_pton(AF_INET, addr, buf) != 1 && inet_pton(AF_INET6, addr, buf) != 1)
-		return fail(state, "--listen: '%s' is not a numeric IPv4 or IPv6 address", addr);
-	snprintf(o->listen_addr, sizeof(o->listen_addr), "%s", addr);
-	o->listen_port = v;
-	return 0;
-}
-
-static int parse_netns(struct argp_state *state, const char *s)
-{
-	struct nsl_options *o = ((struct parse_state *)state->input)->o;
-	uint64_t v;
-
-	if (!strcmp(s, "0")) {
-		o->netns = NSL_NETNS_OWN;
-	} else if (!strcmp(s, "-1")) {
-		o->netns = NSL_NETNS_ALL;
-	} else if (*s == '/') {
-		o->netns = NSL_NETNS_PATH;
-		o->netns_path = s;
-	} else if (!parse_u64(s, 1, UINT32_MAX, &v)) {
-		/* ns inode numbers are 32-bit (ns_common.inum is unsigned int) */
-		o->netns = NSL_NETNS_INODE;
-		o->netns_ino = v;
-	} else {
-		return fail(state, "-n: '%s' is not 0, -1, an inode number or a path", s);
-	}
-	return 0;
-}
-
-static int parse_opt(int key, char *arg, struct argp_state *state)
-{
-	struct parse_state *ps = state->input;
-	struct nsl_options *o = ps->o;
-	uint64_t v;
-
-	switch (key) {
-	case 'r':
-		ps->interval_given = true;
-		return parse_interval(state, "-r", arg);
-	case OPT_COUNT:
-		ps->count_given = true;
-		return parse_count(state, "--count", arg);
-	case 'T':
-		o->timestamp = true;
-		break;
-	case OPT_APPEND:
-		o->append = true;
-		break;
-	case 'F':
+	if (key == 'F') {
 		ps->format_given = true;
-		if (!strcmp(arg, "table"))
-			o->format = NSL_FMT_TABLE;
-		else if (!strcmp(arg, "json"))
-			o->format = NSL_FMT_JSON;
-		else if (!strcmp(arg, "prometheus"))
-			o->format = NSL_FMT_PROMETHEUS;
-		else
-			return fail(state, "-F: unknown format '%s' (table, json or prometheus)", arg);
-		break;
-	case 'o':
-		if (!*arg)
-			return fail(state, "-o: empty file name");
-		o->output = arg;
-		break;
-	case OPT_CUMULATIVE:
-		o->cumulative = true;
-		break;
-	case 'l':
-		o->list_probes = true;
-		break;
-	case 'e':
-	case 'd':
-		if (ps->enable_given || ps->disable_given)
-			return fail(state, "%s", (ps->enable_given ^ (key == 'e')) ?
-				    "-e and -d cannot be combined" :
-				    "-e/-d: give the list once, comma-separated");
-		ps->enable_given = key == 'e';
-		ps->disable_given = key == 'd';
-		/* -e lists the hooks to keep: start from none; -d from the default */
-		for (int i = 0; i < NSL_NR_HOOKS; i++)
-			o->hook_enabled[i] = key == 'd' && !nsl_hooks[i].opt_in;
-		return parse_list(state, key == 'e' ? "-e" : "-d", arg,
-				  NSL_NR_HOOKS, hook_item);
-	case OPT_ATTACH:
-		if (!strcmp(arg, "auto"))
-			o->attach = NSL_ATTACH_AUTO;
-		else if (!strcmp(arg, "fentry"))
-			o->attach = NSL_ATTACH_FENTRY;
-		else if (!strcmp(arg, "fallback"))
-			o->attach = NSL_ATTACH_FALLBACK;
-		else
-			return fail(state, "--attach: unknown mode '%s' (auto, fentry or fallback)", arg);
-		break;
-	case 'p':
-		o->nr_pids = 0;
-		return parse_list(state, "-p", arg, NSL_MAX_FILTER_ENTRIES, pid_item);
-	case 'i':
-		o->nr_ifaces = 0;
-		return parse_list(state, "-i", arg, NSL_MAX_FILTER_ENTRIES, iface_item);
-	case 'n':
-		return parse_netns(state, arg);
-	case OPT_LISTEN:
-		if (ps->listen_given)
-			return fail(state, "--listen: given twice (one address and port)");
-		ps->listen_given = true;
-		return parse_listen(state, arg);
-	case 'c':
-		nsl_free_options(o);
-		return parse_list(state, "-c", arg, NSL_MAX_FILTER_ENTRIES, cgroup_item);
-	case 'q':
-		if (parse_u64(arg, 1, UINT32_MAX, &v))
-			return fail(state, "-q: '%s' is not a positive integer", arg);
-		o->min_queue_len = v;
-		break;
-	case 'I':
-		o->group_ifindex = true;
-		break;
-	case 'C':
-		o->group_cgroup = true;
-		break;
-	case 'y':
-		o->include_hol = true;
-		break;
-	case 'v':
-		o->verbose = true;
-		break;
-	case OPT_BPF_STATS:
-		o->bpf_stats = true;
-		break;
-	case OPT_MAX_GROUPS:
-		if (parse_u64(arg, 1, 1 << 20, &v))
-			return fail(state, "--max-groups: '%s' is not an integer in 1..%u",
-				    arg, 1 << 20);
-		o->max_groups = v;
-		break;
-	case OPT_GROUP_IDLE:
-		if (parse_u64(arg, 1, NSL_MAX_SECONDS, &v))
-			return fail(state, "--group-idle: '%s' is not a number of seconds "
-				    "in 1..31536000", arg);
-		o->group_idle_s = v;
-		break;
-	case OPT_SERIES_GRACE:
-		if (parse_u64(arg, 0, NSL_MAX_SECONDS, &v))
-			return fail(state, "--series-grace: '%s' is not a number of seconds "
-				    "in 0..31536000", arg);
-		o->series_grace_s = v;
-		break;
-	case OPT_RESOLUTION:
-		if (parse_u64(arg, 1, 8, &v) || (v & (v - 1)))
-			return fail(state, "--resolution: '%s' is not 1, 2, 4 or 8", arg);
-		o->schema = __builtin_ctzll(v);
-		break;
-	case OPT_SAMPLE:
-		if (parse_u64(arg, 1, NSL_MAX_SAMPLE_EVERY, &v))
-			return fail(state, "--sample: '%s' is not an integer in 1..%u",
-				    arg, NSL_MAX_SAMPLE_EVERY);
-		o->sample_every = v;
-		break;
-	case OPT_USER:
-		if (!*arg || strlen(arg) > 32)
-			return fail(state, "--user: '%s' is not a user name", arg);
-		o->user = arg;
-		break;
-	case ARGP_KEY_ARG:
-		if (ps->nr_positional == 0) {
-			if (ps->interval_given)
-				return fail(state, "INTERVAL: given twice (-r and positional)");
-			ps->nr_positional++;
-			return parse_interval(state, "INTERVAL", arg);
-		}
-		if (ps->nr_positional == 1) {
-			if (ps->count_given)
-				return fail(state, "COUNT: given twice (--count and positional)");
-			ps->nr_positional++;
-			return parse_count(state, "COUNT", arg);
-		}
-		return fail(state, "unexpected argument '%s'", arg);
-	case '?':
-	case OPT_USAGE:
-		/* argp_state_help() is silent under ARGP_NO_ERRS; we exit later */
+		v = parse_word(state, "-F", "format", formats, arg);
+		if (v < 0)
+			return EINVAL;
+		ps->o->format = v;
+		return 0;
+	}
+	v = parse_word(state, "--attach", "mode", attach_modes, arg);
+	if (v < 0)
+		return EINVAL;
+	ps->o->attach = v;
+	return 0;
+}
+
+/* -o and --user keep the argv string: it outlives the options */
+static int parse_output(struct argp_state *state, int key, char *arg)
+{
+	(void)key;
+	if (!*arg)
+		return nsl_opt_fail(state, "-o: empty file name");
+	((struct parse_state *)state->input)->o->output = arg;
+	return 0;
+}
+
+static int parse_user(struct argp_state *state, int key, char *arg)
+{
+	(void)key;
+	if (!*arg || strlen(arg) > 32)
+		return nsl_opt_fail(state, "--user: '%s' is not a user name", arg);
+	((struct parse_state *)state->input)->o->user = arg;
+	return 0;
+}
+
+/* --help, --usage, --version: printed here, the caller exits. */
+static int print_info(struct argp_state *state, int key, char *arg)
+{
+	(void)arg;
+	if (key == 'V') {
+		printf("%s\n", argp_program_version);
+	} else {
+		/* argp_state_help() is silent under ARGP_NO_ERRS */
 		argp_help(state->root_argp, stdout,
 			  (key == '?' ? ARGP_HELP_STD_HELP : ARGP_HELP_USAGE) &
 				  ~(ARGP_HELP_EXIT_OK | ARGP_HELP_EXIT_ERR),
 			  state->name);
-		o->info_only = true;
-		break;
-	case 'V':
-		printf("%s\n", argp_program_version);
-		o->info_only = true;
-		break;
-	case ARGP_KEY_ERROR:
-		/* argp's own errors (unknown option, missing value): name the word */
-		if (!o->errmsg[0] && state->next > 0 && state->next <= state->argc)
-			snprintf(o->errmsg, sizeof(o->errmsg),
-				 "'%s': unknown option or missing value (see --help)",
-				 state->argv[state->next - 1]);
-		break;
-	default:
-		return ARGP_ERR_UNKNOWN;
 	}
+	((struct parse_state *)state->input)->o->info_only = true;
 	return 0;
+}
+
+/* argp's own errors (unknown option, missing value): name the word */
+static int name_argp_error(struct argp_state *state, int key, char *arg)
+{
+	struct nsl_options *o = ((struct parse_state *)state->input)->o;
+
+	(void)key;
+	(void)arg;
+	if (!o->errmsg[0] && state->next > 0 && state->next <= state->argc)
+		snprintf(o->errmsg, sizeof(o->errmsg),
+			 "'%s': unknown option or missing value (see --help)",
+			 state->argv[state->next - 1]);
+	return 0;
+}
+
+/*
+ * The rest, by group. The words are here too: -F also notes that it was
+ * given, and each table fills a field of its own enum type.
+ */
+static const struct {
+	int key;
+	int (*parse)(struct argp_state *state, int key, char *arg);
+} handlers[] = {
+	{ 'r', nsl_opt_schedule },
+	{ OPT_COUNT, nsl_opt_schedule },
+	{ ARGP_KEY_ARG, nsl_opt_schedule },
+	{ 'F', parse_words },
+	{ OPT_ATTACH, parse_words },
+	{ 'e', nsl_opt_hooks },
+	{ 'd', nsl_opt_hooks },
+	{ 'p', nsl_opt_filter },
+	{ 'i', nsl_opt_filter },
+	{ 'c', nsl_opt_filter },
+	{ 'n', nsl_opt_netns },
+	{ OPT_LISTEN, nsl_opt_listen },
+	{ 'o', parse_output },
+	{ OPT_USER, parse_user },
+	{ '?', print_info },
+	{ OPT_USAGE, print_info },
+	{ 'V', print_info },
+	{ ARGP_KEY_ERROR, name_argp_error },
+};
+
+/* A flag, a bounded integer, or one of the handlers above. */
+static int parse_opt(int key, char *arg, struct argp_state *state)
+{
+	struct parse_state *ps = state->input;
+
+	for (size_t i = 0; i < ARRAY_SIZE(flag_options); i++) {
+		if (flag_options[i].key == key) {
+			*(bool *)field_at(ps->o, flag_options[i].field) = true;
+			return 0;
+		}
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(int_options); i++)
+		if (int_options[i].key == key)
+			return parse_int_option(state, &int_options[i], arg);
+	for (size_t i = 0; i < ARRAY_SIZE(handlers); i++)
+		if (handlers[i].key == key)
+			return handlers[i].parse(state, key, arg);
+	return ARGP_ERR_UNKNOWN;
 }
 
 void nsl_free_options(struct nsl_options *o)
@@ -634,10 +349,10 @@ int nsl_parse_options(int argc, char **argv, struct nsl_options *o,
 		      unsigned int argp_flags)
 {
 	static const struct argp argp = {
-		.options = options,
+		.options = nsl_argp_options,
 		.parser = parse_opt,
-		.args_doc = "[INTERVAL [COUNT]]",
-		.doc = doc,
+		.args_doc = nsl_argp_args_doc,
+		.doc = nsl_argp_doc,
 	};
 	struct parse_state ps = { .o = o };
 	int err;

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* Option parsing: every bad value is an error that names the option. */
+#include <errno.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <setjmp.h>
@@ -243,6 +245,177 @@ static void test_sample(void **state)
 	assert_int_equal(o.sample_every, 65536);
 }
 
+/*
+ * The bounded integers: the least and the greatest value are taken, one
+ * beyond either end is refused with exactly this message.
+ */
+struct int_case {
+	const char *opt;
+	const char *min, *max;		/* taken */
+	const char *below, *above;	/* refused */
+	uint64_t min_value, max_value;	/* what lands in the field */
+	size_t field;			/* offsetof, a uint32_t */
+	const char *msg_below, *msg_above;
+};
+
+#define U32_FIELD(f) _Generic(((struct nsl_options *)0)->f, \
+			      uint32_t: offsetof(struct nsl_options, f))
+
+static const struct int_case ints[] = {
+	{ "-q", "1", "4294967295", "0", "4294967296", 1, UINT32_MAX,
+	  U32_FIELD(min_queue_len),
+	  "-q: '0' is not a positive integer",
+	  "-q: '4294967296' is not a positive integer" },
+	{ "--min-queuelength", "1", "4294967295", "-1", "99999999999999999999", 1,
+	  UINT32_MAX, U32_FIELD(min_queue_len),
+	  "-q: '-1' is not a positive integer",
+	  "-q: '99999999999999999999' is not a positive integer" },
+	{ "--max-groups", "1", "1048576", "0", "1048577", 1, 1048576,
+	  U32_FIELD(max_groups),
+	  "--max-groups: '0' is not an integer in 1..1048576",
+	  "--max-groups: '1048577' is not an integer in 1..1048576" },
+	{ "--group-idle", "1", "31536000", "0", "31536001", 1, 31536000,
+	  U32_FIELD(group_idle_s),
+	  "--group-idle: '0' is not a number of seconds in 1..31536000",
+	  "--group-idle: '31536001' is not a number of seconds in 1..31536000" },
+	{ "--series-grace", "0", "31536000", "-1", "31536001", 0, 31536000,
+	  U32_FIELD(series_grace_s),
+	  "--series-grace: '-1' is not a number of seconds in 0..31536000",
+	  "--series-grace: '31536001' is not a number of seconds in 0..31536000" },
+	{ "--sample", "1", "65536", "0", "65537", 1, 65536,
+	  U32_FIELD(sample_every),
+	  "--sample: '0' is not an integer in 1..65536",
+	  "--sample: '65537' is not an integer in 1..65536" },
+	/* the field holds log2 of the value: schema 0..3 */
+	{ "--resolution", "1", "8", "0", "9", 0, 3, U32_FIELD(schema),
+	  "--resolution: '0' is not 1, 2, 4 or 8",
+	  "--resolution: '9' is not 1, 2, 4 or 8" },
+};
+
+static uint32_t u32_at(const struct nsl_options *o, size_t off)
+{
+	uint32_t v;
+
+	memcpy(&v, (const char *)o + off, sizeof(v));
+	return v;
+}
+
+static void expect_refused(const char *opt, const char *value, const char *msg)
+{
+	const char *args[] = { opt, value, NULL };
+	struct nsl_options o;
+
+	if (parse(&o, args) != EINVAL || strcmp(o.errmsg, msg))
+		fail_msg("%s %s: message '%s', want '%s'", opt, value, o.errmsg, msg);
+}
+
+static void test_int_bounds(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(ints) / sizeof(ints[0]); i++) {
+		const struct int_case *c = &ints[i];
+		const char *lo[] = { c->opt, c->min, NULL };
+		const char *hi[] = { c->opt, c->max, NULL };
+		struct nsl_options o;
+
+		assert_int_equal(parse(&o, lo), 0);
+		assert_int_equal(u32_at(&o, c->field), c->min_value);
+		assert_int_equal(parse(&o, hi), 0);
+		assert_int_equal(u32_at(&o, c->field), c->max_value);
+		expect_refused(c->opt, c->below, c->msg_below);
+		expect_refused(c->opt, c->above, c->msg_above);
+	}
+	/* --resolution: in range, but not a power of two */
+	expect_refused("--resolution", "3", "--resolution: '3' is not 1, 2, 4 or 8");
+	expect_refused("--resolution", "6", "--resolution: '6' is not 1, 2, 4 or 8");
+}
+
+/* Each flag turns on its field, by either name, and is off by default. */
+static void test_flags(void **state)
+{
+	static const struct {
+		const char *name[2];
+		size_t field;
+	} flags[] = {
+#define FLAG(short_name, long_name, f) \
+	{ { short_name, long_name }, _Generic(((struct nsl_options *)0)->f, \
+					      bool: offsetof(struct nsl_options, f)) }
+		FLAG("-T", "--timestamp", timestamp),
+		FLAG(NULL, "--append", append),
+		FLAG(NULL, "--cumulative", cumulative),
+		FLAG("-l", "--list-probes", list_probes),
+		FLAG("-I", "--groupby-interface", group_ifindex),
+		FLAG("-C", "--groupby-cgroup", group_cgroup),
+		FLAG("-y", "--include-tcp-hol-delay", include_hol),
+		FLAG("-v", "--verbose", verbose),
+		FLAG(NULL, "--bpf-stats", bpf_stats),
+#undef FLAG
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(flags) / sizeof(flags[0]); i++) {
+		for (int n = 0; n < 2; n++) {
+			/* --append only with -o */
+			const char *without[] = { "-o", "x", NULL };
+			const char *with[] = { "-o", "x", flags[i].name[n], NULL };
+			struct nsl_options o;
+			bool on;
+
+			if (!flags[i].name[n])
+				continue;
+			assert_int_equal(parse(&o, without), 0);
+			memcpy(&on, (const char *)&o + flags[i].field, sizeof(on));
+			assert_false(on);
+			if (parse(&o, with))
+				fail_msg("%s: %s", flags[i].name[n], o.errmsg);
+			memcpy(&on, (const char *)&o + flags[i].field, sizeof(on));
+			if (!on)
+				fail_msg("%s does not set its field", flags[i].name[n]);
+		}
+	}
+}
+
+/* -F and --attach take one word of a list; others name the list. */
+static void test_words(void **state)
+{
+	static const struct {
+		const char *opt, *word;
+		int format, attach;
+	} good[] = {
+		{ "-F", "table", NSL_FMT_TABLE, NSL_ATTACH_AUTO },
+		{ "-F", "json", NSL_FMT_JSON, NSL_ATTACH_AUTO },
+		{ "--format", "prometheus", NSL_FMT_PROMETHEUS, NSL_ATTACH_AUTO },
+		{ "--attach", "auto", NSL_FMT_TABLE, NSL_ATTACH_AUTO },
+		{ "--attach", "fentry", NSL_FMT_TABLE, NSL_ATTACH_FENTRY },
+		{ "--attach", "fallback", NSL_FMT_TABLE, NSL_ATTACH_FALLBACK },
+	};
+	static const struct {
+		const char *opt, *word, *msg;
+	} bad_words[] = {
+		{ "-F", "xml", "-F: unknown format 'xml' (table, json or prometheus)" },
+		{ "-F", "JSON", "-F: unknown format 'JSON' (table, json or prometheus)" },
+		{ "--format", "tab", "-F: unknown format 'tab' (table, json or prometheus)" },
+		{ "-F", "", "-F: unknown format '' (table, json or prometheus)" },
+		{ "--attach", "kprobe",
+		  "--attach: unknown mode 'kprobe' (auto, fentry or fallback)" },
+		{ "--attach", "fentryx",
+		  "--attach: unknown mode 'fentryx' (auto, fentry or fallback)" },
+		{ "--attach", "", "--attach: unknown mode '' (auto, fentry or fallback)" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		const char *args[] = { good[i].opt, good[i].word, NULL };
+		struct nsl_options o;
+
+		assert_int_equal(parse(&o, args), 0);
+		assert_int_equal(o.format, good[i].format);
+		assert_int_equal(o.attach, good[i].attach);
+	}
+	for (size_t i = 0; i < sizeof(bad_words) / sizeof(bad_words[0]); i++)
+		expect_refused(bad_words[i].opt, bad_words[i].word, bad_words[i].msg);
+}
+
 static void test_positional_and_flags(void **state)
 {
 	const char *args[] = { "-T", "-F", "json", "--cumulative", "-y", "-I",
@@ -373,6 +546,9 @@ int main(void)
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_resolution),
 		cmocka_unit_test(test_sample),
+		cmocka_unit_test(test_int_bounds),
+		cmocka_unit_test(test_flags),
+		cmocka_unit_test(test_words),
 		cmocka_unit_test(test_warnings),
 		cmocka_unit_test(test_positional_and_flags),
 		cmocka_unit_test(test_enable_disable),
