@@ -128,7 +128,8 @@ int main(int argc, char **argv)
 cleanup:
 	nsl_http_stop(&http);
 	nsl_loader_close(&l);
-	err = nsl_output_close(&out) ?: err;
+	if (nsl_output_close(&out) && !err)
+		err = -EIO;	/* a report may be lost: exit 1 */
 	nsl_free_options(&opts);
 	return err < 0 ? 1 : 0;
 }
