@@ -262,7 +262,8 @@ void nsl_format_json(FILE *out, const struct nsl_report *r)
 		fprintf(out, "%u", r->schema);
 	else
 		fputs("null", out);
-	fprintf(out, ",\"sample_every\":%u", nsl_sample_every(r));
+	fprintf(out, ",\"sample_every\":%u,\"reports_lost\":%" PRIu64,
+		nsl_sample_every(r), r->reports_lost);
 	json_hooks(out, r);
 	fputs(",\"histograms\":[", out);
 	for (i = 0; i < r->nr_hists; i++) {

@@ -201,6 +201,14 @@ static void prom_sample_every(FILE *out, const struct nsl_report *r)
 		nsl_sample_every(r));
 }
 
+static void prom_reports_lost(FILE *out, const struct nsl_report *r)
+{
+	fprintf(out, "# HELP netstacklat_reports_lost_total %s\n"
+		"# TYPE netstacklat_reports_lost_total counter\n"
+		"netstacklat_reports_lost_total %" PRIu64 "\n",
+		NSL_HELP_REPORTS_LOST, r->reports_lost);
+}
+
 /* Grouped: live groups, and the groups reclaimed since start. */
 static void prom_groups(FILE *out, const struct nsl_report *r)
 {
@@ -226,5 +234,6 @@ void nsl_format_prometheus(FILE *out, const struct nsl_report *r)
 	prom_groups(out, r);
 	prom_costs(out, r);
 	prom_sample_every(out, r);
+	prom_reports_lost(out, r);
 	prom_hook_info(out, r);
 }

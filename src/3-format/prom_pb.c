@@ -385,6 +385,17 @@ static int pb_sample_every(FILE *out, struct arena *a, const struct nsl_report *
 		      IO__PROMETHEUS__CLIENT__METRIC_TYPE__GAUGE, m, 1);
 }
 
+/* netstacklat_reports_lost_total (src/prom.c) */
+static int pb_reports_lost(FILE *out, struct arena *a, const struct nsl_report *r)
+{
+	Metric **m = arena_alloc(a, 1, sizeof(Metric *));
+
+	if (!m || !(m[0] = counter_metric(a, NULL, 0, (double)r->reports_lost)))
+		return -ENOMEM;
+	return family(out, a, "netstacklat_reports_lost_total", NSL_HELP_REPORTS_LOST,
+		      IO__PROMETHEUS__CLIENT__METRIC_TYPE__COUNTER, m, 1);
+}
+
 /* netstacklat_groups and netstacklat_groups_reclaimed_total (src/prom.c) */
 static int pb_groups(FILE *out, struct arena *a, const struct nsl_report *r)
 {
@@ -422,6 +433,8 @@ int nsl_format_prometheus_pb(FILE *out, const struct nsl_report *r)
 		err = pb_costs(out, &a, r);
 	if (!err)
 		err = pb_sample_every(out, &a, r);
+	if (!err)
+		err = pb_reports_lost(out, &a, r);
 	if (!err)
 		err = pb_hook_info(out, &a, r);
 	arena_free(&a);

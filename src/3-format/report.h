@@ -68,6 +68,11 @@ struct nsl_report {
 	/* grouped: groups live after this report, and reclaimed (a counter) */
 	uint32_t groups_live;
 	uint64_t groups_reclaimed;
+	/*
+	 * Reports (this one's predecessors) that could not be written to
+	 * the output, since the start (src/4-sink/output.c)
+	 */
+	uint64_t reports_lost;
 	bool bpf_stats;			/* costs[] filled (--bpf-stats) */
 	size_t nr_costs;
 	struct nsl_prog_cost costs[NSL_MAX_PROG_COSTS];

@@ -67,6 +67,8 @@ char *nsl_utf8_dup(const char *s, size_t len);
 
 /* HELP of the group metrics, the same in the text and protobuf formats. */
 #define NSL_HELP_GROUPS "Groups (-I/-C) with a histogram now."
+#define NSL_HELP_REPORTS_LOST "Reports that could not be written to the " \
+	"output (standard output or -o) since the start."
 #define NSL_HELP_GROUPS_RECLAIMED "Groups whose cgroup, interface or " \
 	"network namespace went away (or that idled out), reclaimed."
 

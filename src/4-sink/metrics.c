@@ -52,6 +52,7 @@ static int render_metrics(void *ctx, unsigned int repr, char **buf, size_t *len,
 	err = nsl_reader_read(&m->rd, &m->rep);
 	if (!err && m->bpf_stats)
 		err = nsl_bpfstats_read(&m->bs, &m->rep);
+	m->rep.reports_lost = m->out ? nsl_output_lost(m->out) : 0;
 	f = err ? NULL : open_memstream(buf, len);
 	if (!f) {
 		err = err ?: -errno;
@@ -78,7 +79,7 @@ out:
 int nsl_metrics_start(struct nsl_http *http, struct nsl_metrics *m,
 		      const struct nsl_loader *l, const bool *attached,
 		      const struct nsl_options *o, const struct nsl_bpfstats *bs,
-		      struct nsl_groups *g)
+		      struct nsl_groups *g, const struct nsl_output *out)
 {
 	const struct nsl_http_app app = { .ctx = m, .choose = choose_metrics,
 					  .render = render_metrics };
@@ -89,6 +90,7 @@ int nsl_metrics_start(struct nsl_http *http, struct nsl_metrics *m,
 		return err;
 	}
 	nsl_collect_for_prometheus(&m->rd, o);
+	m->out = out;
 	if (bs) {
 		/* the same programs, counted from zero: cumulative, no fd of its own */
 		m->bs = *bs;

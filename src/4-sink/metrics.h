@@ -16,6 +16,7 @@
 #include "http.h"
 #include "loader.h"
 #include "options.h"
+#include "output.h"
 #include "reader.h"
 #include "report.h"
 
@@ -23,18 +24,19 @@ struct nsl_metrics {
 	struct nsl_reader rd;
 	struct nsl_bpfstats bs;
 	bool bpf_stats;
+	const struct nsl_output *out;	/* its lost reports, for every scrape */
 	struct nsl_report rep;
 };
 
 /*
  * Sets up m's reader (and the costs of bs's programs, if bs) and starts
- * the server on the socket nsl_http_bind() made. Says what failed. 0 or
- * a negative errno.
+ * the server on the socket nsl_http_bind() made; scrapes show out's lost
+ * reports. Says what failed. 0 or a negative errno.
  */
 int nsl_metrics_start(struct nsl_http *http, struct nsl_metrics *m,
 		      const struct nsl_loader *l, const bool *attached,
 		      const struct nsl_options *o, const struct nsl_bpfstats *bs,
-		      struct nsl_groups *g);
+		      struct nsl_groups *g, const struct nsl_output *out);
 
 /* Frees m's reader: after nsl_http_stop(), when no scrape runs. */
 void nsl_metrics_free(struct nsl_metrics *m);

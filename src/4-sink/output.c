@@ -4,27 +4,65 @@
  * follows rotation, or -F prometheus -o FILE replaced atomically.
  *
  * Relies on rename(2) replacing its target atomically (POSIX): a reader
- * of FILE sees the previous report or the new one, whole, never a mix.
+ * of FILE sees the previous report or the new one, whole, never a mix;
+ * on O_APPEND writes going to the end whoever else truncated or wrote
+ * the file; and on write(2) to a pipe or a slow device returning a short
+ * count, or -1 with EINTR, when a signal interrupts it (our handlers
+ * have no SA_RESTART).
  */
+#define _GNU_SOURCE /* open_memstream() */
 #include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <sys/stat.h>
 #include "log.h"
 #include "output.h"
+
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/*
+ * O_NONBLOCK for the open only: a FIFO nobody reads fails with ENXIO at
+ * once instead of hanging; then writes block as on any stream.
+ */
+static int open_stream(const char *path, int flags)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NONBLOCK |
+			    flags, 0666);
+
+	if (fd < 0)
+		return -errno;
+	if (fcntl(fd, F_SETFL, O_APPEND)) {
+		int err = -errno;
+
+		close(fd);
+		return err;
+	}
+	return fd;
+}
 
 int nsl_output_open(struct nsl_output *out, const struct nsl_output_conf *c)
 {
 	struct stat st;
 
 	memset(out, 0, sizeof(*out));
+	out->fd = -1;
 	out->path = c->path;
 	out->name = c->path ? c->path : "standard output";
 	out->eof_marker = c->format == NSL_FMT_PROMETHEUS;
 	if (!c->path) {
 		out->kind = NSL_OUTPUT_STREAM;
-		out->f = stdout;
+		out->fd = STDOUT_FILENO;
 		return 0;
 	}
 	/*
@@ -38,62 +76,113 @@ int nsl_output_open(struct nsl_output *out, const struct nsl_output_conf *c)
 		snprintf(out->tmp, sizeof(out->tmp), "%s.tmp", c->path);
 		return 0;
 	}
-	out->f = fopen(c->path, c->append ? "a" : "w");
-	if (!out->f)
-		return -errno;
+	/* appended to always: a report after another's truncation lands at its end */
+	out->fd = open_stream(c->path, c->append ? 0 : O_TRUNC);
+	if (out->fd < 0) {
+		int err = out->fd;
+
+		out->fd = -1;
+		return err;
+	}
 	/* a FIFO or a device has no name to follow */
-	out->kind = !fstat(fileno(out->f), &st) && S_ISREG(st.st_mode) ?
+	out->kind = !fstat(out->fd, &st) && S_ISREG(st.st_mode) ?
 		    NSL_OUTPUT_FOLLOWED : NSL_OUTPUT_STREAM;
 	return 0;
 }
 
-/*
- * When logrotate (or anyone) renames or removes the file, the next report
- * goes to a file of that name again, opened for appending (logrotate's
- * "create" made it, or we do). Checked before each report, so a report is
- * never split: it goes whole to the file that was current when it began,
- * and the old one is flushed and closed. (copytruncate would lose what is
- * written while it copies.)
- */
-int nsl_output_reopen(struct nsl_output *out)
-{
-	struct stat a, b;
-	FILE *f;
+static void note_result(struct nsl_output *out, int err);
 
-	if (out->kind != NSL_OUTPUT_FOLLOWED)
-		return 0;
-	if (!fstat(fileno(out->f), &a) && !stat(out->path, &b) &&
-	    a.st_dev == b.st_dev && a.st_ino == b.st_ino)
-		return 0;
-	f = fopen(out->path, "a");
-	if (!f) {
-		int err = -errno;
-
-		/* keep writing where we did; say it once */
-		if (!out->warned)
-			pr_warn("-o: %s was moved away and cannot be opened again (%s): "
-				"writing on to the old file\n", out->path, strerror(-err));
-		out->warned = true;
-		return err;
-	}
-	if (fclose(out->f))
-		pr_warn("-o: closing the rotated %s: %s\n", out->path, strerror(errno));
-	out->warned = false;
-	out->f = f;
-	return 0;
-}
-
-static int write_atomically(struct nsl_output *out, const struct nsl_report *rep,
-			    const struct nsl_format_opts *fo)
+int nsl_output_render(struct nsl_output *out, const struct nsl_report *rep,
+		      const struct nsl_format_opts *fo)
 {
 	FILE *f;
 	int err;
 
-	f = fopen(out->tmp, "w");
+	free(out->buf);
+	out->buf = NULL;
+	out->len = 0;
+	f = open_memstream(&out->buf, &out->len);
 	if (!f)
 		return -errno;
 	err = nsl_format_report(f, rep, fo);
+	/*
+	 * A stream of Prometheus expositions (stdout, a pipe, -o without
+	 * the atomic file) ends each with "# EOF", as OpenMetrics does: a
+	 * comment to parsers of the text format, and the line a consumer
+	 * splits the stream at (one exposition alone would repeat its HELP
+	 * lines).
+	 */
+	if (!err && out->eof_marker && fputs("# EOF\n", f) == EOF)
+		err = -ENOMEM;
 	if (fclose(f) && !err)
+		err = -ENOMEM;
+	if (err) {
+		free(out->buf);
+		out->buf = NULL;
+		out->len = 0;
+		note_result(out, err);
+	}
+	return err;
+}
+
+/* Waits until fd takes more, up to deadline (0: no limit). */
+static int wait_writable(int fd, int64_t deadline)
+{
+	struct pollfd p = { .fd = fd, .events = POLLOUT };
+	int64_t left = deadline ? deadline - now_ms() : -1;
+
+	if (deadline && left <= 0)
+		return -ETIMEDOUT;
+	poll(&p, 1, (int)left);	/* EINTR: the caller looks at stopping again */
+	return 0;
+}
+
+/*
+ * All of buf, through short and interrupted writes. Once the tool is
+ * stopping, the rest gets NSL_OUTPUT_STOP_MS: the fd turns non-blocking
+ * (its flags restored after, as it may be shared, a terminal say) and we
+ * wait for room with a deadline.
+ */
+static int write_all(struct nsl_output *out, int fd, const char *buf, size_t len)
+{
+	int64_t deadline = 0;
+	int flags = -1, err = 0;
+
+	while (len && !err) {
+		ssize_t n;
+
+		if (!deadline && out->stopping && *out->stopping) {
+			deadline = now_ms() + NSL_OUTPUT_STOP_MS;
+			flags = fcntl(fd, F_GETFL);
+			if (flags >= 0)
+				fcntl(fd, F_SETFL, flags | O_NONBLOCK);
+		}
+		n = write(fd, buf, len);
+		if (n > 0) {
+			buf += n;
+			len -= n;
+		} else if (n == 0) {
+			err = -EIO;
+		} else if (errno == EAGAIN) {
+			err = wait_writable(fd, deadline);
+		} else if (errno != EINTR) {
+			err = -errno;
+		}
+	}
+	if (flags >= 0)
+		fcntl(fd, F_SETFL, flags);
+	return err;
+}
+
+static int write_atomically(struct nsl_output *out)
+{
+	int fd, err;
+
+	fd = open(out->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+	if (fd < 0)
+		return -errno;
+	err = write_all(out, fd, out->buf, out->len);
+	if (close(fd) && !err)
 		err = -errno;
 	if (!err && rename(out->tmp, out->path))
 		err = -errno;
@@ -102,30 +191,116 @@ static int write_atomically(struct nsl_output *out, const struct nsl_report *rep
 	return err;
 }
 
+int nsl_output_reopen(struct nsl_output *out)
+{
+	int fd;
+
+	if (out->kind != NSL_OUTPUT_FOLLOWED)
+		return 0;
+	fd = open_stream(out->path, 0);
+	if (fd < 0) {
+		/* keep writing where we did; say it once */
+		if (!out->warned)
+			pr_warn("-o: %s was moved away and cannot be opened again (%s): "
+				"writing on to the old file\n", out->path, strerror(-fd));
+		out->warned = true;
+		return fd;
+	}
+	if (close(out->fd))
+		pr_warn("-o: closing the rotated %s: %s\n", out->path, strerror(errno));
+	out->warned = false;
+	out->fd = fd;
+	return 0;
+}
+
 /*
- * A stream of Prometheus expositions (stdout, a pipe, -o without the
- * atomic file) ends each with "# EOF", as OpenMetrics does: a comment to
- * parsers of the text format, and the line a consumer splits the stream
- * at (one exposition alone would repeat its HELP lines).
+ * When logrotate (or anyone) renames or removes the file, the next report
+ * goes to a file of that name again, opened for appending (logrotate's
+ * "create" made it, or we do). Checked before each report, so a report is
+ * never split: it goes whole to the file that was current when it began,
+ * and the old one is closed. (copytruncate would lose what is written
+ * while it copies.)
  */
-int nsl_output_write(struct nsl_output *out, const struct nsl_report *rep,
-		     const struct nsl_format_opts *fo)
+static void follow(struct nsl_output *out)
+{
+	struct stat a, b;
+
+	if (!fstat(out->fd, &a) && !stat(out->path, &b) &&
+	    a.st_dev == b.st_dev && a.st_ino == b.st_ino)
+		return;
+	nsl_output_reopen(out);
+}
+
+/* A failed report leaves nothing of itself: a file is cut back. */
+static int write_stream(struct nsl_output *out)
+{
+	struct stat st;
+	bool cut = out->kind == NSL_OUTPUT_FOLLOWED && !fstat(out->fd, &st);
+	int err = write_all(out, out->fd, out->buf, out->len);
+
+	if (err && cut && ftruncate(out->fd, st.st_size))
+		pr_warn("-o: cannot cut %s back to %lld bytes: %s\n", out->name,
+			(long long)st.st_size, strerror(errno));
+	return err;
+}
+
+/* Counts and says what failed, rate-limited; and when it works again. */
+static void note_result(struct nsl_output *out, int err)
+{
+	uint64_t lost = nsl_output_lost(out);
+	int64_t now;
+
+	if (!err) {
+		if (out->failing)
+			pr_info("writing the reports to %s again (%llu lost)\n",
+				out->name, (unsigned long long)lost);
+		out->failing = 0;
+		return;
+	}
+	lost = __atomic_add_fetch(&out->lost, 1, __ATOMIC_RELAXED);
+	now = now_ms();
+	if (!out->failing || now - out->said_ms >= NSL_OUTPUT_WARN_EVERY_S * 1000LL) {
+		pr_warn("cannot write the report to %s: %s (%llu lost so far; "
+			"trying again each interval)\n", out->name,
+			err == -ETIMEDOUT ? "its reader took nothing after the stop" :
+					    strerror(-err), (unsigned long long)lost);
+		out->said_ms = now;
+	}
+	out->failing = -err;
+}
+
+int nsl_output_flush(struct nsl_output *out)
 {
 	int err;
 
-	if (out->kind == NSL_OUTPUT_ATOMIC)
-		return write_atomically(out, rep, fo);
-	nsl_output_reopen(out);
-	err = nsl_format_report(out->f, rep, fo);
-	if (!err && out->eof_marker &&
-	    (fputs("# EOF\n", out->f) == EOF || fflush(out->f) == EOF))
-		err = errno > 0 ? -errno : -EIO;
+	if (!out->buf)
+		return 0;
+	if (out->kind == NSL_OUTPUT_ATOMIC) {
+		err = write_atomically(out);
+	} else {
+		if (out->kind == NSL_OUTPUT_FOLLOWED)
+			follow(out);
+		err = write_stream(out);
+	}
+	free(out->buf);
+	out->buf = NULL;
+	out->len = 0;
+	if (err != -EPIPE)
+		note_result(out, err);
 	return err;
+}
+
+int nsl_output_write(struct nsl_output *out, const struct nsl_report *rep,
+		     const struct nsl_format_opts *fo)
+{
+	int err = nsl_output_render(out, rep, fo);
+
+	return err ?: nsl_output_flush(out);
 }
 
 int nsl_output_gone_fd(const struct nsl_output *out)
 {
-	return out->kind == NSL_OUTPUT_STREAM ? fileno(out->f) : -1;
+	return out->kind == NSL_OUTPUT_STREAM ? out->fd : -1;
 }
 
 const char *nsl_output_atomic_tmp(const struct nsl_output *out)
@@ -133,13 +308,20 @@ const char *nsl_output_atomic_tmp(const struct nsl_output *out)
 	return out->kind == NSL_OUTPUT_ATOMIC ? out->tmp : NULL;
 }
 
+uint64_t nsl_output_lost(const struct nsl_output *out)
+{
+	return __atomic_load_n(&out->lost, __ATOMIC_RELAXED);
+}
+
 int nsl_output_close(struct nsl_output *out)
 {
 	int err = 0;
 
-	/* standard output is the process's: exit() flushes it */
-	if (out->f && out->f != stdout && fclose(out->f))
+	free(out->buf);
+	out->buf = NULL;
+	/* standard output is the process's */
+	if (out->fd >= 0 && out->fd != STDOUT_FILENO && close(out->fd))
 		err = -errno;
-	out->f = NULL;
+	out->fd = -1;
 	return err;
 }

@@ -21,11 +21,15 @@
 #include "clock.h"
 #include "netstacklat.skel.h"
 
-static volatile sig_atomic_t stop_signal;
+static volatile sig_atomic_t stop_signal;	/* SIGINT, SIGTERM: the last report */
+static volatile sig_atomic_t reopen_signal;	/* SIGHUP: -o opened again */
 
 static void on_signal(int sig)
 {
-	stop_signal = sig;
+	if (sig == SIGHUP)
+		reopen_signal = 1;
+	else
+		stop_signal = sig;
 }
 
 /*
@@ -58,7 +62,12 @@ int nsl_install_signals(void)
 	struct sigaction sa = { .sa_handler = on_signal };
 	int sigs[] = { SIGINT, SIGTERM, SIGHUP };
 
-	/* no SA_RESTART: the sleep between reports must wake up */
+	/*
+	 * SIGHUP as daemons take it: the log file opened again (logrotate's
+	 * postrotate), never a stop (an exit 0 is not restarted by
+	 * Restart=on-failure). No SA_RESTART: the sleep between reports must
+	 * wake up, and a blocked write must see a stop (output.c).
+	 */
 	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
 		if (sigaction(sigs[i], &sa, NULL))
 			return -errno;
@@ -73,6 +82,26 @@ static void add_seconds(struct timespec *t, double s)
 
 	t->tv_sec += ns / 1000000000LL;
 	t->tv_nsec = ns % 1000000000LL;
+}
+
+/*
+ * After a stall (SIGSTOP, a paused VM, CPU throttling, a write that
+ * blocked) the report times missed are skipped: the next report is at
+ * the first time of the schedule still ahead, and it covers the stall,
+ * with its real span as interval_s, instead of a burst of reports with
+ * intervals near 0. (A stall while waiting ends the wait: that report
+ * covers it.) The phase of the schedule stays.
+ */
+static void skip_missed(struct timespec *next, double interval_s)
+{
+	struct timespec now;
+	double behind;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	behind = (double)(now.tv_sec - next->tv_sec) +
+		 (now.tv_nsec - next->tv_nsec) / 1e9;
+	if (behind >= 0)
+		add_seconds(next, interval_s * (double)((long long)(behind / interval_s) + 1));
 }
 
 /*
@@ -109,11 +138,15 @@ static void open_wakeups(struct pollfd *pfd, struct nsl_loader *l,
  * if the output went away meanwhile: nobody reads what comes next.
  */
 static bool wait_until(const struct timespec *until, struct pollfd *pfd,
-		       struct nsl_loader *l)
+		       struct nsl_loader *l, struct nsl_output *out)
 {
 	while (!stop_signal) {
 		struct timespec now, left;
 
+		if (reopen_signal) {
+			reopen_signal = 0;
+			nsl_output_reopen(out);
+		}
 		clock_gettime(CLOCK_MONOTONIC, &now);
 		left.tv_sec = until->tv_sec - now.tv_sec;
 		left.tv_nsec = until->tv_nsec - now.tv_nsec;
@@ -136,9 +169,13 @@ static bool wait_until(const struct timespec *until, struct pollfd *pfd,
 	return false;
 }
 
-/* Returns 0 to go on, 1 when the output is gone (quiet exit), <0 on error. */
-static int report_once(struct nsl_reader *rd, struct nsl_bpfstats *bs,
-		       struct nsl_output *out, const struct nsl_format_opts *fo)
+/*
+ * Reads the maps and renders the report in memory, for the sink to write
+ * after the lock. 0, or a negative errno when the maps cannot be read (a
+ * report that cannot be rendered is the sink's to count as lost).
+ */
+static int read_and_render(struct nsl_reader *rd, struct nsl_bpfstats *bs,
+			   struct nsl_output *out, const struct nsl_format_opts *fo)
 {
 	static struct nsl_report rep;
 	int err = nsl_reader_read(rd, &rep);
@@ -151,19 +188,18 @@ static int report_once(struct nsl_reader *rd, struct nsl_bpfstats *bs,
 		pr_warn("cannot read BPF program statistics: %s\n", strerror(-err));
 		return err;
 	}
-	err = nsl_output_write(out, &rep, fo);
-	if (err == -EPIPE)
-		return 1;
-	if (err)
-		pr_warn("cannot write the report to %s: %s\n", out->name,
-			strerror(-err));
-	return err;
+	rep.reports_lost = nsl_output_lost(out);
+	nsl_output_render(out, &rep, fo);
+	return 0;
 }
 
 /*
  * Every interval, reports or not (-q): the groups' lifecycle (gone ones
- * reclaimed, new ones learnt), then the report, under the table's lock
- * (the HTTP thread reads it too).
+ * reclaimed, new ones learnt), then the report, read and rendered under
+ * the table's lock (the HTTP thread reads it too) and written after it:
+ * a reader that does not read blocks the reports, never /metrics. Returns
+ * 0 to go on (a report the sink could not write is counted and tried
+ * again next time), 1 when the output is gone (quiet exit), <0 on error.
  */
 static int tick_and_report(struct nsl_groups *g, struct nsl_reader *rd,
 			   struct nsl_bpfstats *bs, struct nsl_output *out,
@@ -178,10 +214,12 @@ static int tick_and_report(struct nsl_groups *g, struct nsl_reader *rd,
 			pr_warn("cannot follow the groups: %s\n", strerror(-err));
 	}
 	if (!err && rd)
-		err = report_once(rd, bs, out, fo);
+		err = read_and_render(rd, bs, out, fo);
 	if (g)
 		nsl_groups_unlock(g);
-	return err;
+	if (err || !rd)
+		return err;
+	return nsl_output_flush(out) == -EPIPE ? 1 : 0;
 }
 
 int nsl_run(struct nsl_loader *l, const struct nsl_options *o,
@@ -227,15 +265,17 @@ int nsl_run(struct nsl_loader *l, const struct nsl_options *o,
 		goto out;
 	if (http->sock >= 0 &&
 	    (err = nsl_metrics_start(http, &metrics, l, attached, o,
-				     o->bpf_stats ? &bs : NULL, &groups)))
+				     o->bpf_stats ? &bs : NULL, &groups, out)))
 		goto out;
 	open_wakeups(wake, l, o->quiet ? NULL : out);
+	out->stopping = &stop_signal;
 	clock_gettime(CLOCK_MONOTONIC, &next);
 	for (;;) {
 		bool last;
 
 		add_seconds(&next, o->interval_s);
-		if (wait_until(&next, wake, l)) {
+		skip_missed(&next, o->interval_s);
+		if (wait_until(&next, wake, l, out)) {
 			err = 1;	/* the output is gone: a quiet exit */
 			break;
 		}

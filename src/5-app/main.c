@@ -51,10 +51,13 @@ static int open_output(const struct nsl_options *o, struct nsl_output *out)
 	const char *tmp;
 	int err = nsl_output_open(out, &c);
 
-	if (err) {
+	if (err == -ENXIO)
+		pr_warn("-o: %s is a FIFO that nobody reads (start its reader first)\n",
+			o->output);
+	else if (err)
 		pr_warn("-o: cannot open %s: %s\n", o->output, strerror(-err));
+	if (err)
 		return err;
-	}
 	tmp = nsl_output_atomic_tmp(out);
 	if (!tmp)
 		return 0;

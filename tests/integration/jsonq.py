@@ -13,6 +13,8 @@
 #   jsonq.py FILE hooks                          hooks present, space-separated
 #   jsonq.py FILE groups HOOK FIELD              distinct values of FIELD
 #   jsonq.py FILE last_count HOOK                count in the last report
+#   jsonq.py FILE top KEY                        top-level KEY of each report,
+#                                                space-separated
 #   jsonq.py FILE count_upper_gt HOOK NS         samples in buckets whose upper
 #                                                bound is > NS (may be > NS)
 #   jsonq.py FILE count_lower_ge HOOK NS         samples in buckets whose lower
@@ -93,6 +95,8 @@ def main():
                 break
         else:
             print(0)
+    elif q == "top":
+        print(" ".join(str(r[args[0]]) for r in reports))
     elif q == "last_count":
         print(sum(h["count"] for h in hists(reports[-1:], args[0])))
     elif q in ("count_upper_gt", "count_lower_ge"):

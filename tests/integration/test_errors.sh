@@ -138,18 +138,22 @@ test_closed_pipe() {
 	return 0
 }
 
+# A full disk loses reports, not the tool: it goes on to COUNT, says so
+# once (rate-limited) with the file, exit status 0 (test_daemon.sh fills
+# a real file system).
 test_full_disk() {
+	local said
 	"$NSL" -r 0.2 --count 3 -o /dev/full > /dev/null 2> "$TMP/full.err"
-	expect "exit status writing to /dev/full" "$?" -eq 1
-	grep -q "cannot write the report to /dev/full: No space left on device" "$TMP/full.err" ||
-		fail "ENOSPC not reported with the file: $(tail -1 "$TMP/full.err")"
+	expect "exit status writing to /dev/full" "$?" -eq 0
+	said=$(grep -c "cannot write the report to /dev/full: No space left on device" "$TMP/full.err")
+	expect "ENOSPC warnings, with the file" "$said" -eq 1
 }
 
-# Each of SIGINT, SIGTERM, SIGHUP: a final report (long interval, so it is
-# the only one), exit status 0.
+# Each of SIGINT, SIGTERM: a final report (long interval, so it is the
+# only one), exit status 0. (SIGHUP reopens -o: test_daemon.sh.)
 test_signals_final_report() {
 	local sig out
-	for sig in INT TERM HUP; do
+	for sig in INT TERM; do
 		out=$TMP/sig-$sig.json
 		start_tool "$out" -r 60 || return
 		kill -"$sig" "$TOOL_PID"

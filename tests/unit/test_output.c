@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include "output.h"
 
@@ -105,10 +106,11 @@ static void write_report(struct nsl_output *out, long sec,
 	assert_int_equal(nsl_output_write(out, &r, fo), 0);
 }
 
-/* path holds exactly the reports of times a, then b (b < 0: none). */
+/* path holds exactly the reports of times a, then b (b < 0: none); a < 0: nothing. */
 static void assert_holds(const char *path, const char *prefix, long a, long b)
 {
-	char *want_a = expected(a, &json), *want_b = b >= 0 ? expected(b, &json) : NULL;
+	char *want_a = a >= 0 ? expected(a, &json) : strdup("");
+	char *want_b = b >= 0 ? expected(b, &json) : NULL;
 	char *got = slurp(path), *want;
 
 	assert_true(asprintf(&want, "%s%s%s", prefix, want_a, want_b ? want_b : "") >= 0);
@@ -362,7 +364,133 @@ static void test_open_fails_cleanly(void **state)
 
 	snprintf(path, sizeof(path), "%s/missing/out.json", d->path);
 	assert_int_equal(nsl_output_open(&out, &c), -ENOENT);
-	assert_null(out.f);
+	assert_int_equal(out.fd, -1);
+	assert_int_equal(nsl_output_close(&out), 0);
+}
+
+/*
+ * A disk that fills: RLIMIT_FSIZE makes the write past the limit fail
+ * (EFBIG, as ENOSPC would) after part of the report went in. The file is
+ * cut back to the report before, the report counts as lost, and the next
+ * one, with room again, lands whole after it: no torn line.
+ */
+static void test_failed_write_leaves_no_part(void **state)
+{
+	struct dir *d = *state;
+	struct nsl_output out;
+	const struct nsl_output_conf c = { .path = d->file, .format = NSL_FMT_JSON };
+	struct rlimit old, lim;
+	struct nsl_report r = report(101);
+	struct stat st;
+
+	signal(SIGXFSZ, SIG_IGN);
+	assert_int_equal(getrlimit(RLIMIT_FSIZE, &old), 0);
+	assert_int_equal(nsl_output_open(&out, &c), 0);
+	write_report(&out, 100, &json);
+	assert_int_equal(stat(d->file, &st), 0);
+	lim = old;
+	lim.rlim_cur = st.st_size + 20;	/* room for a part of the next */
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &lim), 0);
+	assert_int_equal(nsl_output_write(&out, &r, &json), -EFBIG);
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &old), 0);
+	assert_int_equal(nsl_output_lost(&out), 1);
+	assert_int_equal(out.failing, EFBIG);
+	assert_holds(d->file, "", 100, -1);
+	write_report(&out, 102, &json);
+	assert_int_equal(out.failing, 0);
+	assert_int_equal(nsl_output_lost(&out), 1);
+	assert_int_equal(nsl_output_close(&out), 0);
+	assert_holds(d->file, "", 100, 102);
+}
+
+/* A failing sink says so once, not at every report (then once a minute). */
+static void test_failure_said_once(void **state)
+{
+	struct dir *d = *state;
+	struct nsl_output out;
+	char path[128];
+	const struct nsl_output_conf c = { .path = path, .format = NSL_FMT_PROMETHEUS };
+	struct nsl_report r = report(100);
+	int64_t said;
+
+	snprintf(path, sizeof(path), "%s/missing/out.prom", d->path);
+	assert_int_equal(nsl_output_open(&out, &c), 0);
+	assert_int_equal(nsl_output_write(&out, &r, &prom), -ENOENT);
+	said = out.said_ms;
+	assert_true(said > 0);
+	for (int i = 0; i < 5; i++)
+		assert_int_equal(nsl_output_write(&out, &r, &prom), -ENOENT);
+	assert_true(out.said_ms == said);
+	assert_int_equal(nsl_output_lost(&out), 6);
+	assert_int_equal(nsl_output_close(&out), 0);
+}
+
+/* Rendered under a lock, written after: the same bytes as one write. */
+static void test_render_then_flush(void **state)
+{
+	struct dir *d = *state;
+	struct nsl_output out;
+	const struct nsl_output_conf c = { .path = d->file, .format = NSL_FMT_JSON };
+	struct nsl_report r = report(100);
+
+	assert_int_equal(nsl_output_open(&out, &c), 0);
+	assert_int_equal(nsl_output_render(&out, &r, &json), 0);
+	assert_int_equal(access(d->file, F_OK), 0);
+	assert_holds(d->file, "", -1, -1);	/* nothing written yet */
+	assert_int_equal(nsl_output_flush(&out), 0);
+	assert_int_equal(nsl_output_flush(&out), 0);	/* nothing pending: nothing */
+	assert_int_equal(nsl_output_close(&out), 0);
+	assert_holds(d->file, "", 100, -1);
+}
+
+/*
+ * A reader that stopped reading: once the tool is stopping, a blocked
+ * write gives up after NSL_OUTPUT_STOP_MS instead of hanging for ever.
+ */
+static void test_stopping_bounds_blocked_write(void **state)
+{
+	volatile sig_atomic_t stopping = 1;
+	struct nsl_output out;
+	char path[64], junk[4096] = { 0 };
+	const struct nsl_output_conf c = { .path = path, .format = NSL_FMT_JSON };
+	struct nsl_report r = report(100);
+	struct timespec a, b;
+	int p[2], flags;
+	double s;
+
+	(void)state;
+	signal(SIGPIPE, SIG_IGN);
+	assert_int_equal(pipe(p), 0);
+	flags = fcntl(p[1], F_GETFL);
+	fcntl(p[1], F_SETFL, flags | O_NONBLOCK);
+	while (write(p[1], junk, sizeof(junk)) > 0)
+		;	/* the pipe is full */
+	fcntl(p[1], F_SETFL, flags);
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", p[1]);
+	assert_int_equal(nsl_output_open(&out, &c), 0);
+	out.stopping = &stopping;
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	assert_int_equal(nsl_output_write(&out, &r, &json), -ETIMEDOUT);
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	s = (double)(b.tv_sec - a.tv_sec) + (b.tv_nsec - a.tv_nsec) / 1e9;
+	assert_true(s >= NSL_OUTPUT_STOP_MS / 1000.0 - 0.05 && s < NSL_OUTPUT_STOP_MS / 1000.0 + 1);
+	assert_int_equal(nsl_output_lost(&out), 1);
+	/* the shared file's flags are as they were: blocking */
+	assert_int_equal(fcntl(p[1], F_GETFL) & O_NONBLOCK, 0);
+	nsl_output_close(&out);
+	close(p[0]);
+	close(p[1]);
+}
+
+/* -o FIFO nobody reads: an error at once, not a hang at start. */
+static void test_fifo_without_reader(void **state)
+{
+	struct dir *d = *state;
+	struct nsl_output out;
+	const struct nsl_output_conf c = { .path = d->file, .format = NSL_FMT_JSON };
+
+	assert_int_equal(mkfifo(d->file, 0600), 0);
+	assert_int_equal(nsl_output_open(&out, &c), -ENXIO);
 	assert_int_equal(nsl_output_close(&out), 0);
 }
 
@@ -381,6 +509,11 @@ int main(void)
 		T(test_stream_reader_gone),
 		T(test_gone_fd_by_kind),
 		T(test_open_fails_cleanly),
+		T(test_failed_write_leaves_no_part),
+		T(test_failure_said_once),
+		T(test_render_then_flush),
+		T(test_stopping_bounds_blocked_write),
+		T(test_fifo_without_reader),
 #undef T
 	};
 

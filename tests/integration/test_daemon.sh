@@ -1,0 +1,169 @@
+#!/usr/bin/env bash
+# The tool as a daemon (issue #31): its output failing, stalled or moved
+# never ends it, never stalls /metrics and never tears a report; SIGHUP
+# reopens -o; a stall of the tool gives one report covering it.
+source "$(dirname "$0")/lib.sh"
+
+TESTS=(test_disk_fills test_sighup_reopens test_stalled_reader_scrapes
+       test_signal_during_blocked_write test_stop_with_stalled_reader
+       test_tool_stopped_one_report)
+PORT=$((32000 - ID % 9000))
+
+daemon_prereqs() {
+	prereqs || return 1
+	command -v curl > /dev/null || SKIP_WHY="curl missing"
+	[ -z "$SKIP_WHY" ]
+}
+
+alive() {	# alive WHEN: the tool still runs
+	kill -0 "$TOOL_PID" 2>/dev/null || { fail "the tool ended $1: $(tail -2 "$TMP/tool.err")"; return 1; }
+}
+
+scrape() {	# scrape: /metrics within a second, or fail
+	curl -s --max-time 1 -o "$TMP/scrape" -w '%{http_code}' "http://127.0.0.1:$PORT/metrics"
+}
+
+lost_metric() {
+	awk '$1 == "netstacklat_reports_lost_total" { print $2 }' "$TMP/scrape"
+}
+
+# A tmpfs that fills while the tool writes to it and /metrics serves: the
+# tool goes on, /metrics answers and counts the lost reports, every line
+# of the file is a whole report, and with room again the reports go on,
+# the next one saying how many were lost.
+test_disk_fills() {
+	local mnt=$TMP/small f lost said
+	mkdir -p "$mnt"
+	mount -t tmpfs -o size=256k nsl-small "$mnt" || { skip "cannot mount a tmpfs"; return; }
+	AT_EXIT+=("umount -l '$mnt'")
+	f=$mnt/r.json
+	start_tool "$f" -r 0.1 --listen "127.0.0.1:$PORT" || return
+	sleep 0.3
+	dd if=/dev/zero of="$mnt/fill" bs=4k 2>/dev/null
+	sleep 1
+	alive "when the disk filled" || return
+	expect "HTTP status with the disk full" "$(scrape)" -eq 200
+	lost=$(lost_metric)
+	expect "netstacklat_reports_lost_total with the disk full" "${lost:-0}" -ge 5
+	rm -f "$mnt/fill"
+	sleep 0.5
+	alive "when the disk had room again" || return
+	stop_tool
+	expect "whole reports in the file" "$($JQ "$f" lines)" -ge 3
+	lost=$($JQ "$f" top reports_lost)
+	expect "reports_lost of the last report" "${lost##* }" -ge 5
+	said=$(grep -c "cannot write the report to $f: No space left on device" "$TMP/tool.err")
+	expect "ENOSPC warnings (once a minute at most)" "$said" -eq 1
+	grep -q "writing the reports to $f again" "$TMP/tool.err" ||
+		fail "no word of writing again: $(tail -2 "$TMP/tool.err")"
+	umount "$mnt"
+}
+
+# logrotate's postrotate: mv, then SIGHUP. The tool goes on, and the file
+# of that name is there at once (not at the next report, 60 s away).
+test_sighup_reopens() {
+	local f=$TMP/hup.json
+	start_tool "$f" -r 60 || return
+	mv "$f" "$f.1"
+	kill -HUP "$TOOL_PID"
+	wait_for 2 test -e "$f" || fail "no new $f after SIGHUP"
+	sleep 0.2
+	alive "after SIGHUP" || return
+	stop_tool
+	expect "reports in the new file (the final one)" "$($JQ "$f" lines)" -eq 1
+	expect "reports in the moved file" "$(wc -l < "$f.1")" -eq 0
+}
+
+# reader_fifo NAME: a FIFO with a reader (cat, into NAME.got) that can be
+# stopped; READER_PID.
+reader_fifo() {
+	mkfifo "$TMP/$1"
+	cat "$TMP/$1" > "$TMP/$1.got" &
+	READER_PID=$!
+	BG_PIDS+=("$READER_PID")
+	# the tool's open fails at once while nobody reads (ENXIO); cat
+	# counts as a reader once it sleeps in its open, waiting for a writer
+	wait_for 5 sh -c "grep -qx cat /proc/$READER_PID/comm &&
+			  grep -q '^State:.*S' /proc/$READER_PID/status" ||
+		fail "cat did not open the FIFO"
+}
+
+# The reader of -o stops reading (a paused pipe, journald restarting):
+# with groups (-I), whose table the report loop locks, scrapes are still
+# answered within a second, every one.
+test_stalled_reader_scrapes() {
+	local i code bad=0
+	reader_fifo stalled
+	start_tool "$TMP/stalled" -r 0.05 -I --listen "127.0.0.1:$PORT" || return
+	kill -STOP "$READER_PID"
+	sleep 1		# the pipe is full: the tool blocks writing
+	for i in $(seq 10); do
+		code=$(scrape)
+		[ "$code" = 200 ] || bad=$((bad + 1))
+		sleep 0.2
+	done
+	expect "scrapes not answered within 1 s while the reader is stopped" "$bad" -eq 0
+	alive "with its reader stopped" || return
+	kill -CONT "$READER_PID"
+	stop_tool
+	wait "$READER_PID"
+	$JQ "$TMP/stalled.got" lines > /dev/null || fail "torn report in the stream"
+}
+
+# SIGTERM while a write blocks: the write completes once the reader reads
+# again, the final report follows, exit status 0.
+test_signal_during_blocked_write() {
+	local rc n
+	reader_fifo blocked
+	start_tool "$TMP/blocked" -r 0.05 || return
+	kill -STOP "$READER_PID"
+	sleep 1
+	kill -TERM "$TOOL_PID"
+	sleep 0.3
+	kill -CONT "$READER_PID"
+	wait "$TOOL_PID"; rc=$?
+	expect "exit status after SIGTERM during a blocked write" "$rc" -eq 0
+	wait "$READER_PID"
+	n=$($JQ "$TMP/blocked.got" lines) || { fail "torn report in the stream"; return; }
+	expect "reports read" "$n" -ge 2
+}
+
+# A reader that never reads again cannot hold a stopping tool: it ends
+# within NSL_OUTPUT_STOP_MS (2 s) for the write in progress and as much for
+# the final report, with status 0.
+test_stop_with_stalled_reader() {
+	local rc t0 t1
+	reader_fifo never
+	start_tool "$TMP/never" -r 0.05 || return
+	kill -STOP "$READER_PID"
+	sleep 1
+	t0=$(date +%s%N)
+	kill -TERM "$TOOL_PID"
+	wait "$TOOL_PID"; rc=$?
+	t1=$(date +%s%N)
+	expect "exit status after SIGTERM, the reader stopped" "$rc" -eq 0
+	expect "ms to stop (at most 2 x 2000 and some)" "$(( (t1 - t0) / 1000000 ))" -le 5000
+	kill -CONT "$READER_PID"
+}
+
+# SIGSTOP of the tool for 2 s at -r 0.1: after SIGCONT one report covers
+# the stall (interval_s about 2), not twenty with interval_s near 0.
+test_tool_stopped_one_report() {
+	local f=$TMP/stopped.json intervals long short
+	start_tool "$f" -r 0.1 || return
+	sleep 0.5
+	kill -STOP "$TOOL_PID"
+	sleep 2
+	kill -CONT "$TOOL_PID"
+	sleep 0.55
+	stop_tool
+	# the last report is the partial interval of the stop: left out
+	intervals=$($JQ "$f" top interval_s | awk '{ $NF = ""; print }')
+	long=$(tr ' ' '\n' <<< "$intervals" | awk '$1 >= 1.9' | wc -l)
+	short=$(tr ' ' '\n' <<< "$intervals" | awk '$1 != "" && $1 < 0.05' | wc -l)
+	expect "reports covering the stall" "$long" -eq 1
+	expect "reports with interval_s < 0.05 (a burst)" "$short" -eq 0
+}
+
+need "" daemon_prereqs
+run_tests
