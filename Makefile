@@ -124,6 +124,11 @@ $(OUTPUT)/tests/test_%: tests/unit/test_%.c $(CORE_OBJS) $(PB_OBJS) | $(OUTPUT)/
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $< $(CORE_OBJS) $(PB_OBJS) -lcmocka $(MATH_LIBS) $(PB_LIBS) -o $@
 
+# cgnames.c alone, on a directory tree the test gives as its cgroup2 mount
+$(OUTPUT)/tests/test_cgnames: tests/unit/test_cgnames.c $(OUTPUT)/2-collect/cgnames.o | $(OUTPUT)/tests
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) $^ -lcmocka -lpthread -o $@
+
 $(OUTPUT)/tests/groupid_race.bpf.o: tests/groupid/race.bpf.c | $(OUTPUT)/tests $(DEPS_STAMP)
 	$(call msg,BPF,$@)
 	$(Q)$(CLANG) $(BPF_CFLAGS) -MF $(@:.o=.d) -MT $@ -c $< -o $@

@@ -141,7 +141,7 @@ static int cgroup_exists(struct nsl_groups *g, struct nsl_group *gr)
 	if (gr->cgroup_path && cgroup_at(gr->cgroup_path, gr->key.cgroup))
 		return EXISTS;
 	/* moved, or not named yet: look for it (a gone one keeps its name) */
-	now = nsl_cgroup_path(gr->key.cgroup);
+	now = nsl_cgroup_path(gr->key.cgroup, gr->cgroup_path != NULL);
 	if (now) {
 		free(gr->cgroup_path);
 		gr->cgroup_path = now;
@@ -274,7 +274,7 @@ static int learn_new(struct nsl_groups *g, const struct timespec *now)
 		gr->state = NSL_GROUP_LIVE;
 		gr->active = *now;
 		if (g->c.group_cgroup && key.cgroup)
-			gr->cgroup_path = nsl_cgroup_path(key.cgroup);
+			gr->cgroup_path = nsl_cgroup_path(key.cgroup, false);
 		g->by_id[id] = gr;
 	}
 	return err == -ENOENT ? 0 : err;
@@ -304,6 +304,7 @@ int nsl_groups_tick(struct nsl_groups *g)
 
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	g->tick++;
+	nsl_cgroup_names_tick();
 	for (uint32_t id = 0; id < g->c.max && !err; id++)
 		if (g->by_id[id] && g->by_id[id]->state == NSL_GROUP_RETIRING)
 			err = reclaim(g, g->by_id[id], &now);
