@@ -78,15 +78,13 @@ int nsl_collect_reader_init(struct nsl_reader *rd, const struct nsl_loader *l,
 		.counters_fd = bpf_map__fd(s->maps.counters),
 		.groups = nsl_loader_groups(o),
 		.group_netns = o->group_ifindex && o->netns == NSL_NETNS_ALL,
-		.own_netns = l->nf_netns_ino,	/* ours, with -n -1 */
 		.schema = o->schema,
 		.sample_every = o->sample_every,
 	};
 
 	bool grouped = o->group_ifindex || o->group_cgroup;
 	int err = nsl_reader_init(rd, &m, attached, o->group_ifindex,
-				  o->group_cgroup, cumulative, l->ifname_fd,
-				  grouped ? g : NULL);
+				  o->group_cgroup, cumulative, grouped ? g : NULL);
 
 	rd->status = hook_status(l, o);
 	return err;

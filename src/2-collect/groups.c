@@ -153,16 +153,21 @@ static int cgroup_exists(struct nsl_groups *g, struct nsl_group *gr)
 
 /*
  * An interface index names an interface of one namespace: ifname_fd's
- * (the one -n selects; our own with -n -1). Others cannot be asked.
+ * (the one -n selects; our own with -n -1). Others cannot be asked. One
+ * that exists gives the group its name now (SIOCGIFNAME: dev_get_by_index
+ * in the socket's netns), so a rename is followed and a gone one keeps
+ * the name it had.
  */
-static int ifindex_exists(struct nsl_groups *g, const struct nsl_group *gr)
+static int ifindex_exists(struct nsl_groups *g, struct nsl_group *gr)
 {
 	struct ifreq ifr = { .ifr_ifindex = gr->key.ifindex };
 
 	if (g->c.ifname_fd < 0 || (g->c.group_netns && gr->key.netns != g->c.own_netns))
 		return UNKNOWN;
-	if (!ioctl(g->c.ifname_fd, SIOCGIFNAME, &ifr))
+	if (!ioctl(g->c.ifname_fd, SIOCGIFNAME, &ifr)) {
+		snprintf(gr->ifname, sizeof(gr->ifname), "%s", ifr.ifr_name);
 		return EXISTS;
+	}
 	return errno == ENODEV ? GONE : UNKNOWN;
 }
 
@@ -275,6 +280,8 @@ static int learn_new(struct nsl_groups *g, const struct timespec *now)
 		gr->active = *now;
 		if (g->c.group_cgroup && key.cgroup)
 			gr->cgroup_path = nsl_cgroup_path(key.cgroup, false);
+		if (g->c.group_ifindex && key.ifindex)
+			ifindex_exists(g, gr);	/* its name */
 		g->by_id[id] = gr;
 	}
 	return err == -ENOENT ? 0 : err;
@@ -322,6 +329,8 @@ int nsl_groups_tick(struct nsl_groups *g)
 		n = values_count(g, nsl_group_values(g, gr));
 		/* a group that records is never reclaimed: it exists, or did */
 		if (n != gr->count) {
+			if (g->c.group_ifindex && gr->key.ifindex)
+				ifindex_exists(g, gr);	/* renamed? */
 			gr->count = n;
 			gr->active = now;
 			g->live++;

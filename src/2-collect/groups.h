@@ -29,6 +29,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <time.h>
+#include <net/if.h>
 #include "netstacklat.h"
 
 enum nsl_group_state {
@@ -48,6 +49,12 @@ struct nsl_group {
 	uint64_t reclaim_tick;		/* tick that reclaimed it */
 	struct timespec gone_at;	/* CLOCK_MONOTONIC */
 	char *cgroup_path;		/* -C: under the cgroup2 mount; NULL: unknown */
+	/*
+	 * -I: the interface's name, learnt with the group and followed
+	 * while the interface exists (a rename renames the group): a gone
+	 * interface's final totals keep the name it had. "": unknown.
+	 */
+	char ifname[IF_NAMESIZE];
 	uint64_t *final;		/* GONE: sum_ns, then the slots */
 };
 

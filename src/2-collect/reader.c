@@ -3,8 +3,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <stdio.h>
-#include <net/if.h>
-#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
@@ -14,12 +12,10 @@
 
 int nsl_reader_init(struct nsl_reader *r, const struct nsl_reader_maps *m,
 		    const bool *hook_enabled, bool group_ifindex,
-		    bool group_cgroup, bool cumulative, int ifname_fd,
-		    struct nsl_groups *g)
+		    bool group_cgroup, bool cumulative, struct nsl_groups *g)
 {
 	memset(r, 0, sizeof(*r));
 	r->m = *m;
-	r->ifname_fd = ifname_fd;
 	r->nr_slots = nsl_nr_slots(m->schema);
 	r->hist_size = nsl_hist_size(m->schema);
 	r->group_ifindex = group_ifindex;
@@ -217,6 +213,8 @@ static int add_group(struct nsl_reader *r, const struct nsl_group *gr)
 	h->gone = gr->state != NSL_GROUP_LIVE;
 	h->gone_tick = gr->gone_tick;
 	h->cgroup_path = gr->cgroup_path;
+	/* the name the table keeps: a gone interface's too */
+	snprintf(h->ifname, sizeof(h->ifname), "%s", gr->ifname);
 	r->nr_cur++;
 	return 0;
 }
@@ -271,19 +269,6 @@ static void subtract(const struct nsl_reader *r, struct nsl_report_hist *d,
 		d->buckets[b] -= p->buckets[b];
 	d->count -= p->count;
 	d->sum_ns -= p->sum_ns;
-}
-
-static void name_group(struct nsl_reader *r, struct nsl_report_hist *h)
-{
-	struct ifreq ifr = { .ifr_ifindex = h->key.ifindex };
-
-	h->ifname[0] = '\0';
-	/* names are per netns: with -n -1, only our own is at hand */
-	if (r->group_ifindex && h->key.ifindex && r->ifname_fd >= 0 &&
-	    (!r->m.group_netns || h->key.netns == r->m.own_netns) &&
-	    !ioctl(r->ifname_fd, SIOCGIFNAME, &ifr))
-		snprintf(h->ifname, sizeof(h->ifname), "%s", ifr.ifr_name);
-	/* cgroup_path: the group table's (named when the group appeared) */
 }
 
 static int read_counters(struct nsl_reader *r, struct nsl_report *rep)
@@ -341,7 +326,6 @@ int nsl_reader_read(struct nsl_reader *r, struct nsl_report *rep)
 		 */
 		if (r->grouped && !d->count && !(d->gone && d->gone_tick > r->seen_tick))
 			continue;
-		name_group(r, d);
 		n++;
 	}
 	err = read_counters(r, rep);

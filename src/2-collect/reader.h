@@ -18,7 +18,6 @@ struct nsl_reader_maps {
 	int hist_fd, group_ids_fd, group_hist_fd, counters_fd;
 	uint32_t groups;			/* entries of the grouped maps */
 	bool group_netns;			/* -I with -n -1 */
-	uint64_t own_netns;			/* where ifname_fd names interfaces */
 	unsigned int schema;			/* of every histogram */
 	uint32_t sample_every;			/* --sample N, for the reports */
 };
@@ -31,7 +30,6 @@ struct nsl_hist_set {
 
 struct nsl_reader {
 	struct nsl_reader_maps m;
-	int ifname_fd;				/* SIOCGIFNAME socket, or -1 */
 	int ncpus;
 	unsigned int nr_slots;
 	size_t hist_size;			/* bytes of a histogram value */
@@ -65,8 +63,7 @@ struct nsl_reader {
  */
 int nsl_reader_init(struct nsl_reader *r, const struct nsl_reader_maps *m,
 		    const bool *hook_enabled, bool group_ifindex,
-		    bool group_cgroup, bool cumulative, int ifname_fd,
-		    struct nsl_groups *g);
+		    bool group_cgroup, bool cumulative, struct nsl_groups *g);
 /* Fills *rep; its arrays stay valid until the next call. */
 int nsl_reader_read(struct nsl_reader *r, struct nsl_report *rep);
 void nsl_reader_free(struct nsl_reader *r);

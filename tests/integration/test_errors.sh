@@ -6,7 +6,7 @@ source "$(dirname "$0")/lib.sh"
 
 TESTS=(test_bad_invocations test_no_hook_can_attach test_not_root
        test_closed_pipe test_full_disk test_signals_final_report
-       test_map_full test_interface_disappears test_drop_capabilities
+       test_map_full test_interface_disappears test_interface_renamed test_drop_capabilities
        test_switch_user test_load_refused_per_hook)
 
 # ids of BPF programs and links in the kernel, for before/after comparisons
@@ -219,22 +219,57 @@ test_load_refused_per_hook() {
 		fail "no clear message: $(cat "$TMP/bad.err")"
 }
 
-# A grouped interface vanishes mid-run: the tool keeps reporting.
+# second_veth L N: another veth, nsl$ID-L0 in A (198.18.N.1) and
+# nsl$ID-L1 in B (198.18.N.2), up
+second_veth() {
+	ip link add nsl$ID-${1}0 netns "$NS_A" type veth peer name nsl$ID-${1}1 netns "$NS_B" ||
+		{ fail "veth"; return 1; }
+	ip -n "$NS_A" addr add 198.18.$2.1/24 dev nsl$ID-${1}0 &&
+		ip -n "$NS_B" addr add 198.18.$2.2/24 dev nsl$ID-${1}1 &&
+		ip -n "$NS_A" link set nsl$ID-${1}0 up && ip -n "$NS_B" link set nsl$ID-${1}1 up
+}
+
+# A grouped interface vanishes mid-run: the tool keeps reporting, and the
+# group's last report keeps the interface's name.
 test_interface_disappears() {
 	local out=$TMP/vanish.json n
-	ip link add nsl$ID-x0 netns "$NS_A" type veth peer name nsl$ID-x1 netns "$NS_B" || { fail "veth"; return; }
-	ip -n "$NS_A" addr add 198.18.9.1/24 dev nsl$ID-x0 && ip -n "$NS_B" addr add 198.18.9.2/24 dev nsl$ID-x1
-	ip -n "$NS_A" link set nsl$ID-x0 up && ip -n "$NS_B" link set nsl$ID-x1 up
+	second_veth x 9 || return
 	SRV_ADDR=198.18.9.2 serve udp 5202 --count 100 --duration-s 10 || return
 	start_tool "$out" -n "/run/netns/$NS_B" -I -r 0.3 || return
 	SRV_ADDR=198.18.9.2 client udp 5202 --count 100 --interval-us 500
 	wait_server
+	sleep 0.7	# reported (and named) before it goes
 	ip -n "$NS_B" link del nsl$ID-x1
 	n=$($JQ "$out" lines)
 	wait_for 5 more_reports "$out" $((n + 2)) || fail "no reports after the interface went away"
 	kill -0 "$TOOL_PID" 2>/dev/null || fail "the tool died with the interface"
 	stop_tool
 	expect "udp-socket-enqueued samples before it vanished" "$($JQ "$out" count udp-socket-enqueued)" -eq 100
+	# its last report (gone) keeps the name: no series of a bare index
+	expect "udp-socket-enqueued interface names" \
+		"$($JQ "$out" groups udp-socket-enqueued ifname)" = "nsl$ID-x1"
+	grep -q '"gone":true' "$out" || fail "no report names the group gone"
+}
+
+# A renamed interface renames its group (a new series in Prometheus),
+# from the report after the rename on.
+test_interface_renamed() {
+	local out=$TMP/renamed.json
+	second_veth y 10 || return
+	SRV_ADDR=198.18.10.2 serve udp 5203 --count 100 --duration-s 20 || return
+	start_tool "$out" -n "/run/netns/$NS_B" -I -r 0.3 || return
+	SRV_ADDR=198.18.10.2 client udp 5203 --count 50 --interval-us 500
+	sleep 0.7
+	ip -n "$NS_B" link set nsl$ID-y1 down && ip -n "$NS_B" link set nsl$ID-y1 name nsl$ID-y2 &&
+		ip -n "$NS_B" link set nsl$ID-y2 up || { fail "rename"; return; }
+	sleep 0.2
+	SRV_ADDR=198.18.10.2 client udp 5203 --count 50 --interval-us 500
+	wait_server
+	sleep 0.7
+	stop_tool
+	expect "udp-socket-enqueued interface names" \
+		"$($JQ "$out" groups udp-socket-enqueued ifname)" = "nsl$ID-y1 nsl$ID-y2"
+	expect "udp-socket-enqueued samples" "$($JQ "$out" count udp-socket-enqueued)" -eq 100
 }
 
 # more_reports FILE N: FILE holds more than N reports (re-read each call)
