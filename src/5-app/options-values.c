@@ -190,7 +190,8 @@ static int iface_item(struct argp_state *state, const char *opt, const char *s)
 	uint64_t v;
 
 	memset(ifc, 0, sizeof(*ifc));
-	if (*s >= '0' && *s <= '9') {
+	/* digits alone are an index; a name may start with one (dev_valid_name()) */
+	if (*s && !s[strspn(s, "0123456789")]) {
 		if (nsl_opt_u64(s, 1, INT32_MAX, &v))
 			return nsl_opt_fail(state, "%s: '%s' is not a valid interface index", opt, s);
 		ifc->index = v;

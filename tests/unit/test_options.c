@@ -64,7 +64,7 @@ static const struct bad_case bad[] = {
 	{ { "-i", "" }, "-i" },
 	{ { "-i", "averyveryverylongifname" }, "-i" },
 	{ { "-i", "0" }, "-i" },
-	{ { "-i", "3x" }, "-i" },
+	{ { "-i", "3 x" }, "-i" },
 	{ { "-i", "eth0,,eth1" }, "-i" },
 	{ { "-n", "-2" }, "-n" },
 	{ { "-n", "abc" }, "-n" },
@@ -470,7 +470,7 @@ static void test_opt_in_hook(void **state)
 
 static void test_filters(void **state)
 {
-	const char *args[] = { "-p", "1,42", "-i", "eth0,7", "-n", "-1",
+	const char *args[] = { "-p", "1,42", "-i", "eth0,7,0eth", "-n", "-1",
 			       "-c", "/sys/fs/cgroup/x,99,system.slice/y", "-q", "4", NULL };
 	const char *ns_path[] = { "-n", "/run/netns/a", NULL };
 	const char *ns_ino[] = { "-n", "4026531840", NULL };
@@ -480,9 +480,12 @@ static void test_filters(void **state)
 	assert_int_equal(parse(&o, args), 0);
 	assert_int_equal(o.nr_pids, 2);
 	assert_int_equal(o.pids[1], 42);
-	assert_int_equal(o.nr_ifaces, 2);
+	assert_int_equal(o.nr_ifaces, 3);
 	assert_string_equal(o.ifaces[0].name, "eth0");
 	assert_int_equal(o.ifaces[1].index, 7);
+	/* a name may start with a digit (dev_valid_name()): digits alone are an index */
+	assert_string_equal(o.ifaces[2].name, "0eth");
+	assert_int_equal(o.ifaces[2].index, 0);
 	assert_int_equal(o.netns, NSL_NETNS_ALL);
 	assert_int_equal(o.nr_cgroups, 3);
 	assert_string_equal(o.cgroups[0].path, "/sys/fs/cgroup/x");
