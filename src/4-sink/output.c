@@ -51,6 +51,13 @@ static int open_stream(const char *path, int flags)
 	return fd;
 }
 
+static bool is_stdout(const struct stat *st)
+{
+	struct stat o;
+
+	return !fstat(STDOUT_FILENO, &o) && o.st_dev == st->st_dev && o.st_ino == st->st_ino;
+}
+
 int nsl_output_open(struct nsl_output *out, const struct nsl_output_conf *c)
 {
 	struct stat st;
@@ -77,7 +84,7 @@ int nsl_output_open(struct nsl_output *out, const struct nsl_output_conf *c)
 		return 0;
 	}
 	/* appended to always: a report after another's truncation lands at its end */
-	out->fd = open_stream(c->path, c->append ? 0 : O_TRUNC);
+	out->fd = open_stream(c->path, 0);
 	if (out->fd < 0) {
 		int err = out->fd;
 
@@ -87,6 +94,18 @@ int nsl_output_open(struct nsl_output *out, const struct nsl_output_conf *c)
 	/* a FIFO or a device has no name to follow */
 	out->kind = !fstat(out->fd, &st) && S_ISREG(st.st_mode) ?
 		    NSL_OUTPUT_FOLLOWED : NSL_OUTPUT_STREAM;
+	/*
+	 * Without --append a regular file starts empty, unless it is our
+	 * standard output's (-o /dev/stdout >> log): that one is the
+	 * caller's, and we add to it as they asked.
+	 */
+	if (out->kind == NSL_OUTPUT_FOLLOWED && !c->append && !is_stdout(&st) &&
+	    ftruncate(out->fd, 0)) {
+		int err = -errno;
+
+		nsl_output_close(out);
+		return err;
+	}
 	return 0;
 }
 

@@ -310,6 +310,29 @@ static void test_stdout_prometheus_eof(void **state)
 	free(want_b);
 }
 
+/* -o /dev/stdout >> log: the caller's file is added to, not emptied. */
+static void test_stdout_by_name_not_truncated(void **state)
+{
+	struct dir *d = *state;
+	struct nsl_output out;
+	const struct nsl_output_conf c = { .path = "/dev/stdout", .format = NSL_FMT_JSON };
+	int fd, saved;
+
+	put(d->file, "the caller's line\n");
+	fflush(stdout);
+	saved = dup(1);
+	fd = open(d->file, O_WRONLY | O_APPEND);
+	assert_true(saved >= 0 && fd >= 0);
+	assert_int_equal(dup2(fd, 1), 1);
+	close(fd);
+	assert_int_equal(nsl_output_open(&out, &c), 0);
+	write_report(&out, 100, &json);
+	assert_int_equal(nsl_output_close(&out), 0);
+	assert_int_equal(dup2(saved, 1), 1);
+	close(saved);
+	assert_holds(d->file, "the caller's line\n", 100, -1);
+}
+
 /* A pipe whose reader left: -EPIPE (the loop's quiet exit), and poll can watch it. */
 static void test_stream_reader_gone(void **state)
 {
@@ -506,6 +529,7 @@ int main(void)
 		T(test_atomic_replaces),
 		T(test_atomic_failure_leaves_nothing),
 		T(test_stdout_prometheus_eof),
+		T(test_stdout_by_name_not_truncated),
 		T(test_stream_reader_gone),
 		T(test_gone_fd_by_kind),
 		T(test_open_fails_cleanly),
