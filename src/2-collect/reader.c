@@ -155,7 +155,7 @@ static struct nsl_report_hist *new_total(struct nsl_reader *r,
 	h = set_hist(r, &r->cur, r->nr_cur);
 	memset(h->buckets, 0, r->nr_slots * sizeof(uint64_t));
 	h->key = *key;
-	h->count = h->sum_ns = 0;
+	h->count = h->sum_ns = h->sum_wraps = 0;
 	h->schema = r->m.schema;
 	/* the sets are reused: nothing of the histogram that was here */
 	h->serial = h->gone_tick = 0;
@@ -316,10 +316,19 @@ int nsl_reader_read(struct nsl_reader *r, struct nsl_report *rep)
 		*d = r->cur.h[i];
 		d->buckets = slots;
 		memcpy(slots, r->cur.h[i].buckets, r->nr_slots * sizeof(uint64_t));
-		if (!r->cumulative && r->nr_prev)
+		if (r->nr_prev)
 			p = bsearch(d, r->prev.h, r->nr_prev, sizeof(*p), hist_cmp);
-		if (p)
+		if (r->cumulative) {
+			/*
+			 * The total's u64 sum wrapped since the last read if it
+			 * is below that read's: less than 2^64 ns pass between
+			 * two reads. The count goes on to the next read's.
+			 */
+			d->sum_wraps = p ? p->sum_wraps + (d->sum_ns < p->sum_ns) : 0;
+			r->cur.h[i].sum_wraps = d->sum_wraps;
+		} else if (p) {
 			subtract(r, d, p);
+		}
 		/*
 		 * a group with nothing new this interval is left out, but for
 		 * the report that finds it gone: its last

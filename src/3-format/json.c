@@ -138,14 +138,29 @@ static void json_buckets(FILE *out, const struct nsl_report_hist *h)
 	fputc(']', out);
 }
 
+/* hi * 2^64 + lo in decimal: exact, as JSON numbers may be (jq rounds). */
+static void json_u128(FILE *out, uint64_t hi, uint64_t lo)
+{
+	unsigned __int128 v = (unsigned __int128)hi << 64 | lo;
+	char buf[40], *p = buf + sizeof(buf);
+
+	*--p = '\0';
+	do {
+		*--p = (char)('0' + (int)(v % 10));
+		v /= 10;
+	} while (v);
+	fputs(p, out);
+}
+
 static void json_hist(FILE *out, const struct nsl_report *r,
 		      const struct nsl_report_hist *h)
 {
 	fputs("{\"hook\":", out);
 	json_string(out, nsl_hook_label(h->key.hook), SIZE_MAX);
 	json_group(out, r, h);
-	fprintf(out, ",\"count\":%" PRIu64 ",\"sum_ns\":%" PRIu64
-		",\"avg_ns\":%.1f", h->count, h->sum_ns, nsl_average(h));
+	fprintf(out, ",\"count\":%" PRIu64 ",\"sum_ns\":", h->count);
+	json_u128(out, h->sum_wraps, h->sum_ns);
+	fprintf(out, ",\"avg_ns\":%.1f", nsl_average(h));
 	json_percentiles(out, h);
 	json_buckets(out, h);
 	/* only in a gone group's last report (and its late samples') */

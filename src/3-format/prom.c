@@ -109,7 +109,7 @@ static void prom_hist(FILE *out, const struct nsl_report *r,
 		prom_bucket(out, r, h, -1, cum);
 	fputs("netstacklat_latency_seconds_sum", out);
 	prom_labels(out, r, h);
-	fprintf(out, "} %.9f\n", (double)h->sum_ns * 1e-9);
+	fprintf(out, "} %.9f\n", nsl_sum_ns(h) * 1e-9);
 	fputs("netstacklat_latency_seconds_count", out);
 	prom_labels(out, r, h);
 	fprintf(out, "} %" PRIu64 "\n", h->count);

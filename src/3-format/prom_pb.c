@@ -180,7 +180,7 @@ static Metric *hist_metric(struct arena *a, const struct nsl_report *r,
 	m->histogram = hg;
 	hg->has_sample_count = hg->has_sample_sum = 1;
 	hg->sample_count = h->count;
-	hg->sample_sum = (double)h->sum_ns * 1e-9;
+	hg->sample_sum = nsl_sum_ns(h) * 1e-9;
 	if (!h->schema) {
 		classic_buckets(a, h, hg);
 		return m;

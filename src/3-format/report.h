@@ -18,7 +18,14 @@ struct nsl_report_hist {
 	unsigned int schema;		/* the layout of buckets (include/hist.h) */
 	uint64_t *buckets;		/* nsl_nr_slots(schema) of them */
 	uint64_t count;			/* sum of buckets */
+	/*
+	 * The sum of the latencies: sum_wraps * 2^64 + sum_ns. The BPF side's
+	 * u64 wraps after 2^64 ns (21 days at 10 Mpps x 1 ms); a cumulative
+	 * reader counts its wraps (src/2-collect/reader.c), an interval's
+	 * sum never gets near one.
+	 */
 	uint64_t sum_ns;
+	uint64_t sum_wraps;
 	char ifname[IF_NAMESIZE];	/* "" if unknown or not grouped */
 	const char *cgroup_path;	/* NULL if unknown or not grouped */
 	/*
@@ -115,6 +122,12 @@ int nsl_native_index(unsigned int schema, unsigned int slot);
  * the open-ended last bucket.
  */
 uint64_t nsl_percentile(const struct nsl_report_hist *h, double p);
+/* The sum of a histogram's latencies in ns, wraps included. */
+static inline double nsl_sum_ns(const struct nsl_report_hist *h)
+{
+	return (double)h->sum_wraps * 18446744073709551616.0 + (double)h->sum_ns;
+}
+
 /* Average in ns (0 for an empty histogram). */
 double nsl_average(const struct nsl_report_hist *h);
 

@@ -82,7 +82,7 @@ double nsl_average(const struct nsl_report_hist *h)
 {
 	if (!h->count)
 		return 0;
-	return (double)h->sum_ns / (double)h->count;
+	return nsl_sum_ns(h) / (double)h->count;
 }
 
 double nsl_cost_avg_ns(const struct nsl_prog_cost *c)

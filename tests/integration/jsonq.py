@@ -15,6 +15,8 @@
 #   jsonq.py FILE last_count HOOK                count in the last report
 #   jsonq.py FILE top KEY                        top-level KEY of each report,
 #                                                space-separated
+#   jsonq.py FILE sums HOOK                      sum_ns of HOOK in each report
+#                                                (exact), space-separated
 #   jsonq.py FILE count_upper_gt HOOK NS         samples in buckets whose upper
 #                                                bound is > NS (may be > NS)
 #   jsonq.py FILE count_lower_ge HOOK NS         samples in buckets whose lower
@@ -95,6 +97,8 @@ def main():
                 break
         else:
             print(0)
+    elif q == "sums":
+        print(" ".join(str(h["sum_ns"]) for h in hists(reports, args[0])))
     elif q == "top":
         print(" ".join(str(r[args[0]]) for r in reports))
     elif q == "last_count":

@@ -6,7 +6,7 @@ source "$(dirname "$0")/lib.sh"
 
 TESTS=(test_disk_fills test_sighup_reopens test_stalled_reader_scrapes
        test_signal_during_blocked_write test_stop_with_stalled_reader
-       test_tool_stopped_one_report)
+       test_tool_stopped_one_report test_sum_beyond_64_bits)
 PORT=$((32000 - ID % 9000))
 
 daemon_prereqs() {
@@ -165,5 +165,52 @@ test_tool_stopped_one_report() {
 	expect "reports with interval_s < 0.05 (a burst)" "$short" -eq 0
 }
 
+# hist_value N SHORT BYTES: a struct nsl_hist of BYTES, no samples, whose
+# sum over N CPUs is 2^64 - SHORT, as bpftool's bytes (the same on each
+# CPU); nothing when N does not divide it
+hist_value() {
+	"$PYTHON" -c '
+import struct, sys
+n, short, size = map(int, sys.argv[1:])
+total = (1 << 64) - short
+if total % n == 0:
+    v = struct.pack("<Q", total // n) + bytes(size - 8)
+    print(" ".join(map(str, v)))' "$@"
+}
+
+# The BPF side's u64 sum of latencies wraps after 2^64 ns (21 days at
+# 10 Mpps x 1 ms): set udp-socket-enqueued's sum 1000 ns short of it
+# (bpftool writes every CPU's), send datagrams: the cumulative reports'
+# sum_ns goes on past 2^64, never down.
+test_sum_beyond_64_bits() {
+	local out=$TMP/wrap.json m id=0 size ncpu val sums
+	command -v bpftool > /dev/null || { skip "bpftool missing"; return; }
+	serve udp 5204 --count 100 --duration-s 10 || return
+	start_tool "$out" --cumulative -r 0.3 -n "/run/netns/$NS_B" -e udp-socket-enqueued || return
+	for m in $(awk '$1 == "map_id:" { print $2 }' /proc/"$TOOL_PID"/fdinfo/* | sort -u); do
+		bpftool map show id "$m" | grep -q ' name hist ' && id=$m
+	done
+	[ "$id" -gt 0 ] || { fail "no hist map held by the tool"; return; }
+	size=$(bpftool -j map show id "$id" | "$PYTHON" -c 'import json, sys; print(json.load(sys.stdin)["bytes_value"])')
+	ncpu=$(bpftool -j map lookup id "$id" key 4 0 0 0 | "$PYTHON" -c 'import json, sys; print(len(json.load(sys.stdin)["values"]))')
+	val=$(hist_value "$ncpu" 1000 "$size")
+	[ -n "$val" ] || { skip "$ncpu CPUs do not divide 2^64 - 1000"; return; }
+	sleep 0.4	# a report before: the sum's baseline
+	bpftool map update id "$id" key 4 0 0 0 value $val || { fail "bpftool map update"; return; }
+	sleep 0.4
+	client udp 5204 --count 100 --interval-us 500
+	wait_server
+	sleep 0.7
+	stop_tool
+	sums=$($JQ "$out" sums udp-socket-enqueued)
+	"$PYTHON" -c '
+import sys
+s = [int(x) for x in sys.argv[1:]]
+assert all(a <= b for a, b in zip(s, s[1:])), "sum_ns went down: %s" % s
+assert s[-1] > 1 << 64, "sum_ns did not pass 2^64: %s" % s' $sums ||
+		fail "udp-socket-enqueued sum_ns per report: $sums"
+}
+
 need "" daemon_prereqs
+need "cannot create namespaces/veth" setup_netns
 run_tests

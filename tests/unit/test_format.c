@@ -453,6 +453,34 @@ static void test_json_group_keys(void **state)
 	free(text);
 }
 
+/*
+ * A cumulative sum past 2^64 ns (sum_wraps, counted by the reader): exact
+ * in JSON, and the average and Prometheus' _sum go on from there instead
+ * of dropping back near 0.
+ */
+static void test_sum_beyond_64_bits(void **state)
+{
+	struct fixture f;
+	struct nsl_report_hist *h;
+	char *text;
+
+	(void)state;
+	build_basic(&f);
+	f.r.cumulative = true;
+	h = &f.h[1];				/* tcp-start: 812 samples */
+	h->sum_wraps = 1;
+	h->sum_ns = 5;
+	text = render(&f.r, &json);
+	check_json_line(text);
+	assert_non_null(strstr(text, "\"sum_ns\":18446744073709551621,"));
+	/* 2^64 / 812 */
+	assert_non_null(strstr(text, "\"avg_ns\":22717665115405852.0"));
+	free(text);
+	text = render(&f.r, &prom);
+	assert_non_null(strstr(text, "netstacklat_latency_seconds_sum{hook=\"tcp-start\"} 18446744073.7095"));
+	free(text);
+}
+
 static void test_json_escape(void **state)
 {
 	struct fixture f;
@@ -908,6 +936,7 @@ int main(void)
 		cmocka_unit_test(test_empty_table),
 		cmocka_unit_test(test_empty_json),
 		cmocka_unit_test(test_json_group_keys),
+		cmocka_unit_test(test_sum_beyond_64_bits),
 		cmocka_unit_test(test_json_escape),
 		cmocka_unit_test(test_ifname_full),
 		cmocka_unit_test(test_duration_units),
