@@ -1,11 +1,28 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* The kernel's clock as the BPF side needs it, and when it is set. */
+/* The kernel's clock as the BPF side needs it, when it is set, and our own timing. */
 #ifndef NSL_CLOCK_H
 #define NSL_CLOCK_H
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <time.h>
 #include "netstacklat.h"
+
+/* CLOCK_MONOTONIC in milliseconds: deadlines, timeouts, rate limits. */
+static inline int64_t nsl_mono_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+/* b - a in seconds (negative when b is earlier). */
+static inline double nsl_seconds_between(const struct timespec *a,
+					 const struct timespec *b)
+{
+	return (double)(b->tv_sec - a->tv_sec) + (b->tv_nsec - a->tv_nsec) / 1e9;
+}
 
 /*
  * The kernel's TAI offset (adjtimex) and CLOCK_TAI - CLOCK_MONOTONIC, read

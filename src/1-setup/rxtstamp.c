@@ -17,6 +17,7 @@
 #include <linux/if_packet.h>
 #include <linux/net_tstamp.h>
 #include <sys/socket.h>
+#include "clock.h"
 #include "rxtstamp.h"
 
 /*
@@ -70,14 +71,6 @@ int nsl_enable_rx_timestamps(void)
 #define NSL_PROBE_ETHERTYPE 0x88B5
 #define NSL_PROBE_STEP_MS 10
 
-static long mono_ms(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return t.tv_sec * 1000L + t.tv_nsec / 1000000;
-}
-
 /* One frame over lo: 1 when it came back stamped, 0 when not, -errno */
 static int probe_stamped(int fd, const struct sockaddr_ll *to)
 {
@@ -124,7 +117,8 @@ int nsl_rx_timestamps_wait(int timeout_ms, int settle_ms)
 		err = -errno;
 		goto out;
 	}
-	for (long t0 = mono_ms(), now = t0; now - t0 <= timeout_ms; now = mono_ms()) {
+	for (int64_t t0 = nsl_mono_ms(), now = t0; now - t0 <= timeout_ms;
+	     now = nsl_mono_ms()) {
 		int r = probe_stamped(fd, &to);
 
 		if (r < 0) {

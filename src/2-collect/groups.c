@@ -18,6 +18,7 @@
 #include "hist.h"
 #include "log.h"
 #include "cgnames.h"
+#include "clock.h"
 #include "targets.h"
 
 /*
@@ -31,11 +32,6 @@
  * a report interval, and at least this much when -r is tiny.
  */
 #define RETIRE_WAIT_S 0.1
-
-static double seconds_since(const struct timespec *a, const struct timespec *b)
-{
-	return (b->tv_sec - a->tv_sec) + (b->tv_nsec - a->tv_nsec) / 1e9;
-}
 
 int nsl_groups_init(struct nsl_groups *g, const struct nsl_groups_conf *c)
 {
@@ -212,7 +208,7 @@ static int reclaim(struct nsl_groups *g, struct nsl_group *gr,
 {
 	uint32_t id = gr->id;
 
-	if (gr->gone_tick >= g->tick || seconds_since(&gr->gone_at, now) < RETIRE_WAIT_S)
+	if (gr->gone_tick >= g->tick || nsl_seconds_between(&gr->gone_at, now) < RETIRE_WAIT_S)
 		return 0;
 	gr->final = malloc(g->hist_size);
 	if (!gr->final || add_gone(g, gr)) {
@@ -242,7 +238,7 @@ static void prune_gone(struct nsl_groups *g, const struct timespec *now)
 	size_t n = 0;
 
 	while (n < g->nr_gone && g->gone[n]->reclaim_tick < g->tick &&
-	       seconds_since(&g->gone[n]->gone_at, now) >= g->c.keep_s)
+	       nsl_seconds_between(&g->gone[n]->gone_at, now) >= g->c.keep_s)
 		group_free(g->gone[n++]);
 	if (!n)
 		return;
@@ -338,7 +334,7 @@ int nsl_groups_tick(struct nsl_groups *g)
 		}
 		e = group_exists(g, gr);
 		if (e == EXISTS || (e == UNKNOWN &&
-				    seconds_since(&gr->active, &now) < g->c.idle_s)) {
+				    nsl_seconds_between(&gr->active, &now) < g->c.idle_s)) {
 			g->live++;
 			continue;
 		}

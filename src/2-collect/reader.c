@@ -7,6 +7,7 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "clock.h"
 #include "hist.h"
 #include "reader.h"
 
@@ -198,8 +199,7 @@ static bool group_shown(const struct nsl_reader *r, const struct nsl_group *gr,
 	if (gr->gone_tick > r->seen_tick ||
 	    (gr->state == NSL_GROUP_GONE && gr->reclaim_tick > r->seen_tick))
 		return true;
-	return (now->tv_sec - gr->gone_at.tv_sec) +
-	       (now->tv_nsec - gr->gone_at.tv_nsec) / 1e9 < r->keep_gone_s;
+	return nsl_seconds_between(&gr->gone_at, now) < r->keep_gone_s;
 }
 
 static int add_group(struct nsl_reader *r, const struct nsl_group *gr)
@@ -290,11 +290,6 @@ static int read_counters(struct nsl_reader *r, struct nsl_report *rep)
 	return 0;
 }
 
-static double seconds_between(const struct timespec *a, const struct timespec *b)
-{
-	return (b->tv_sec - a->tv_sec) + (b->tv_nsec - a->tv_nsec) / 1e9;
-}
-
 int nsl_reader_read(struct nsl_reader *r, struct nsl_report *rep)
 {
 	struct nsl_hist_set tmp;
@@ -340,7 +335,7 @@ int nsl_reader_read(struct nsl_reader *r, struct nsl_report *rep)
 	err = read_counters(r, rep);
 	if (err)
 		return err;
-	rep->interval_s = seconds_between(r->cumulative ? &r->start : &r->last, &now);
+	rep->interval_s = nsl_seconds_between(r->cumulative ? &r->start : &r->last, &now);
 	r->last = now;
 	rep->cumulative = r->cumulative;
 	rep->group_ifindex = r->group_ifindex;

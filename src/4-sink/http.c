@@ -44,6 +44,7 @@
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <microhttpd.h>
+#include "clock.h"
 #include "http.h"
 #include "httproute.h"
 #include "mhd.h"
@@ -71,14 +72,6 @@ struct nsl_http_answer {
 	char *body;
 	int64_t born_ms;
 };
-
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 int nsl_http_bind(struct nsl_http *h, const char *addr, uint16_t port)
 {
@@ -148,7 +141,7 @@ static void on_connection(void *cls, struct MHD_Connection *c,
 		slot = &h->conns[i];
 		slot->fd = info->connect_fd;
 		slot->cut = false;
-		slot->deadline_ms = now_ms() + NSL_HTTP_TIMEOUT_MS;
+		slot->deadline_ms = nsl_mono_ms() + NSL_HTTP_TIMEOUT_MS;
 		*socket_context = slot;
 		return;
 	}
@@ -290,7 +283,7 @@ static struct MHD_Response *answer_for(struct nsl_http *h, unsigned int repr,
 				       unsigned int *status)
 {
 	struct nsl_http_answer *a = h->newest[repr];
-	int64_t now = now_ms();
+	int64_t now = nsl_mono_ms();
 
 	if (a && now - a->born_ms < NSL_HTTP_FRESH_MS)
 		return a->resp;
@@ -406,7 +399,7 @@ static void *serve(void *arg)
 	bool warned = false;
 
 	for (;;) {
-		int64_t now = now_ms(), next, wait_ms;
+		int64_t now = nsl_mono_ms(), next, wait_ms;
 		MHD_UNSIGNED_LONG_LONG mhd_ms;
 
 		next = cut_overdue(h, now);

@@ -20,16 +20,9 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#include "clock.h"
 #include "log.h"
 #include "output.h"
-
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 /*
  * O_NONBLOCK for the open only: a FIFO nobody reads fails with ENXIO at
@@ -148,7 +141,7 @@ int nsl_output_render(struct nsl_output *out, const struct nsl_report *rep,
 static int wait_writable(int fd, int64_t deadline)
 {
 	struct pollfd p = { .fd = fd, .events = POLLOUT };
-	int64_t left = deadline ? deadline - now_ms() : -1;
+	int64_t left = deadline ? deadline - nsl_mono_ms() : -1;
 
 	if (deadline && left <= 0)
 		return -ETIMEDOUT;
@@ -171,7 +164,7 @@ static int write_all(struct nsl_output *out, int fd, const char *buf, size_t len
 		ssize_t n;
 
 		if (!deadline && out->stopping && *out->stopping) {
-			deadline = now_ms() + NSL_OUTPUT_STOP_MS;
+			deadline = nsl_mono_ms() + NSL_OUTPUT_STOP_MS;
 			flags = fcntl(fd, F_GETFL);
 			if (flags >= 0)
 				fcntl(fd, F_SETFL, flags | O_NONBLOCK);
@@ -277,7 +270,7 @@ static void note_result(struct nsl_output *out, int err)
 		return;
 	}
 	lost = __atomic_add_fetch(&out->lost, 1, __ATOMIC_RELAXED);
-	now = now_ms();
+	now = nsl_mono_ms();
 	if (!out->failing || now - out->said_ms >= NSL_OUTPUT_WARN_EVERY_S * 1000LL) {
 		pr_warn("cannot write the report to %s: %s (%llu lost so far; "
 			"trying again each interval)\n", out->name,

@@ -98,8 +98,7 @@ static void skip_missed(struct timespec *next, double interval_s)
 	double behind;
 
 	clock_gettime(CLOCK_MONOTONIC, &now);
-	behind = (double)(now.tv_sec - next->tv_sec) +
-		 (now.tv_nsec - next->tv_nsec) / 1e9;
+	behind = nsl_seconds_between(next, &now);
 	if (behind >= 0)
 		add_seconds(next, interval_s * (double)((long long)(behind / interval_s) + 1));
 }
