@@ -28,10 +28,9 @@
  * O_NONBLOCK for the open only: a FIFO nobody reads fails with ENXIO at
  * once instead of hanging; then writes block as on any stream.
  */
-static int open_stream(const char *path, int flags)
+static int open_stream(const char *path)
 {
-	int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NONBLOCK |
-			    flags, 0666);
+	int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NONBLOCK, 0666);
 
 	if (fd < 0)
 		return -errno;
@@ -77,7 +76,7 @@ int nsl_output_open(struct nsl_output *out, const struct nsl_output_conf *c)
 		return 0;
 	}
 	/* appended to always: a report after another's truncation lands at its end */
-	out->fd = open_stream(c->path, 0);
+	out->fd = open_stream(c->path);
 	if (out->fd < 0) {
 		int err = out->fd;
 
@@ -104,15 +103,21 @@ int nsl_output_open(struct nsl_output *out, const struct nsl_output_conf *c)
 
 static void note_result(struct nsl_output *out, int err);
 
+/* The rendered report, written or not, is let go. */
+static void drop_pending(struct nsl_output *out)
+{
+	free(out->buf);
+	out->buf = NULL;
+	out->len = 0;
+}
+
 int nsl_output_render(struct nsl_output *out, const struct nsl_report *rep,
 		      const struct nsl_format_opts *fo)
 {
 	FILE *f;
 	int err;
 
-	free(out->buf);
-	out->buf = NULL;
-	out->len = 0;
+	drop_pending(out);
 	f = open_memstream(&out->buf, &out->len);
 	if (!f)
 		return -errno;
@@ -129,9 +134,7 @@ int nsl_output_render(struct nsl_output *out, const struct nsl_report *rep,
 	if (fclose(f) && !err)
 		err = -ENOMEM;
 	if (err) {
-		free(out->buf);
-		out->buf = NULL;
-		out->len = 0;
+		drop_pending(out);
 		note_result(out, err);
 	}
 	return err;
@@ -209,7 +212,7 @@ int nsl_output_reopen(struct nsl_output *out)
 
 	if (out->kind != NSL_OUTPUT_FOLLOWED)
 		return 0;
-	fd = open_stream(out->path, 0);
+	fd = open_stream(out->path);
 	if (fd < 0) {
 		/* keep writing where we did; say it once */
 		if (!out->warned)
@@ -294,9 +297,7 @@ int nsl_output_flush(struct nsl_output *out)
 			follow(out);
 		err = write_stream(out);
 	}
-	free(out->buf);
-	out->buf = NULL;
-	out->len = 0;
+	drop_pending(out);
 	if (err != -EPIPE)
 		note_result(out, err);
 	return err;
@@ -329,8 +330,7 @@ int nsl_output_close(struct nsl_output *out)
 {
 	int err = 0;
 
-	free(out->buf);
-	out->buf = NULL;
+	drop_pending(out);
 	/* standard output is the process's */
 	if (out->fd >= 0 && out->fd != STDOUT_FILENO && close(out->fd))
 		err = -errno;

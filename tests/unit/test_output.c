@@ -207,7 +207,7 @@ static void test_rotation_cannot_reopen(void **state)
 	assert_int_equal(nsl_output_open(&out, &c), 0);
 	write_report(&out, 100, &json);
 	assert_int_equal(rename(d->file, moved), 0);
-	assert_int_equal(mkdir(d->file, 0755), 0);	/* fopen(dir, "a"): EISDIR */
+	assert_int_equal(mkdir(d->file, 0755), 0);	/* open(dir): EISDIR */
 	assert_int_equal(nsl_output_reopen(&out), -EISDIR);
 	assert_true(out.warned);
 	write_report(&out, 101, &json);
@@ -272,6 +272,27 @@ static void test_atomic_failure_leaves_nothing(void **state)
 	assert_int_equal(nsl_output_close(&out), 0);
 }
 
+/* fd 1 to path (opened write-only with flags); the fd to give stdout_back() */
+static int stdout_to(const char *path, int flags)
+{
+	int fd, saved;
+
+	fflush(stdout);
+	saved = dup(1);
+	fd = open(path, O_WRONLY | flags, 0644);
+	assert_true(saved >= 0 && fd >= 0);
+	assert_int_equal(dup2(fd, 1), 1);
+	close(fd);
+	return saved;
+}
+
+static void stdout_back(int saved)
+{
+	fflush(stdout);
+	assert_int_equal(dup2(saved, 1), 1);
+	close(saved);
+}
+
 /*
  * Standard output: a Prometheus stream ends each exposition with "# EOF".
  * fd 1 goes to a file for the test.
@@ -283,23 +304,15 @@ static void test_stdout_prometheus_eof(void **state)
 	const struct nsl_output_conf c = { .format = NSL_FMT_PROMETHEUS };
 	char *want_a = expected(100, &prom), *want_b = expected(101, &prom);
 	char *want, *got;
-	int fd, saved;
+	int saved = stdout_to(d->file, O_CREAT | O_TRUNC);
 
-	fflush(stdout);
-	saved = dup(1);
-	fd = open(d->file, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	assert_true(saved >= 0 && fd >= 0);
-	assert_int_equal(dup2(fd, 1), 1);
-	close(fd);
 	assert_int_equal(nsl_output_open(&out, &c), 0);
 	assert_int_equal(out.kind, NSL_OUTPUT_STREAM);
 	assert_string_equal(out.name, "standard output");
 	write_report(&out, 100, &prom);
 	write_report(&out, 101, &prom);
 	assert_int_equal(nsl_output_close(&out), 0);
-	fflush(stdout);
-	assert_int_equal(dup2(saved, 1), 1);
-	close(saved);
+	stdout_back(saved);
 
 	assert_true(asprintf(&want, "%s# EOF\n%s# EOF\n", want_a, want_b) >= 0);
 	got = slurp(d->file);
@@ -316,20 +329,14 @@ static void test_stdout_by_name_not_truncated(void **state)
 	struct dir *d = *state;
 	struct nsl_output out;
 	const struct nsl_output_conf c = { .path = "/dev/stdout", .format = NSL_FMT_JSON };
-	int fd, saved;
+	int saved;
 
 	put(d->file, "the caller's line\n");
-	fflush(stdout);
-	saved = dup(1);
-	fd = open(d->file, O_WRONLY | O_APPEND);
-	assert_true(saved >= 0 && fd >= 0);
-	assert_int_equal(dup2(fd, 1), 1);
-	close(fd);
+	saved = stdout_to(d->file, O_APPEND);
 	assert_int_equal(nsl_output_open(&out, &c), 0);
 	write_report(&out, 100, &json);
 	assert_int_equal(nsl_output_close(&out), 0);
-	assert_int_equal(dup2(saved, 1), 1);
-	close(saved);
+	stdout_back(saved);
 	assert_holds(d->file, "the caller's line\n", 100, -1);
 }
 
