@@ -193,20 +193,12 @@ static void prom_hook_info(FILE *out, const struct nsl_report *r)
  * --sample N: the factor between the counts and the traffic, for rates
  * and counts to be scaled in queries (docs/prometheus.md).
  */
-static void prom_sample_every(FILE *out, const struct nsl_report *r)
+/* A family of one series without labels: its HELP, TYPE and value. */
+static void prom_single(FILE *out, const char *name, const char *type,
+			const char *help, uint64_t v)
 {
-	fprintf(out, "# HELP netstacklat_sample_every %s\n"
-		"# TYPE netstacklat_sample_every gauge\n"
-		"netstacklat_sample_every %u\n", NSL_SAMPLE_EVERY_HELP,
-		nsl_sample_every(r));
-}
-
-static void prom_reports_lost(FILE *out, const struct nsl_report *r)
-{
-	fprintf(out, "# HELP netstacklat_reports_lost_total %s\n"
-		"# TYPE netstacklat_reports_lost_total counter\n"
-		"netstacklat_reports_lost_total %" PRIu64 "\n",
-		NSL_HELP_REPORTS_LOST, r->reports_lost);
+	fprintf(out, "# HELP %s %s\n# TYPE %s %s\n%s %" PRIu64 "\n",
+		name, help, name, type, name, v);
 }
 
 /* Grouped: live groups, and the groups reclaimed since start. */
@@ -214,12 +206,9 @@ static void prom_groups(FILE *out, const struct nsl_report *r)
 {
 	if (!r->group_ifindex && !r->group_cgroup)
 		return;
-	fprintf(out, "# HELP netstacklat_groups %s\n# TYPE netstacklat_groups gauge\n"
-		"netstacklat_groups %" PRIu32 "\n", NSL_HELP_GROUPS, r->groups_live);
-	fprintf(out, "# HELP netstacklat_groups_reclaimed_total %s\n"
-		"# TYPE netstacklat_groups_reclaimed_total counter\n"
-		"netstacklat_groups_reclaimed_total %" PRIu64 "\n",
-		NSL_HELP_GROUPS_RECLAIMED, r->groups_reclaimed);
+	prom_single(out, "netstacklat_groups", "gauge", NSL_HELP_GROUPS, r->groups_live);
+	prom_single(out, "netstacklat_groups_reclaimed_total", "counter",
+		    NSL_HELP_GROUPS_RECLAIMED, r->groups_reclaimed);
 }
 
 void nsl_format_prometheus(FILE *out, const struct nsl_report *r)
@@ -233,7 +222,9 @@ void nsl_format_prometheus(FILE *out, const struct nsl_report *r)
 	prom_counters(out, r);
 	prom_groups(out, r);
 	prom_costs(out, r);
-	prom_sample_every(out, r);
-	prom_reports_lost(out, r);
+	prom_single(out, "netstacklat_sample_every", "gauge", NSL_SAMPLE_EVERY_HELP,
+		    nsl_sample_every(r));
+	prom_single(out, "netstacklat_reports_lost_total", "counter",
+		    NSL_HELP_REPORTS_LOST, r->reports_lost);
 	prom_hook_info(out, r);
 }

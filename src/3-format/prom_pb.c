@@ -374,50 +374,28 @@ static int pb_hook_info(FILE *out, struct arena *a, const struct nsl_report *r)
 		      IO__PROMETHEUS__CLIENT__METRIC_TYPE__GAUGE, m, n);
 }
 
-/* netstacklat_sample_every, as in the text format (src/prom.c). */
-static int pb_sample_every(FILE *out, struct arena *a, const struct nsl_report *r)
+/* A family of one series without labels, as prom_single() in src/prom.c. */
+static int pb_single(FILE *out, struct arena *a, const char *name, const char *help,
+		     bool counter, double v)
 {
 	Metric **m = arena_alloc(a, 1, sizeof(Metric *));
 
-	if (!m || !(m[0] = gauge_metric(a, NULL, 0, nsl_sample_every(r))))
+	if (!m || !(m[0] = counter ? counter_metric(a, NULL, 0, v) : gauge_metric(a, NULL, 0, v)))
 		return -ENOMEM;
-	return family(out, a, "netstacklat_sample_every", NSL_SAMPLE_EVERY_HELP,
-		      IO__PROMETHEUS__CLIENT__METRIC_TYPE__GAUGE, m, 1);
-}
-
-/* netstacklat_reports_lost_total (src/prom.c) */
-static int pb_reports_lost(FILE *out, struct arena *a, const struct nsl_report *r)
-{
-	Metric **m = arena_alloc(a, 1, sizeof(Metric *));
-
-	if (!m || !(m[0] = counter_metric(a, NULL, 0, (double)r->reports_lost)))
-		return -ENOMEM;
-	return family(out, a, "netstacklat_reports_lost_total", NSL_HELP_REPORTS_LOST,
-		      IO__PROMETHEUS__CLIENT__METRIC_TYPE__COUNTER, m, 1);
+	return family(out, a, name, help, counter ? IO__PROMETHEUS__CLIENT__METRIC_TYPE__COUNTER :
+						    IO__PROMETHEUS__CLIENT__METRIC_TYPE__GAUGE, m, 1);
 }
 
 /* netstacklat_groups and netstacklat_groups_reclaimed_total (src/prom.c) */
 static int pb_groups(FILE *out, struct arena *a, const struct nsl_report *r)
 {
-	Metric **m;
 	int err;
 
 	if (!r->group_ifindex && !r->group_cgroup)
 		return 0;
-	m = arena_alloc(a, 1, sizeof(Metric *));
-	if (!m || !(m[0] = gauge_metric(a, NULL, 0, r->groups_live)))
-		return -ENOMEM;
-	err = family(out, a, "netstacklat_groups", NSL_HELP_GROUPS,
-		     IO__PROMETHEUS__CLIENT__METRIC_TYPE__GAUGE, m, 1);
-	if (err)
-		return err;
-	m = arena_alloc(a, 1, sizeof(Metric *));
-	if (!m)
-		return -ENOMEM;
-	m[0] = counter_metric(a, NULL, 0, (double)r->groups_reclaimed);
-	return family(out, a, "netstacklat_groups_reclaimed_total",
-		      NSL_HELP_GROUPS_RECLAIMED,
-		      IO__PROMETHEUS__CLIENT__METRIC_TYPE__COUNTER, m, 1);
+	err = pb_single(out, a, "netstacklat_groups", NSL_HELP_GROUPS, false, r->groups_live);
+	return err ?: pb_single(out, a, "netstacklat_groups_reclaimed_total",
+				NSL_HELP_GROUPS_RECLAIMED, true, (double)r->groups_reclaimed);
 }
 
 int nsl_format_prometheus_pb(FILE *out, const struct nsl_report *r)
@@ -432,9 +410,11 @@ int nsl_format_prometheus_pb(FILE *out, const struct nsl_report *r)
 	if (!err)
 		err = pb_costs(out, &a, r);
 	if (!err)
-		err = pb_sample_every(out, &a, r);
+		err = pb_single(out, &a, "netstacklat_sample_every", NSL_SAMPLE_EVERY_HELP,
+				false, nsl_sample_every(r));
 	if (!err)
-		err = pb_reports_lost(out, &a, r);
+		err = pb_single(out, &a, "netstacklat_reports_lost_total",
+				NSL_HELP_REPORTS_LOST, true, (double)r->reports_lost);
 	if (!err)
 		err = pb_hook_info(out, &a, r);
 	arena_free(&a);
