@@ -186,7 +186,7 @@ test_bpf_stats() {
 	before=$(cat /proc/sys/kernel/bpf_stats_enabled)
 	serve tcp 5004 || return
 	start_tool "$out" -n "/run/netns/$NS_B" --bpf-stats || return
-	ls -l /proc/"$TOOL_PID"/fd | grep -q 'anon_inode:bpf-stats' ||
+	[[ $(ls -l /proc/"$TOOL_PID"/fd) == *"anon_inode:bpf-stats"* ]] ||
 		fail "no BPF_ENABLE_STATS fd in the running tool"
 	during=$(cat /proc/sys/kernel/bpf_stats_enabled)
 	client tcp 5004 --count 200 --interval-us 500

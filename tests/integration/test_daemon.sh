@@ -187,8 +187,10 @@ test_sum_beyond_64_bits() {
 	command -v bpftool > /dev/null || { skip "bpftool missing"; return; }
 	serve udp 5204 --count 100 --duration-s 10 || return
 	start_tool "$out" --cumulative -r 0.3 -n "/run/netns/$NS_B" -e udp-socket-enqueued || return
-	for m in $(awk '$1 == "map_id:" { print $2 }' /proc/"$TOOL_PID"/fdinfo/* | sort -u); do
-		bpftool map show id "$m" | grep -q ' name hist ' && id=$m
+	for m in $(bpf_ids_of map "$TOOL_PID"); do
+		# not | grep -q: under pipefail bpftool's SIGPIPE, when grep
+		# quits before it wrote its last lines, would fail the match
+		[[ $(bpftool map show id "$m") == *" name hist "* ]] && id=$m
 	done
 	[ "$id" -gt 0 ] || { fail "no hist map held by the tool"; return; }
 	size=$(bpftool -j map show id "$id" | "$PYTHON" -c 'import json, sys; print(json.load(sys.stdin)["bytes_value"])')
