@@ -48,7 +48,7 @@ SRCS      := $(wildcard $(addsuffix /*.c,$(ROOMS)))
 # Pure userspace code: no libbpf, unit-tested on the host (the formats, the
 # hook table and the options, the report sink, the HTTP routing).
 CORE_SRCS := $(wildcard src/3-format/*.c) src/5-app/hooks.c $(wildcard src/5-app/options*.c) \
-	     src/4-sink/output.c src/4-sink/httproute.c
+	     src/4-sink/output.c src/4-sink/httproute.c src/4-sink/gzip.c
 # Code that talks to the kernel: the rest.
 APP_SRCS  := $(filter-out $(CORE_SRCS),$(SRCS))
 CORE_OBJS := $(CORE_SRCS:src/%.c=$(OUTPUT)/%.o)
@@ -122,7 +122,7 @@ netstacklat: $(CORE_OBJS) $(APP_OBJS) $(PB_OBJS)
 
 $(OUTPUT)/tests/test_%: tests/unit/test_%.c $(CORE_OBJS) $(PB_OBJS) | $(OUTPUT)/tests
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) $< $(CORE_OBJS) $(PB_OBJS) -lcmocka $(MATH_LIBS) $(PB_LIBS) -o $@
+	$(Q)$(CC) $(CFLAGS) $< $(CORE_OBJS) $(PB_OBJS) -lcmocka $(MATH_LIBS) $(PB_LIBS) -lz -o $@
 
 # cgnames.c alone, on a directory tree the test gives as its cgroup2 mount
 $(OUTPUT)/tests/test_cgnames: tests/unit/test_cgnames.c $(OUTPUT)/2-collect/cgnames.o | $(OUTPUT)/tests

@@ -25,7 +25,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include "io/prometheus/client/metrics.pb-c.h"
 #include "hist.h"
 #include "hooks.h"
@@ -419,86 +418,4 @@ int nsl_format_prometheus_pb(FILE *out, const struct nsl_report *r)
 		err = pb_hook_info(out, &a, r);
 	arena_free(&a);
 	return err;
-}
-
-/* ---- content negotiation ---- */
-
-/* Skips optional whitespace (RFC 9110 OWS). */
-static const char *ows(const char *p, const char *end)
-{
-	while (p < end && (*p == ' ' || *p == '\t'))
-		p++;
-	return p;
-}
-
-/* [p, end) with OWS trimmed at both ends equals s, ignoring case. */
-static bool token_is(const char *p, const char *end, const char *s)
-{
-	size_t n = strlen(s);
-
-	p = ows(p, end);
-	while (end > p && (end[-1] == ' ' || end[-1] == '\t'))
-		end--;
-	return (size_t)(end - p) == n && !strncasecmp(p, s, n);
-}
-
-/*
- * One media range of an Accept header, [p, end): which of ours it matches
- * (1 protobuf, 0 text, -1 neither) and its weight in *q (1 if not given).
- */
-static int media_range(const char *p, const char *end, double *q)
-{
-	const char *semi = memchr(p, ';', end - p);
-	const char *type_end = semi ? semi : end;
-	bool pb = token_is(p, type_end, "application/vnd.google.protobuf");
-	bool text = token_is(p, type_end, "text/plain") ||
-		    token_is(p, type_end, "text/*") || token_is(p, type_end, "*/*");
-	bool proto_ok = false, encoding_ok = true;
-
-	*q = 1;
-	while (semi) {
-		const char *name = semi + 1, *eq, *next = memchr(name, ';', end - name);
-		const char *vend = next ? next : end;
-
-		eq = memchr(name, '=', vend - name);
-		if (eq) {
-			const char *v = ows(eq + 1, vend);
-
-			if (token_is(name, eq, "q"))
-				*q = strtod(v, NULL);
-			else if (token_is(name, eq, "proto"))
-				proto_ok = token_is(v, vend, "io.prometheus.client.MetricFamily");
-			else if (token_is(name, eq, "encoding"))
-				encoding_ok = token_is(v, vend, "delimited");
-			else if (token_is(name, eq, "version") && text)
-				text = token_is(v, vend, "0.0.4");
-		}
-		semi = next;
-	}
-	if (pb && proto_ok && encoding_ok)
-		return 1;
-	return text ? 0 : -1;
-}
-
-bool nsl_prom_accepts_pb(const char *accept)
-{
-	double q_pb = 0, q_text = 0, q;
-	const char *p = accept;
-
-	if (!accept)
-		return false;
-	while (*p) {
-		const char *end = strchr(p, ',');
-		int which;
-
-		if (!end)
-			end = p + strlen(p);
-		which = media_range(p, end, &q);
-		if (which == 1 && q > q_pb)
-			q_pb = q;
-		else if (which == 0 && q > q_text)
-			q_text = q;
-		p = *end ? end + 1 : end;
-	}
-	return q_pb > 0 && q_pb >= q_text;
 }

@@ -151,14 +151,6 @@ void nsl_format_prometheus(FILE *out, const struct nsl_report *r);
  * at --resolution 2, 4, 8. 0 or a negative errno.
  */
 int nsl_format_prometheus_pb(FILE *out, const struct nsl_report *r);
-/*
- * Whether an HTTP Accept header (NULL: none) prefers the protobuf
- * exposition (application/vnd.google.protobuf;
- * proto=io.prometheus.client.MetricFamily; encoding=delimited) to the
- * text one, by its q weights: what Prometheus asks for when native
- * histograms are enabled.
- */
-bool nsl_prom_accepts_pb(const char *accept);
 int nsl_format_report(FILE *out, const struct nsl_report *r,
 		      const struct nsl_format_opts *o);
 

@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #define NSL_HTTP_CONNS 256		/* connections at once; more wait in the backlog */
 #define NSL_HTTP_CONNS_PER_IP 32	/* ... from one client address; more are closed */
@@ -18,6 +19,9 @@
 #define NSL_HTTP_IDLE_S 3		/* a connection with nothing read or sent is closed */
 #define NSL_HTTP_TIMEOUT_MS 10000	/* accept to last byte sent, whatever the client does */
 #define NSL_HTTP_ANSWERS 8		/* rendered answers alive at once, per representation */
+#define NSL_HTTP_ANSWER_BYTES (8 << 20)	/* ... and their gzip bytes, per representation */
+#define NSL_HTTP_INFLATING 32		/* answers inflated at once for clients without gzip */
+#define NSL_HTTP_INFLATE_BLOCK 16384	/* bytes an inflated answer is handed over in */
 #define NSL_HTTP_FRESH_MS 1000		/* an answer this young is given to later scrapes too */
 #define NSL_HTTP_STALE_MS 5000		/* ... this young, when NSL_HTTP_ANSWERS are alive */
 #define NSL_HTTP_MAX_REPRS 4		/* representations of /metrics */
@@ -38,12 +42,12 @@ struct nsl_http_app {
 	 */
 	unsigned int (*choose)(void *ctx, const char *accept);
 	/*
-	 * Renders representation repr: *buf (malloc'ed, the server frees
-	 * it), *len, and *type, its Content-Type (a static string). Returns
-	 * 0 or a negative errno (the request gets 500).
+	 * Renders representation repr into out (which compresses as it
+	 * goes: the server keeps answers as gzip), and *type, its
+	 * Content-Type (a static string). Returns 0 or a negative errno
+	 * (the request gets 500).
 	 */
-	int (*render)(void *ctx, unsigned int repr, char **buf, size_t *len,
-		      const char **type);
+	int (*render)(void *ctx, unsigned int repr, FILE *out, const char **type);
 };
 
 struct MHD_Daemon;
@@ -60,6 +64,8 @@ struct nsl_http {
 	/* rendered answers alive, per representation: one's readers never
 	 * starve the other's scrapers */
 	unsigned int answers[NSL_HTTP_MAX_REPRS];
+	size_t answer_bytes[NSL_HTTP_MAX_REPRS];
+	unsigned int inflating;		/* inflated responses alive */
 	int wake[2];			/* pipe: a byte stops the thread */
 	bool has_pipe;
 	bool serving;			/* the thread runs */

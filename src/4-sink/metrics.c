@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* /metrics (metrics.h): the render callbacks the HTTP server calls. */
-#define _GNU_SOURCE /* open_memstream() */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "collect.h"
+#include "httproute.h"
 #include "log.h"
 #include "metrics.h"
 
@@ -23,10 +23,10 @@ static unsigned int choose_metrics(void *ctx, const char *accept)
 }
 
 /*
- * Test seam: NETSTACKLAT_TEST_PAD_BYTES=N pads the exposition with comment
- * lines (which parsers ignore) to at least N bytes (at most 64 MiB), so
- * that the HTTP tests get answers of megabytes without thousands of
- * groups (tests/integration/test_http_abuse.sh).
+ * Test seam: NETSTACKLAT_TEST_PAD_BYTES=N pads the exposition with N bytes
+ * of comment lines (which parsers ignore; at most 64 MiB), so that the
+ * HTTP tests get answers of megabytes without thousands of groups
+ * (tests/integration/test_http_abuse.sh).
  */
 static void pad_for_tests(FILE *f)
 {
@@ -36,15 +36,13 @@ static void pad_for_tests(FILE *f)
 
 	if (want > 64L << 20)
 		want = 64L << 20;
-	for (long n = ftell(f); n >= 0 && n < want; n += sizeof(line) - 1)
+	for (long n = 0; n < want; n += sizeof(line) - 1)
 		fputs(line, f);
 }
 
-static int render_metrics(void *ctx, unsigned int repr, char **buf, size_t *len,
-			  const char **type)
+static int render_metrics(void *ctx, unsigned int repr, FILE *f, const char **type)
 {
 	struct nsl_metrics *m = ctx;
-	FILE *f;
 	int err;
 
 	if (m->rd.groups)
@@ -53,11 +51,8 @@ static int render_metrics(void *ctx, unsigned int repr, char **buf, size_t *len,
 	if (!err && m->bpf_stats)
 		err = nsl_bpfstats_read(&m->bs, &m->rep);
 	m->rep.reports_lost = m->out ? nsl_output_lost(m->out) : 0;
-	f = err ? NULL : open_memstream(buf, len);
-	if (!f) {
-		err = err ?: -errno;
+	if (err)
 		goto out;
-	}
 	if (repr == METRICS_PROTOBUF) {
 		err = nsl_format_prometheus_pb(f, &m->rep);
 		*type = "application/vnd.google.protobuf; "
@@ -67,13 +62,13 @@ static int render_metrics(void *ctx, unsigned int repr, char **buf, size_t *len,
 		pad_for_tests(f);
 		*type = "text/plain; version=0.0.4; charset=utf-8";
 	}
-	if (fclose(f) && !err)
-		err = -errno;
+	if (!err && ferror(f))
+		err = -ENOMEM;
 out:
 	/* the report points into the table (names, gone groups' totals) */
 	if (m->rd.groups)
 		nsl_groups_unlock(m->rd.groups);
-	return err;	/* on failure the server frees *buf */
+	return err;
 }
 
 int nsl_metrics_start(struct nsl_http *http, struct nsl_metrics *m,

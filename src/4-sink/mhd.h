@@ -22,7 +22,8 @@
 #define MHD_FUNCS(X) X(start_daemon) X(stop_daemon) X(run) X(get_timeout)	\
 	X(get_daemon_info) X(get_connection_info) X(lookup_connection_value)	\
 	X(create_response_from_buffer) X(add_response_header) X(queue_response)	\
-	X(create_response_from_buffer_with_free_callback_cls) X(destroy_response)
+	X(create_response_from_buffer_with_free_callback_cls) X(destroy_response)	\
+	X(create_response_from_callback)
 #define MHD_FN_PTR(name) __typeof__(MHD_##name) *name;
 struct nsl_mhd {
 	MHD_FUNCS(MHD_FN_PTR)

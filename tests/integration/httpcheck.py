@@ -6,6 +6,7 @@ connections without asking. Also the helpers of httpattack.py.
 
     httpcheck.py HOST PORT      prints one line per failed check, exits 1
 """
+import gzip
 import socket
 import sys
 import time
@@ -146,6 +147,12 @@ def prom_scrape(host, port, src="127.0.0.1"):
         return f"status {status} ({len(data)} bytes)", took
     if headers.get("content-length") != str(len(body)):
         return f"body of {len(body)} bytes, Content-Length {headers.get('content-length')}", took
+    if headers.get("content-encoding") != "gzip":
+        return f"Content-Encoding {headers.get('content-encoding')} for a scraper that takes gzip", took
+    try:
+        body = gzip.decompress(body)
+    except (OSError, EOFError) as e:
+        return f"the gzip body does not inflate: {e}", took
     if b"netstacklat_latency_seconds_bucket" not in body:
         return "no histogram in the body", took
     return None, took
@@ -183,6 +190,23 @@ def main():
         check("HEAD: Content-Length of the GET", int(h.get("content-length", 0)) > 0)
     err, _ = prom_scrape(host, port)
     check("a scrape as Prometheus makes it", err is None, err or "")
+    # gzip for a client that takes it, the same bytes inflated for one
+    # that does not (one answer serves both within NSL_HTTP_FRESH_MS)
+    try:
+        _, hz, zbody, _ = ask(host, port, f"GET /metrics HTTP/1.1\r\n{HOST}"
+                              "Accept-Encoding: br;q=1.0, gzip;q=0.5\r\n\r\n".encode())
+        _, hp, pbody, _ = ask(host, port, f"GET /metrics HTTP/1.1\r\n{HOST}"
+                              "Accept-Encoding: gzip;q=0, identity\r\n\r\n".encode())
+        check("gzip: Content-Encoding", hz.get("content-encoding") == "gzip",
+              hz.get("content-encoding", "none"))
+        check("gzip: Vary", "accept-encoding" in hz.get("vary", "").lower(), hz.get("vary", "none"))
+        check("gzip refused: plain", "content-encoding" not in hp, hp.get("content-encoding", ""))
+        check("gzip: Content-Length of the gzip body", hz.get("content-length") == str(len(zbody)))
+        check("plain: Content-Length of the body", hp.get("content-length") == str(len(pbody)))
+        check("gzip and plain: the same answer", gzip.decompress(zbody) == pbody,
+              f"{len(gzip.decompress(zbody))} vs {len(pbody)} bytes")
+    except (OSError, EOFError) as e:
+        check("gzip", False, str(e))
 
     for what, raw, want in request_cases(host, port):
         r = expect_status(what, raw, want)

@@ -838,37 +838,6 @@ static void test_prom_pb_hook_info(void **state)
 		io__prometheus__client__metric_family__free_unpacked(mf[i], NULL);
 }
 
-/* Content negotiation: protobuf only when asked for, by q weight. */
-static void test_prom_accept(void **state)
-{
-	(void)state;
-	/* Prometheus 2.42 with --enable-feature=native-histograms */
-	assert_true(nsl_prom_accepts_pb(
-		"application/vnd.google.protobuf;proto=io.prometheus.client.MetricFamily;"
-		"encoding=delimited,application/openmetrics-text;version=1.0.0;q=0.8,"
-		"application/openmetrics-text;version=0.0.1;q=0.75,text/plain;version=0.0.4;"
-		"q=0.5,*/*;q=0.1"));
-	/* ... and without it */
-	assert_false(nsl_prom_accepts_pb(
-		"application/openmetrics-text;version=1.0.0,application/openmetrics-text;"
-		"version=0.0.1;q=0.75,text/plain;version=0.0.4;q=0.5,*/*;q=0.1"));
-	/* older scrapers' header: protobuf at 0.7 over text at 0.3 */
-	assert_true(nsl_prom_accepts_pb(
-		"application/vnd.google.protobuf;proto=io.prometheus.client.MetricFamily;"
-		"encoding=delimited;q=0.7,text/plain;version=0.0.4;q=0.3,*/*;q=0.1"));
-	assert_false(nsl_prom_accepts_pb(NULL));
-	assert_false(nsl_prom_accepts_pb(""));
-	assert_false(nsl_prom_accepts_pb("*/*"));
-	assert_false(nsl_prom_accepts_pb("text/plain"));
-	/* spaces, case, weights */
-	assert_true(nsl_prom_accepts_pb(" Application/Vnd.Google.Protobuf ; proto=io.prometheus.client.MetricFamily ; encoding=delimited"));
-	assert_false(nsl_prom_accepts_pb("application/vnd.google.protobuf;proto=io.prometheus.client.MetricFamily;q=0"));
-	assert_false(nsl_prom_accepts_pb("application/vnd.google.protobuf;proto=io.prometheus.client.MetricFamily;q=0.2,text/plain;q=0.9"));
-	/* another message type, or an encoding we do not write */
-	assert_false(nsl_prom_accepts_pb("application/vnd.google.protobuf;proto=other.Message"));
-	assert_false(nsl_prom_accepts_pb("application/vnd.google.protobuf;proto=io.prometheus.client.MetricFamily;encoding=text"));
-	assert_false(nsl_prom_accepts_pb("application/vnd.google.protobuf"));
-}
 
 /* The +Inf bucket is the count; buckets never decrease. */
 static void test_prom_cumulative_buckets(void **state)
@@ -954,7 +923,6 @@ int main(void)
 		cmocka_unit_test(test_prom_pb_native),
 		cmocka_unit_test(test_prom_pb_classic),
 		cmocka_unit_test(test_prom_pb_hook_info),
-		cmocka_unit_test(test_prom_accept),
 	};
 
 	return cmocka_run_group_tests(tests, setup, NULL);

@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* What the /metrics server answers, by method and target (src/4-sink/httproute.c). */
+/*
+ * What the /metrics server answers, by method and target, and in which
+ * representation and encoding (src/4-sink/httproute.c).
+ */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -78,10 +81,70 @@ static void test_bad_method(void **state)
 		assert_int_equal(nsl_http_route(m[i], "/metrics"), NSL_ROUTE_BAD_REQUEST);
 }
 
+/* Content negotiation: protobuf only when asked for, by q weight. */
+static void test_prom_accept(void **state)
+{
+	(void)state;
+	/* Prometheus 2.42 with --enable-feature=native-histograms */
+	assert_true(nsl_prom_accepts_pb(
+		"application/vnd.google.protobuf;proto=io.prometheus.client.MetricFamily;"
+		"encoding=delimited,application/openmetrics-text;version=1.0.0;q=0.8,"
+		"application/openmetrics-text;version=0.0.1;q=0.75,text/plain;version=0.0.4;"
+		"q=0.5,*/*;q=0.1"));
+	/* ... and without it */
+	assert_false(nsl_prom_accepts_pb(
+		"application/openmetrics-text;version=1.0.0,application/openmetrics-text;"
+		"version=0.0.1;q=0.75,text/plain;version=0.0.4;q=0.5,*/*;q=0.1"));
+	/* older scrapers' header: protobuf at 0.7 over text at 0.3 */
+	assert_true(nsl_prom_accepts_pb(
+		"application/vnd.google.protobuf;proto=io.prometheus.client.MetricFamily;"
+		"encoding=delimited;q=0.7,text/plain;version=0.0.4;q=0.3,*/*;q=0.1"));
+	assert_false(nsl_prom_accepts_pb(NULL));
+	assert_false(nsl_prom_accepts_pb(""));
+	assert_false(nsl_prom_accepts_pb("*/*"));
+	assert_false(nsl_prom_accepts_pb("text/plain"));
+	/* spaces, case, weights */
+	assert_true(nsl_prom_accepts_pb(" Application/Vnd.Google.Protobuf ; proto=io.prometheus.client.MetricFamily ; encoding=delimited"));
+	assert_false(nsl_prom_accepts_pb("application/vnd.google.protobuf;proto=io.prometheus.client.MetricFamily;q=0"));
+	assert_false(nsl_prom_accepts_pb("application/vnd.google.protobuf;proto=io.prometheus.client.MetricFamily;q=0.2,text/plain;q=0.9"));
+	/* another message type, or an encoding we do not write */
+	assert_false(nsl_prom_accepts_pb("application/vnd.google.protobuf;proto=other.Message"));
+	assert_false(nsl_prom_accepts_pb("application/vnd.google.protobuf;proto=io.prometheus.client.MetricFamily;encoding=text"));
+	assert_false(nsl_prom_accepts_pb("application/vnd.google.protobuf"));
+}
+
+static void test_accepts_gzip(void **state)
+{
+	(void)state;
+	/* Prometheus' header, curl --compressed's, a browser's */
+	assert_true(nsl_http_accepts_gzip("gzip"));
+	assert_true(nsl_http_accepts_gzip("deflate, gzip, br, zstd"));
+	assert_true(nsl_http_accepts_gzip("gzip, deflate, br"));
+	/* none, identity only, or gzip refused */
+	assert_false(nsl_http_accepts_gzip(NULL));
+	assert_false(nsl_http_accepts_gzip(""));
+	assert_false(nsl_http_accepts_gzip("identity"));
+	assert_false(nsl_http_accepts_gzip("deflate, br"));
+	assert_false(nsl_http_accepts_gzip("gzip;q=0"));
+	assert_false(nsl_http_accepts_gzip("gzip ; q=0.000, identity"));
+	/* weights, spaces, case, the old name, and "*" */
+	assert_true(nsl_http_accepts_gzip(" GZip ;q=0.5"));
+	assert_true(nsl_http_accepts_gzip("x-gzip"));
+	assert_true(nsl_http_accepts_gzip("*"));
+	assert_true(nsl_http_accepts_gzip("br;q=1, *;q=0.1"));
+	assert_false(nsl_http_accepts_gzip("*;q=0"));
+	/* gzip named with 0 is refused even where "*" would take it */
+	assert_false(nsl_http_accepts_gzip("gzip;q=0, *"));
+	/* a token that merely starts or ends like it */
+	assert_false(nsl_http_accepts_gzip("gzipx, xgzip"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_metrics),
+		cmocka_unit_test(test_prom_accept),
+		cmocka_unit_test(test_accepts_gzip),
 		cmocka_unit_test(test_absolute_form),
 		cmocka_unit_test(test_not_found),
 		cmocka_unit_test(test_not_allowed),
