@@ -16,6 +16,7 @@
 #include <bpf/libbpf.h>
 #include "groups.h"
 #include "hist.h"
+#include "report.h"
 #include "log.h"
 #include "cgnames.h"
 #include "clock.h"
@@ -96,12 +97,23 @@ void nsl_groups_unlock(struct nsl_groups *g)
 	pthread_mutex_unlock(&g->lock);
 }
 
-const uint64_t *nsl_group_values(const struct nsl_groups *g,
-				 const struct nsl_group *gr)
+/* A LIVE or RETIRING group's histogram in the mapping: sum_ns, then the slots. */
+static const uint64_t *mapped_values(const struct nsl_groups *g,
+				     const struct nsl_group *gr)
 {
-	if (gr->state == NSL_GROUP_GONE)
-		return gr->final;
 	return (const uint64_t *)((const char *)g->hist + (size_t)gr->id * g->hist_size);
+}
+
+void nsl_group_values(const struct nsl_groups *g, const struct nsl_group *gr,
+		      uint64_t *value)
+{
+	if (gr->state != NSL_GROUP_GONE) {
+		memcpy(value, mapped_values(g, gr), g->hist_size);
+		return;
+	}
+	memset(value, 0, g->hist_size);
+	value[0] = gr->final[0];
+	memcpy(value + 1 + gr->final_lo, gr->final + 1, gr->final_nr * sizeof(uint64_t));
 }
 
 static uint64_t values_count(const struct nsl_groups *g, const uint64_t *v)
@@ -206,17 +218,21 @@ static int add_gone(struct nsl_groups *g, struct nsl_group *gr)
 static int reclaim(struct nsl_groups *g, struct nsl_group *gr,
 		   const struct timespec *now)
 {
+	const uint64_t *v = mapped_values(g, gr);
 	uint32_t id = gr->id;
 
 	if (gr->gone_tick >= g->tick || nsl_seconds_between(&gr->gone_at, now) < RETIRE_WAIT_S)
 		return 0;
-	gr->final = malloc(g->hist_size);
+	/* only the slots that hold samples: thousands of them may be kept */
+	gr->final_nr = nsl_slot_range(v + 1, g->nr_slots, &gr->final_lo);
+	gr->final = malloc((1 + gr->final_nr) * sizeof(uint64_t));
 	if (!gr->final || add_gone(g, gr)) {
 		free(gr->final);
 		gr->final = NULL;
 		return -ENOMEM;
 	}
-	memcpy(gr->final, nsl_group_values(g, gr), g->hist_size);
+	gr->final[0] = v[0];
+	memcpy(gr->final + 1, v + 1 + gr->final_lo, gr->final_nr * sizeof(uint64_t));
 	gr->state = NSL_GROUP_GONE;
 	gr->reclaim_tick = g->tick;
 	g->by_id[id] = NULL;
@@ -322,7 +338,7 @@ int nsl_groups_tick(struct nsl_groups *g)
 
 		if (!gr || gr->state != NSL_GROUP_LIVE)
 			continue;
-		n = values_count(g, nsl_group_values(g, gr));
+		n = values_count(g, mapped_values(g, gr));
 		/* a group that records is never reclaimed: it exists, or did */
 		if (n != gr->count) {
 			if (g->c.group_ifindex && gr->key.ifindex)

@@ -55,7 +55,9 @@ struct nsl_group {
 	 * interface's final totals keep the name it had. "": unknown.
 	 */
 	char ifname[IF_NAMESIZE];
-	uint64_t *final;		/* GONE: sum_ns, then the slots */
+	/* GONE: sum_ns, then its slots final_lo .. final_lo + final_nr - 1 */
+	uint64_t *final;
+	unsigned int final_lo, final_nr;
 };
 
 /* What the table needs: the maps (bpf/netstacklat.bpf.c) and how to check groups. */
@@ -95,8 +97,12 @@ void nsl_groups_free(struct nsl_groups *g);
 int nsl_groups_tick(struct nsl_groups *g);
 void nsl_groups_lock(struct nsl_groups *g);
 void nsl_groups_unlock(struct nsl_groups *g);
-/* The values of a group: sum_ns, then the slots. */
-const uint64_t *nsl_group_values(const struct nsl_groups *g,
-				 const struct nsl_group *gr);
+/*
+ * The values of a group into value (a histogram value of the schema:
+ * sum_ns, then every slot): a snapshot of its histogram, or a gone
+ * group's final totals.
+ */
+void nsl_group_values(const struct nsl_groups *g, const struct nsl_group *gr,
+		      uint64_t *value);
 
 #endif /* NSL_GROUPS_H */

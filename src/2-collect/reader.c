@@ -30,7 +30,8 @@ int nsl_reader_init(struct nsl_reader *r, const struct nsl_reader_maps *m,
 	/* per-CPU values are copied out one after the other, 8-byte aligned */
 	r->percpu = calloc(r->ncpus, r->hist_size);
 	r->percpu_cnt = calloc(r->ncpus, sizeof(*r->percpu_cnt));
-	if (!r->percpu || !r->percpu_cnt)
+	r->dense = calloc(1, r->hist_size);
+	if (!r->percpu || !r->percpu_cnt || !r->dense)
 		return -ENOMEM;
 	r->groups = g;
 	if (r->grouped && !g)
@@ -50,6 +51,7 @@ void nsl_reader_free(struct nsl_reader *r)
 {
 	free(r->percpu);
 	free(r->percpu_cnt);
+	free(r->dense);
 	free_set(&r->prev);
 	free_set(&r->cur);
 	free_set(&r->out);
@@ -82,87 +84,107 @@ static int hist_cmp(const void *a, const void *b)
 	return x->serial < y->serial ? -1 : x->serial > y->serial;
 }
 
-/* Histogram i of set s, its slots in place. */
-static struct nsl_report_hist *set_hist(const struct nsl_reader *r,
-					struct nsl_hist_set *s, size_t i)
-{
-	s->h[i].buckets = s->slots + i * r->nr_slots;
-	return &s->h[i];
-}
-
 /*
- * Moves set s's slots to a buffer for n histograms. A sorted set's
- * histograms point into its slots out of order: each keeps its place.
+ * Moves set s's slots to a buffer of cap slots: each histogram keeps its
+ * place in them (a sorted set's histograms point in out of order).
  */
-static int grow_slots(const struct nsl_reader *r, struct nsl_hist_set *s,
-		      size_t count, size_t n)
+static int move_slots(struct nsl_hist_set *s, size_t cap)
 {
-	uint64_t *slots = calloc(n * r->nr_slots, sizeof(uint64_t));
+	uint64_t *slots = malloc((cap ? cap : 1) * sizeof(uint64_t));
 
 	if (!slots)
 		return -ENOMEM;
-	if (count)
-		memcpy(slots, s->slots, count * r->nr_slots * sizeof(uint64_t));
-	for (size_t j = 0; j < count; j++)
+	if (s->used)
+		memcpy(slots, s->slots, s->used * sizeof(uint64_t));
+	for (size_t j = 0; j < s->nr_h; j++)
 		s->h[j].buckets = slots + (s->h[j].buckets - s->slots);
 	free(s->slots);
 	s->slots = slots;
+	s->cap = cap;
 	return 0;
 }
 
-/* The three sets are swapped around, so all share one capacity. */
-static int reserve(struct nsl_reader *r, size_t n)
-{
-	struct nsl_hist_set *sets[] = { &r->prev, &r->cur, &r->out };
-	size_t counts[] = { r->nr_prev, r->nr_cur, 0 };
-
-	if (n <= r->cap)
-		return 0;
-	n = n < 16 ? 16 : n * 2;
-	for (size_t i = 0; i < 3; i++) {
-		void *h = realloc(sets[i]->h, n * sizeof(*sets[i]->h));
-
-		if (!h)
-			return -ENOMEM;
-		sets[i]->h = h;
-		if (grow_slots(r, sets[i], counts[i], n))
-			return -ENOMEM;
-	}
-	r->cap = n;
-	return 0;
-}
-
-/* Adds a histogram value (struct nsl_hist of the schema's size) into *h. */
-static void add_value(const struct nsl_reader *r, struct nsl_report_hist *h,
-		      const void *value)
-{
-	const __u64 *v = value;	/* sum_ns, then the slots */
-
-	h->sum_ns += v[0];
-	for (unsigned int b = 0; b < r->nr_slots; b++) {
-		h->buckets[b] += v[1 + b];
-		h->count += v[1 + b];
-	}
-}
-
-/* A new, zeroed histogram with key at the end of the current totals. */
-static struct nsl_report_hist *new_total(struct nsl_reader *r,
-					 const struct nsl_group_key *key)
+/*
+ * A new histogram at the end of set s with room for nr slots (not
+ * zeroed), or NULL. Arrays grow by doubling.
+ */
+static struct nsl_report_hist *set_add(struct nsl_hist_set *s, unsigned int nr)
 {
 	struct nsl_report_hist *h;
 
-	if (reserve(r, r->nr_cur + 1))
+	if (s->nr_h == s->cap_h) {
+		size_t cap = s->cap_h ? 2 * s->cap_h : 16;
+
+		h = realloc(s->h, cap * sizeof(*h));
+		if (!h)
+			return NULL;
+		s->h = h;
+		s->cap_h = cap;
+	}
+	if (s->cap - s->used < nr) {
+		size_t cap = s->cap ? 2 * s->cap : 1024;
+
+		while (cap - s->used < nr)
+			cap *= 2;
+		if (move_slots(s, cap))
+			return NULL;
+	}
+	h = &s->h[s->nr_h++];
+	memset(h, 0, sizeof(*h));
+	h->buckets = s->slots + s->used;
+	h->nr = nr;
+	s->used += nr;
+	return h;
+}
+
+/*
+ * Empties set s for a new read. Arrays its last read filled to under a
+ * quarter (groups went, a burst of them passed) shrink to twice that
+ * first, so that a peak of groups does not stay resident for the rest of
+ * the run.
+ */
+static void set_clear(struct nsl_hist_set *s)
+{
+	if (s->cap > 4096 && s->used < s->cap / 4) {
+		free(s->slots);
+		s->cap = 2 * s->used;
+		s->slots = s->cap ? malloc(s->cap * sizeof(uint64_t)) : NULL;
+		if (!s->slots)
+			s->cap = 0;	/* set_add() grows it again */
+	}
+	if (s->cap_h > 64 && s->nr_h < s->cap_h / 4) {
+		free(s->h);
+		s->cap_h = 2 * s->nr_h;
+		s->h = s->cap_h ? malloc(s->cap_h * sizeof(*s->h)) : NULL;
+		if (!s->h)
+			s->cap_h = 0;
+	}
+	s->nr_h = s->used = 0;
+}
+
+/*
+ * Adds a histogram to the current totals: key, sum, and the slots of a
+ * histogram value (sum_ns, then nr_slots slots), of which it keeps the
+ * range that holds samples.
+ */
+static struct nsl_report_hist *new_total(struct nsl_reader *r,
+					 const struct nsl_group_key *key,
+					 const uint64_t *value)
+{
+	const uint64_t *v = value + 1;
+	unsigned int lo, nr = nsl_slot_range(v, r->nr_slots, &lo);
+	struct nsl_report_hist *h = set_add(&r->cur, nr);
+
+	if (!h)
 		return NULL;
-	h = set_hist(r, &r->cur, r->nr_cur);
-	memset(h->buckets, 0, r->nr_slots * sizeof(uint64_t));
 	h->key = *key;
-	h->count = h->sum_ns = h->sum_wraps = 0;
 	h->schema = r->m.schema;
-	/* the sets are reused: nothing of the histogram that was here */
-	h->serial = h->gone_tick = 0;
-	h->gone = false;
-	h->cgroup_path = NULL;
-	h->ifname[0] = '\0';
+	h->lo = lo;
+	h->sum_ns = value[0];
+	for (unsigned int b = 0; b < nr; b++) {
+		h->buckets[b] = v[lo + b];
+		h->count += v[lo + b];
+	}
 	return h;
 }
 
@@ -171,17 +193,20 @@ static int read_hooks(struct nsl_reader *r)
 {
 	for (__u32 hook = 0; hook < NSL_NR_HISTS; hook++) {
 		struct nsl_group_key key = { .hook = hook };
-		struct nsl_report_hist *h;
 
 		if (!r->hook_enabled[hook])
 			continue;
-		if (!(h = new_total(r, &key)))
-			return -ENOMEM;
 		if (bpf_map_lookup_elem(r->m.hist_fd, &hook, r->percpu))
 			return -errno;
-		for (int c = 0; c < r->ncpus; c++)
-			add_value(r, h, (char *)r->percpu + c * r->hist_size);
-		r->nr_cur++;
+		memset(r->dense, 0, r->hist_size);
+		for (int c = 0; c < r->ncpus; c++) {
+			const __u64 *v = (const __u64 *)((char *)r->percpu + c * r->hist_size);
+
+			for (unsigned int i = 0; i <= r->nr_slots; i++)
+				r->dense[i] += v[i];
+		}
+		if (!new_total(r, &key, r->dense))
+			return -ENOMEM;
 	}
 	return 0;
 }
@@ -204,18 +229,19 @@ static bool group_shown(const struct nsl_reader *r, const struct nsl_group *gr,
 
 static int add_group(struct nsl_reader *r, const struct nsl_group *gr)
 {
-	struct nsl_report_hist *h = new_total(r, &gr->key);
+	struct nsl_report_hist *h;
 
+	/* a snapshot first: the BPF side goes on adding to the mapping */
+	nsl_group_values(r->groups, gr, r->dense);
+	h = new_total(r, &gr->key, r->dense);
 	if (!h)
 		return -ENOMEM;
-	add_value(r, h, nsl_group_values(r->groups, gr));
 	h->serial = gr->serial;
 	h->gone = gr->state != NSL_GROUP_LIVE;
 	h->gone_tick = gr->gone_tick;
 	h->cgroup_path = gr->cgroup_path;
 	/* the name the table keeps: a gone interface's too */
 	snprintf(h->ifname, sizeof(h->ifname), "%s", gr->ifname);
-	r->nr_cur++;
 	return 0;
 }
 
@@ -238,37 +264,57 @@ static int read_groups(struct nsl_reader *r)
 	for (size_t i = 0; i < g->nr_gone; i++)
 		if (group_shown(r, g->gone[i], &now) && add_group(r, g->gone[i]))
 			return -ENOMEM;
-	if (!r->nr_cur)
+	if (!r->cur.nr_h)
 		return 0;	/* no groups: no array yet, for qsort() either */
-	qsort(r->cur.h, r->nr_cur, sizeof(r->cur.h[0]), hist_cmp);
+	qsort(r->cur.h, r->cur.nr_h, sizeof(r->cur.h[0]), hist_cmp);
 	if (!r->unique_keys)
 		return 0;
 	/*
 	 * One series per label set: a key back while its old group's final
-	 * totals are kept shows as the new group (a counter reset).
+	 * totals are kept shows as the new group (a counter reset). The
+	 * slots of those left out stay unused until the next read.
 	 */
-	for (size_t i = 0; i < r->nr_cur; i++) {
-		if (i + 1 < r->nr_cur && !key_cmp(&r->cur.h[i].key, &r->cur.h[i + 1].key))
+	for (size_t i = 0; i < r->cur.nr_h; i++) {
+		if (i + 1 < r->cur.nr_h && !key_cmp(&r->cur.h[i].key, &r->cur.h[i + 1].key))
 			continue;
 		r->cur.h[n++] = r->cur.h[i];
 	}
-	r->nr_cur = n;
+	r->cur.nr_h = n;
 	return 0;
 }
 
 static int read_totals(struct nsl_reader *r)
 {
-	r->nr_cur = 0;
+	set_clear(&r->cur);
 	return r->grouped ? read_groups(r) : read_hooks(r);
 }
 
-static void subtract(const struct nsl_reader *r, struct nsl_report_hist *d,
-		     const struct nsl_report_hist *p)
+/*
+ * d = c - p: the same group's totals now and at the last read. Its counts
+ * only grow, so p's range lies within c's; d keeps the range of its own
+ * non-zero slots. NULL when out of memory.
+ */
+static struct nsl_report_hist *delta(struct nsl_reader *r,
+				     const struct nsl_report_hist *c,
+				     const struct nsl_report_hist *p)
 {
-	for (unsigned int b = 0; b < r->nr_slots; b++)
-		d->buckets[b] -= p->buckets[b];
+	struct nsl_report_hist *d = set_add(&r->out, c->nr);
+	unsigned int lo;
+	uint64_t *slots;
+
+	if (!d)
+		return NULL;
+	slots = d->buckets;
+	*d = *c;
+	d->buckets = slots;
+	for (unsigned int b = 0; b < c->nr; b++)
+		d->buckets[b] = c->buckets[b] - nsl_report_slot(p, c->lo + b);
 	d->count -= p->count;
 	d->sum_ns -= p->sum_ns;
+	d->nr = nsl_slot_range(slots, c->nr, &lo);
+	d->buckets = slots + lo;
+	d->lo += lo;
+	return d;
 }
 
 static int read_counters(struct nsl_reader *r, struct nsl_report *rep)
@@ -294,43 +340,45 @@ int nsl_reader_read(struct nsl_reader *r, struct nsl_report *rep)
 {
 	struct nsl_hist_set tmp;
 	struct timespec now;
-	size_t n = 0;
 	int err;
 
 	memset(rep, 0, sizeof(*rep));
+	set_clear(&r->out);
 	err = read_totals(r);
 	if (err)
 		return err;
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	clock_gettime(CLOCK_REALTIME, &rep->time);
-	for (size_t i = 0; i < r->nr_cur; i++) {
-		struct nsl_report_hist *d = set_hist(r, &r->out, n);
+	for (size_t i = 0; i < r->cur.nr_h; i++) {
+		struct nsl_report_hist *c = &r->cur.h[i], *d;
 		const struct nsl_report_hist *p = NULL;
-		uint64_t *slots = d->buckets;
 
-		*d = r->cur.h[i];
-		d->buckets = slots;
-		memcpy(slots, r->cur.h[i].buckets, r->nr_slots * sizeof(uint64_t));
-		if (r->nr_prev)
-			p = bsearch(d, r->prev.h, r->nr_prev, sizeof(*p), hist_cmp);
+		if (r->prev.nr_h)
+			p = bsearch(c, r->prev.h, r->prev.nr_h, sizeof(*p), hist_cmp);
 		if (r->cumulative) {
 			/*
 			 * The total's u64 sum wrapped since the last read if it
 			 * is below that read's: less than 2^64 ns pass between
 			 * two reads. The count goes on to the next read's.
 			 */
-			d->sum_wraps = p ? p->sum_wraps + (d->sum_ns < p->sum_ns) : 0;
-			r->cur.h[i].sum_wraps = d->sum_wraps;
-		} else if (p) {
-			subtract(r, d, p);
+			c->sum_wraps = p ? p->sum_wraps + (c->sum_ns < p->sum_ns) : 0;
 		}
 		/*
 		 * a group with nothing new this interval is left out, but for
 		 * the report that finds it gone: its last
 		 */
-		if (r->grouped && !d->count && !(d->gone && d->gone_tick > r->seen_tick))
+		if (r->grouped && c->count == (!r->cumulative && p ? p->count : 0) &&
+		    !(c->gone && c->gone_tick > r->seen_tick))
 			continue;
-		n++;
+		/* a cumulative report's histograms are the totals themselves */
+		if (r->cumulative || !p)
+			d = set_add(&r->out, 0);
+		else
+			d = delta(r, c, p);
+		if (!d)
+			return -ENOMEM;
+		if (r->cumulative || !p)
+			*d = *c;
 	}
 	err = read_counters(r, rep);
 	if (err)
@@ -346,7 +394,7 @@ int nsl_reader_read(struct nsl_reader *r, struct nsl_report *rep)
 	rep->group_netns = r->m.group_netns;
 	rep->status = r->status;
 	rep->hists = r->out.h;
-	rep->nr_hists = n;
+	rep->nr_hists = r->out.nr_h;
 	if (r->grouped) {
 		rep->groups_live = r->groups->live;
 		rep->groups_reclaimed = r->groups->reclaimed;
@@ -355,10 +403,13 @@ int nsl_reader_read(struct nsl_reader *r, struct nsl_report *rep)
 		r->prev_reclaimed = r->groups->reclaimed;
 		r->seen_tick = r->groups->tick;
 	}
-	/* this read's totals are the next read's baseline */
+	/*
+	 * this read's totals are the next read's baseline; the report's
+	 * histograms point into them (cumulative) or into out, both left
+	 * alone until the next read
+	 */
 	tmp = r->prev;
 	r->prev = r->cur;
 	r->cur = tmp;
-	r->nr_prev = r->nr_cur;
 	return 0;
 }

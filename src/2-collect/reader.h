@@ -22,10 +22,16 @@ struct nsl_reader_maps {
 	uint32_t sample_every;			/* --sample N, for the reports */
 };
 
-/* Histograms and the slots they point into (nr_slots each). */
+/*
+ * Histograms and the slots they point into: each only its range of slots
+ * that hold samples (lo, nr), one after the other. Both arrays grow as
+ * needed and shrink when a read uses under a quarter of them.
+ */
 struct nsl_hist_set {
 	struct nsl_report_hist *h;
+	size_t nr_h, cap_h;
 	uint64_t *slots;
+	size_t used, cap;
 };
 
 struct nsl_reader {
@@ -49,8 +55,12 @@ struct nsl_reader {
 	uint64_t seen_tick;			/* groups->tick at the last read */
 	uint64_t prev_reclaimed;
 	struct nsl_counters *percpu_cnt;
-	struct nsl_hist_set prev, cur, out;	/* totals, totals, report */
-	size_t nr_prev, nr_cur, cap;
+	uint64_t *dense;			/* a histogram value: sum_ns, then every slot */
+	/*
+	 * Totals of the last read and of this one, and this report's
+	 * deltas (a cumulative report points into cur: its slots stay).
+	 */
+	struct nsl_hist_set prev, cur, out;
 	uint64_t prev_counters[NSL_NR_HOOKS][NSL_NR_COUNTERS];
 	struct timespec start, last;		/* CLOCK_MONOTONIC */
 	const struct nsl_hook_status *status;	/* given to every report */

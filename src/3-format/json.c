@@ -119,10 +119,10 @@ static void json_buckets(FILE *out, const struct nsl_report_hist *h)
 	uint64_t le;
 
 	if (h->schema)
-		fprintf(out, ",\"zero_count\":%" PRIu64, h->buckets[0]);
+		fprintf(out, ",\"zero_count\":%" PRIu64, nsl_report_slot(h, 0));
 	fputs(",\"buckets\":[", out);
 	for (i = h->schema ? 1 : 0; i < n; i++) {
-		if (!h->buckets[i])
+		if (!nsl_report_slot(h, i))
 			continue;
 		fputs(first ? "{" : ",{", out);
 		if (h->schema)
@@ -132,7 +132,7 @@ static void json_buckets(FILE *out, const struct nsl_report_hist *h)
 			fputs("\"le_ns\":null", out);
 		else
 			fprintf(out, "\"le_ns\":%" PRIu64, le);
-		fprintf(out, ",\"count\":%" PRIu64 "}", h->buckets[i]);
+		fprintf(out, ",\"count\":%" PRIu64 "}", nsl_report_slot(h, i));
 		first = false;
 	}
 	fputc(']', out);

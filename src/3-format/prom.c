@@ -87,17 +87,17 @@ static void prom_hist(FILE *out, const struct nsl_report *r,
 
 	if (h->schema) {
 		/* the zero slot, then the range of buckets that had samples */
-		cum = h->buckets[0];
+		cum = nsl_report_slot(h, 0);
 		prom_bucket(out, r, h, 0, cum);
-		for (lo = 1; lo < n && !h->buckets[lo]; lo++)
+		for (lo = 1; lo < n && !nsl_report_slot(h, lo); lo++)
 			;
-		while (hi > lo && !h->buckets[hi])
+		while (hi > lo && !nsl_report_slot(h, hi))
 			hi--;
 	}
 	for (i = lo; i <= hi && i < n; i++) {
 		double le = -1;
 
-		cum += h->buckets[i];
+		cum += nsl_report_slot(h, i);
 		if (h->schema)
 			le = exp2((double)nsl_native_index(h->schema, i) /
 				  (1 << h->schema));

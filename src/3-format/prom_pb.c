@@ -124,7 +124,7 @@ static void native_buckets(struct arena *a, const struct nsl_report_hist *h,
 	for (slot = 1; slot < n; slot++) {
 		int index = nsl_native_index(h->schema, slot);
 
-		if (!h->buckets[slot])
+		if (!nsl_report_slot(h, slot))
 			continue;
 		if (!hg->n_positive_span || index != next) {
 			BucketSpan *s = &span[hg->n_positive_span];
@@ -135,8 +135,8 @@ static void native_buckets(struct arena *a, const struct nsl_report_hist *h,
 			hg->positive_span[hg->n_positive_span++] = s;
 		}
 		span[hg->n_positive_span - 1].length++;
-		hg->positive_delta[hg->n_positive_delta++] = (int64_t)h->buckets[slot] - prev;
-		prev = (int64_t)h->buckets[slot];
+		hg->positive_delta[hg->n_positive_delta++] = (int64_t)nsl_report_slot(h, slot) - prev;
+		prev = (int64_t)nsl_report_slot(h, slot);
 		next = index + 1;
 	}
 }
@@ -154,7 +154,7 @@ static void classic_buckets(struct arena *a, const struct nsl_report_hist *h,
 	/* the last, open-ended one is the +Inf bucket: Prometheus adds it */
 	for (__u32 i = 0; i < NSL_MAX_SLOT; i++) {
 		io__prometheus__client__bucket__init(&b[i]);
-		cum += h->buckets[i];
+		cum += nsl_report_slot(h, i);
 		b[i].has_cumulative_count = b[i].has_upper_bound = 1;
 		b[i].cumulative_count = cum;
 		b[i].upper_bound = (double)nsl_bucket_upper(i) * 1e-9;
@@ -187,7 +187,7 @@ static Metric *hist_metric(struct arena *a, const struct nsl_report *r,
 	hg->has_schema = hg->has_zero_threshold = hg->has_zero_count = 1;
 	hg->schema = (int32_t)h->schema;
 	hg->zero_threshold = ldexp(1, -128);
-	hg->zero_count = h->buckets[0];
+	hg->zero_count = nsl_report_slot(h, 0);
 	native_buckets(a, h, hg);
 	return m;
 }

@@ -15,8 +15,15 @@
 
 struct nsl_report_hist {
 	struct nsl_group_key key;	/* hook, and ifindex/cgroup if grouped */
-	unsigned int schema;		/* the layout of buckets (include/hist.h) */
-	uint64_t *buckets;		/* nsl_nr_slots(schema) of them */
+	unsigned int schema;		/* the layout of the slots (include/hist.h) */
+	/*
+	 * The slots that may hold samples: slot lo + i is buckets[i], i < nr;
+	 * every other of the schema's nsl_nr_slots() is 0 (nsl_report_slot()).
+	 * At --resolution 8 a histogram has 514 slots, of which a host's
+	 * latencies fill a hundred or so: thousands of groups keep only those.
+	 */
+	unsigned int lo, nr;
+	uint64_t *buckets;
 	uint64_t count;			/* sum of buckets */
 	/*
 	 * The sum of the latencies: sum_wraps * 2^64 + sum_ns. The BPF side's
@@ -38,6 +45,29 @@ struct nsl_report_hist {
 	bool gone;
 	uint64_t gone_tick;		/* the reader's bookkeeping */
 };
+
+/*
+ * The range of slots[0 .. n) that holds samples: its first slot in *lo,
+ * and how many it spans (0: none).
+ */
+static inline unsigned int nsl_slot_range(const uint64_t *slots, unsigned int n,
+					  unsigned int *lo)
+{
+	unsigned int l = 0;
+
+	while (l < n && !slots[l])
+		l++;
+	while (n > l && !slots[n - 1])
+		n--;
+	*lo = l;
+	return n - l;
+}
+
+/* Slot i of h: its count of samples. */
+static inline uint64_t nsl_report_slot(const struct nsl_report_hist *h, unsigned int i)
+{
+	return i - h->lo < h->nr ? h->buckets[i - h->lo] : 0;	/* i < lo wraps */
+}
 
 /* --bpf-stats: one attached BPF program's cost over the report's interval. */
 struct nsl_prog_cost {

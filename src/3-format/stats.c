@@ -67,7 +67,7 @@ uint64_t nsl_percentile(const struct nsl_report_hist *h, double p)
 		return 0;
 	rank = percentile_rank(h->count, p);
 	for (i = 0; i < n; i++) {
-		seen += h->buckets[i];
+		seen += nsl_report_slot(h, i);
 		if (seen >= rank)
 			return nsl_upper_ns(h->schema, i);
 	}

@@ -227,13 +227,13 @@ static void table_rows(FILE *out, const struct nsl_report_hist *h)
 	int width;
 
 	for (i = 0; i < n; i++) {
-		if (!h->buckets[i])
+		if (!nsl_report_slot(h, i))
 			continue;
 		if (lo == n)
 			lo = i;
 		hi = i;
-		if (h->buckets[i] > max)
-			max = h->buckets[i];
+		if (nsl_report_slot(h, i) > max)
+			max = nsl_report_slot(h, i);
 	}
 	if (!max)
 		return;
@@ -242,9 +242,9 @@ static void table_rows(FILE *out, const struct nsl_report_hist *h)
 		width = COUNT_MIN_WIDTH;
 	for (i = lo; i <= hi; i = end + 1) {
 		end = i;
-		while (h->schema && !h->buckets[i] && end < hi && !h->buckets[end + 1])
+		while (h->schema && !nsl_report_slot(h, i) && end < hi && !nsl_report_slot(h, end + 1))
 			end++;
-		table_row(out, h->schema, i, end, h->buckets[i], max, width);
+		table_row(out, h->schema, i, end, nsl_report_slot(h, i), max, width);
 	}
 }
 

@@ -18,6 +18,7 @@
 #include <time.h>
 #include "io/prometheus/client/metrics.pb-c.h"
 #include "hooks.h"
+#include "hist.h"
 #include "report.h"
 
 #define MAX_HISTS 8
@@ -43,6 +44,8 @@ static struct nsl_report_hist *add_hist(struct fixture *f, enum nsl_hook hook,
 
 	assert_true(f->r.nr_hists < MAX_HISTS);
 	h->buckets = f->slots[f->r.nr_hists++];
+	h->lo = 0;
+	h->nr = NSL_MAX_SLOTS;	/* dense: every slot */
 	h->schema = f->r.schema;
 	h->key.hook = hook;
 	h->sum_ns = sum_ns;
@@ -894,6 +897,64 @@ static int setup(void **state)
 	return 0;
 }
 
+/* The protobuf exposition of r, as bytes; free() it. */
+static char *render_pb_bytes(const struct nsl_report *r, size_t *len)
+{
+	char *buf = NULL;
+	FILE *out = open_memstream(&buf, len);
+
+	assert_non_null(out);
+	assert_int_equal(nsl_format_prometheus_pb(out, r), 0);
+	assert_int_equal(fclose(out), 0);
+	return buf;
+}
+
+/*
+ * The reader keeps only the range of slots that hold samples (lo, nr):
+ * every format gives the same bytes for it as for every slot.
+ */
+static void test_slot_range(void **state)
+{
+	void (*const build[])(struct fixture *) = { build_basic, build_grouped, build_fine, build_empty };
+	const struct nsl_format_opts *opts[] = { &table, &json, &prom };
+	static struct fixture f;
+
+	(void)state;
+	for (size_t b = 0; b < sizeof(build) / sizeof(build[0]); b++) {
+		char *dense[3], *pb_dense, *pb_range;
+		size_t len_dense, len_range;
+
+		build[b](&f);
+		for (size_t o = 0; o < 3; o++)
+			dense[o] = render(&f.r, opts[o]);
+		pb_dense = render_pb_bytes(&f.r, &len_dense);
+		for (size_t i = 0; i < f.r.nr_hists; i++) {
+			struct nsl_report_hist *h = &f.h[i];
+			unsigned int n = nsl_nr_slots(h->schema);
+
+			h->nr = nsl_slot_range(h->buckets, n, &h->lo);
+			h->buckets += h->lo;
+			/* what lies beyond the range is never read */
+			if (h->lo)
+				h->buckets[-1] = 0xdead;
+			if (h->lo + h->nr < n)
+				h->buckets[h->nr] = 0xbeef;
+		}
+		for (size_t o = 0; o < 3; o++) {
+			char *range = render(&f.r, opts[o]);
+
+			assert_string_equal(range, dense[o]);
+			free(range);
+			free(dense[o]);
+		}
+		pb_range = render_pb_bytes(&f.r, &len_range);
+		assert_int_equal(len_range, len_dense);
+		assert_memory_equal(pb_range, pb_dense, len_dense);
+		free(pb_dense);
+		free(pb_range);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -923,6 +984,7 @@ int main(void)
 		cmocka_unit_test(test_prom_pb_native),
 		cmocka_unit_test(test_prom_pb_classic),
 		cmocka_unit_test(test_prom_pb_hook_info),
+		cmocka_unit_test(test_slot_range),
 	};
 
 	return cmocka_run_group_tests(tests, setup, NULL);

@@ -22,6 +22,8 @@ static void fill(struct nsl_report_hist *h, __u32 bucket, uint64_t n)
 	if (!h->buckets) {
 		memset(slots, 0, sizeof(slots));
 		h->buckets = slots;
+		h->lo = 0;
+		h->nr = NSL_MAX_SLOTS;	/* dense: every slot */
 	}
 	h->buckets[bucket] += n;
 	h->count += n;
