@@ -247,14 +247,19 @@ static int reclaim(struct nsl_groups *g, struct nsl_group *gr,
 /*
  * GONE groups stay while a reader may still want them: at least until
  * the tick after the one that reclaimed them (a report's last delta), and
- * for Prometheus keep_s seconds. Oldest first, so stop at the first that stays.
+ * for Prometheus keep_s seconds, but never more of them than --max-groups
+ * (the oldest go first): a host that churns more groups than that within
+ * --series-grace ends their series early rather than hold the final
+ * totals of every group it ever saw (issue #31). Oldest first, so stop at
+ * the first that stays.
  */
 static void prune_gone(struct nsl_groups *g, const struct timespec *now)
 {
 	size_t n = 0;
 
 	while (n < g->nr_gone && g->gone[n]->reclaim_tick < g->tick &&
-	       nsl_seconds_between(&g->gone[n]->gone_at, now) >= g->c.keep_s)
+	       (g->nr_gone - n > g->c.max ||
+		nsl_seconds_between(&g->gone[n]->gone_at, now) >= g->c.keep_s))
 		group_free(g->gone[n++]);
 	if (!n)
 		return;

@@ -7,7 +7,7 @@ source "$(dirname "$0")/lib.sh"
 RACE=$ROOT/.output/tests/groupid_race
 RACE_OBJ=$ROOT/.output/tests/groupid_race.bpf.o
 TESTS=(test_group_id_race test_cgroup_churn test_iface_churn test_netns_churn
-       test_prom_churn test_map_full_warns_once)
+       test_prom_churn test_gone_capped test_map_full_warns_once)
 PROM_TOOL_PORT=$((24000 + ID % 8000))
 PROM_PORT=$((PROM_TOOL_PORT + 1))
 MS=1000000		# ns in a millisecond
@@ -369,6 +369,37 @@ test_prom_churn() {
 	expect "map_full" "$($JQ "$out" counter tcp-socket-read map_full)" -eq 0
 	echo "  $n cgroups: reads $reads; most samples in a scrape $maxs (before the churn $max0);" \
 	     "series ever in the TSDB head $tsdb, current latency series at the end 0"
+}
+
+# Gone groups are kept for --series-grace, but never more of them than
+# --max-groups (issue #31: a host that churns thousands of cgroups within
+# the grace would otherwise hold the final totals of all of them): 12
+# cgroups read one after the other under --max-groups 3 --series-grace
+# 600; then /metrics lists at most 3 groups (all 12 before the cap), the
+# newest, and the JSON reports saw every group's final totals.
+test_gone_capped() {
+	local out=$TMP/capped.json i n=12 listed newest
+	command -v curl > /dev/null || { skip "curl missing"; return; }
+	[ -n "$CG_ROOT" ] && [ -w "$CG_ROOT/cgroup.procs" ] || { skip "no writable cgroup v2"; return; }
+	rm -f "$TMP"/cg-*.json "$TMP"/cg-*.id
+	start_tool "$out" -n "/run/netns/$NS_B" -e tcp-socket-read -y -C --max-groups 3 -r 0.3 \
+		--series-grace 600 --listen "127.0.0.1:$PROM_TOOL_PORT" || return
+	for ((i = 0; i < n; i++)); do
+		cg_reader "$i" $((6500 + i)) || fail "reader $i did not run"
+	done
+	sleep 1.5	# the last ones found gone and reclaimed
+	curl -s --max-time 10 "http://127.0.0.1:$PROM_TOOL_PORT/metrics" > "$TMP/capped.prom"
+	stop_tool
+	listed=$(grep -o '^netstacklat_latency_seconds_count{[^}]*cgroup="[^"]*"' "$TMP/capped.prom" |
+		sort -u | wc -l)
+	expect "groups listed on /metrics after $n went (--max-groups 3)" "$listed" -le 3
+	expect "groups listed on /metrics after $n went" "$listed" -ge 1
+	newest=$(cat "$TMP/cg-$((n - 1)).id")
+	grep -q "cgroup=\"[^\"]*churn-$((n - 1))\"" "$TMP/capped.prom" ||
+		fail "the newest gone group ($newest) is not among those listed"
+	expect "samples in the JSON reports = the readers' reads" \
+		"$($JQ "$out" count tcp-socket-read)" -eq "$(sum_reads)"
+	expect "map_full" "$($JQ "$out" counter tcp-socket-read map_full)" -eq 0
 }
 
 # Full means full of groups that exist: two cgroups read at once for 2 s
