@@ -235,6 +235,14 @@ bench: deps-test
 	$(Q)$(MAKE) --no-print-directory all $(OUTPUT)/tests/trafficgen
 	$(Q)scripts/bench $(ARGS)
 
+# Issue #31: what the daemon's userspace takes at 4,096 groups (RSS,
+# render time of /metrics), for docs/performance.md; needs root, not part
+# of `make test`.
+.PHONY: bench-memory
+bench-memory: deps-test
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)scripts/bench-memory $(ARGS)
+
 # Issue #8: the userspace under ASan+UBSan (make asan: .output/asan/netstacklat,
 # which tests/integration/test_sanitizers.sh runs), the option parser under
 # libFuzzer (make fuzz: FUZZ_TIME seconds, new inputs in .output/fuzz/new;
