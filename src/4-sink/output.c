@@ -28,10 +28,16 @@
  * O_NONBLOCK for the open only: a FIFO nobody reads fails with ENXIO at
  * once instead of hanging; then writes block as on any stream.
  */
-static int open_stream(const char *path)
+/* Opens path to append to; *created: this open made the file (NULL: do not care). */
+static int open_stream(const char *path, bool *created)
 {
-	int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NONBLOCK, 0666);
+	const int flags = O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NONBLOCK;
+	int fd = created ? open(path, flags | O_EXCL, 0666) : -1;
 
+	if (created)
+		*created = fd >= 0;
+	if (fd < 0 && (!created || errno == EEXIST))
+		fd = open(path, flags, 0666);
 	if (fd < 0)
 		return -errno;
 	if (fcntl(fd, F_SETFL, O_APPEND)) {
@@ -52,6 +58,7 @@ static bool is_stdout(const struct stat *st)
 
 int nsl_output_open(struct nsl_output *out, const struct nsl_output_conf *c)
 {
+	bool created;
 	struct stat st;
 
 	memset(out, 0, sizeof(*out));
@@ -76,11 +83,17 @@ int nsl_output_open(struct nsl_output *out, const struct nsl_output_conf *c)
 		return 0;
 	}
 	/* appended to always: a report after another's truncation lands at its end */
-	out->fd = open_stream(c->path);
+	out->fd = open_stream(c->path, &created);
 	if (out->fd < 0) {
 		int err = out->fd;
 
 		out->fd = -1;
+		return err;
+	}
+	if (created && c->chown && fchown(out->fd, c->uid, (gid_t)-1)) {
+		int err = -errno;
+
+		nsl_output_close(out);
 		return err;
 	}
 	/* a FIFO or a device has no name to follow */
@@ -212,7 +225,7 @@ int nsl_output_reopen(struct nsl_output *out)
 
 	if (out->kind != NSL_OUTPUT_FOLLOWED)
 		return 0;
-	fd = open_stream(out->path);
+	fd = open_stream(out->path, NULL);
 	if (fd < 0) {
 		/* keep writing where we did; say it once */
 		if (!out->warned)

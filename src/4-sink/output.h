@@ -28,6 +28,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include "report.h"
 
 enum nsl_output_kind { NSL_OUTPUT_STREAM, NSL_OUTPUT_FOLLOWED, NSL_OUTPUT_ATOMIC };
@@ -36,6 +37,15 @@ struct nsl_output_conf {
 	const char *path;		/* NULL: standard output */
 	enum nsl_format format;		/* -F prometheus -o FILE: the atomic file */
 	bool append;			/* --append: a stream file is not truncated */
+	/*
+	 * --user: a file the open creates is given to this user (chown
+	 * true; its group stays the directory's), so that it can open it
+	 * again after dropping root: at a SIGHUP, or when it was removed (the
+	 * package's log directory is the service user's). A file that
+	 * exists keeps its owner.
+	 */
+	bool chown;
+	uid_t uid;
 };
 
 /* How long a blocked write may go on once the tool is stopping. */

@@ -9,6 +9,7 @@
  * SIGINT/SIGTERM/SIGHUP a final report, then everything is detached.
  */
 #include <errno.h>
+#include <pwd.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -46,10 +47,18 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt,
  */
 static int open_output(const struct nsl_options *o, struct nsl_output *out)
 {
-	const struct nsl_output_conf c = { .path = o->output, .format = o->format,
-					   .append = o->append };
+	struct nsl_output_conf c = { .path = o->output, .format = o->format,
+				     .append = o->append };
+	const struct passwd *pw = o->user ? getpwnam(o->user) : NULL;
 	const char *tmp;
-	int err = nsl_output_open(out, &c);
+	int err;
+
+	/* a file made now, as root, is the user's: it opens it again later */
+	if (pw) {
+		c.chown = true;
+		c.uid = pw->pw_uid;
+	}
+	err = nsl_output_open(out, &c);
 
 	if (err == -ENXIO)
 		pr_warn("-o: %s is a FIFO that nobody reads (start its reader first)\n",

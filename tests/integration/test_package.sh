@@ -49,7 +49,7 @@ unit_bounding_set() {
 }
 
 test_deb_install_run_purge() {
-	local files f left=0 score caps out=$TMP/unit.json
+	local files f left=0 score caps out=/var/log/netstacklat/unit-test.json
 	build_deb || return
 	dpkg -s netstacklat > /dev/null 2>&1 && { skip "netstacklat is installed on this machine: not touching it"; return; }
 	AT_EXIT+=("dpkg --purge netstacklat")
@@ -59,6 +59,9 @@ test_deb_install_run_purge() {
 	/usr/sbin/netstacklat --version | grep -q netstacklat || fail "the installed binary does not run"
 	/usr/sbin/netstacklat -l > "$TMP/list.out" 2>&1 || fail "installed netstacklat -l: $(tail -2 "$TMP/list.out")"
 	getent passwd netstacklat > /dev/null || fail "no system user netstacklat"
+	# the service user's log directory: it makes its -o file again there
+	expect "/var/log/netstacklat: owner, group, mode" \
+		"$(stat -c %U:%G:%a /var/log/netstacklat 2>&1)" = "netstacklat:adm:2750"
 	systemd-analyze verify /lib/systemd/system/netstacklat.service > "$TMP/verify.out" 2>&1 ||
 		fail "systemd-analyze verify failed"
 	[ -s "$TMP/verify.out" ] && fail "systemd-analyze verify: $(head -3 "$TMP/verify.out")"
@@ -78,6 +81,12 @@ test_deb_install_run_purge() {
 	wait_for 30 grep -q attached "$TMP/unit.err" ||
 		{ fail "the unit's command did not attach: $(tail -3 "$TMP/unit.err")"; kill "$pid"; return; }
 	wait_for 10 test -s "$out" || fail "no report in $out"
+	# made as root before the drop, the file is the service user's, and
+	# once removed the tool (as that user) makes it again
+	expect "owner of the -o file made at start" "$(stat -c %U "$out")" = netstacklat
+	rm -f "$out"
+	wait_for 10 test -s "$out" || fail "$out not made again after it was removed"
+	expect "owner of the -o file made again" "$(stat -c %U:%G "$out" 2>&1)" = netstacklat:adm
 	curl -sf "http://127.0.0.1:$PORT/metrics" > "$TMP/metrics" || fail "no /metrics"
 	grep -q '^netstacklat_latency_seconds_count' "$TMP/metrics" || fail "/metrics without histograms"
 	grep -q '^CapBnd:	0000000000000000' /proc/"$pid"/status || fail "bounding set not emptied"
@@ -90,6 +99,7 @@ test_deb_install_run_purge() {
 		[ -e "$f" ] && { fail "left after purge: $f"; left=$((left + 1)); }
 	done
 	expect "files left after purge" "$left" -eq 0
+	[ -e /var/log/netstacklat ] && fail "/var/log/netstacklat left after purge"
 }
 
 # Rotated by logrotate (the package's snippet, its paths and user put to

@@ -524,6 +524,39 @@ static void test_fifo_without_reader(void **state)
 	assert_int_equal(nsl_output_close(&out), 0);
 }
 
+/*
+ * --user: the file the open creates (as root) is the user's (its group
+ * the one it was made with), so that the
+ * user can open it again after a rotation or a SIGHUP; a file that was
+ * there keeps its owner. Root only (chown).
+ */
+static void test_created_file_is_the_users(void **state)
+{
+	struct dir *d = *state;
+	struct nsl_output out;
+	struct nsl_output_conf c = { .path = d->file, .format = NSL_FMT_JSON, .append = true,
+				     .chown = true, .uid = 65534 };
+	struct stat st;
+
+	if (geteuid()) {
+		skip();
+		return;
+	}
+	assert_int_equal(nsl_output_open(&out, &c), 0);
+	assert_int_equal(nsl_output_close(&out), 0);
+	assert_int_equal(stat(d->file, &st), 0);
+	assert_int_equal(st.st_uid, 65534);
+	assert_int_equal(st.st_gid, getegid());	/* the directory's, as made */
+	/* there already (root's): left as it is */
+	assert_int_equal(unlink(d->file), 0);
+	put(d->file, "root's\n");
+	assert_int_equal(nsl_output_open(&out, &c), 0);
+	assert_int_equal(nsl_output_close(&out), 0);
+	assert_int_equal(stat(d->file, &st), 0);
+	assert_int_equal(st.st_uid, 0);
+	assert_int_equal(st.st_gid, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -545,6 +578,7 @@ int main(void)
 		T(test_render_then_flush),
 		T(test_stopping_bounds_blocked_write),
 		T(test_fifo_without_reader),
+		T(test_created_file_is_the_users),
 #undef T
 	};
 
