@@ -81,7 +81,7 @@ const struct argp_option nsl_argp_options[] = {
 	  "600); gone cgroups and interfaces are reclaimed at once", 3 },
 	{ "series-grace", OPT_SERIES_GRACE, "SECONDS", 0,
 	  "Prometheus: keep a reclaimed group's final totals for SECONDS "
-	  "(default 300), then drop its series", 3 },
+	  "(default 300; at most --max-groups of them), then drop its series", 3 },
 	{ "resolution", OPT_RESOLUTION, "N", 0,
 	  "Buckets per power of two: 1 (default: log2 buckets in ns), 2, 4 or 8 "
 	  "(the bounds of Prometheus native histogram schema 1, 2, 3 for "
