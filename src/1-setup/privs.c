@@ -118,10 +118,10 @@ int nsl_privs_drop(const char *user, int probe_fd, bool *kept_bpf)
 	return caps_set(0, 0);
 }
 
-int nsl_privs_can_create(const char *path, const char *user)
+int nsl_privs_try(const char *user, int (*fn)(void *ctx), void *ctx)
 {
 	bool kept_bpf;
-	int status, fd;
+	int status, err;
 	pid_t pid;
 
 	fflush(NULL);	/* nothing buffered may be written twice */
@@ -132,11 +132,8 @@ int nsl_privs_can_create(const char *path, const char *user)
 		/* no map to probe yet: -1 makes it drop CAP_BPF too */
 		if (nsl_privs_drop(user, -1, &kept_bpf))
 			_exit(EPERM);
-		fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-		if (fd < 0)
-			_exit(errno);
-		close(fd);
-		_exit(unlink(path) ? errno : 0);
+		err = fn(ctx);
+		_exit(err < 0 && -err < 256 ? -err : err ? EIO : 0);
 	}
 	while (waitpid(pid, &status, 0) < 0)
 		if (errno != EINTR)

@@ -21,13 +21,13 @@ bool nsl_privs_can_load(void);
 int nsl_privs_drop(const char *user, int probe_fd, bool *kept_bpf);
 
 /*
- * Whether path can be created (and removed) by a child of ours holding
- * what this process will hold after nsl_privs_drop(user, -1, ...): no
- * capability, and user's ids with user != NULL. Root without
- * CAP_DAC_OVERRIDE cannot create files in a directory it does not own,
- * such as a textfile directory of node_exporter's user. 0 or a negative
- * errno.
+ * Runs fn(ctx) in a child of ours holding what this process will hold
+ * after nsl_privs_drop(user, -1, ...): no capability, and user's ids with
+ * user != NULL; returns what fn returned (0 or a negative errno). Root
+ * without CAP_DAC_OVERRIDE cannot create files in a directory it does not
+ * own, such as a textfile directory of node_exporter's user: this is how
+ * the start-up finds out.
  */
-int nsl_privs_can_create(const char *path, const char *user);
+int nsl_privs_try(const char *user, int (*fn)(void *ctx), void *ctx);
 
 #endif /* NSL_PRIVS_H */

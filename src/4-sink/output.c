@@ -19,27 +19,49 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include "clock.h"
 #include "log.h"
 #include "output.h"
 
 /*
- * O_NONBLOCK for the open only: a FIFO nobody reads fails with ENXIO at
- * once instead of hanging; then writes block as on any stream.
+ * The kernel's names of the process's own descriptors (symbolic links to
+ * them): -o /dev/stdout >> log is the caller's file, not a link a tenant
+ * planted. Every other -o is opened with O_NOFOLLOW.
  */
-/* Opens path to append to; *created: this open made the file (NULL: do not care). */
+static bool own_fd_alias(const char *path)
+{
+	return !strcmp(path, "/dev/stdout") || !strcmp(path, "/dev/stderr") ||
+	       !strncmp(path, "/dev/fd/", 8) || !strncmp(path, "/proc/self/fd/", 14);
+}
+
+/*
+ * Opens path to append to; *created: this open made the file (NULL: do
+ * not care). O_NONBLOCK for the open only: a FIFO nobody reads fails with
+ * ENXIO at once instead of hanging; then writes block as on any stream.
+ * A symbolic link fails with ELOOP; an existing regular file with other
+ * hard links (one could be anyone's file, linked where we write) with
+ * EMLINK.
+ */
 static int open_stream(const char *path, bool *created)
 {
-	const int flags = O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NONBLOCK;
+	const int flags = O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NONBLOCK |
+			  (own_fd_alias(path) ? 0 : O_NOFOLLOW);
 	int fd = created ? open(path, flags | O_EXCL, 0666) : -1;
+	bool made = fd >= 0;
+	struct stat st;
 
 	if (created)
-		*created = fd >= 0;
+		*created = made;
 	if (fd < 0 && (!created || errno == EEXIST))
 		fd = open(path, flags, 0666);
 	if (fd < 0)
 		return -errno;
+	if (!made && !fstat(fd, &st) && S_ISREG(st.st_mode) && st.st_nlink > 1) {
+		close(fd);
+		return -EMLINK;
+	}
 	if (fcntl(fd, F_SETFL, O_APPEND)) {
 		int err = -errno;
 
@@ -56,6 +78,48 @@ static bool is_stdout(const struct stat *st)
 	return !fstat(STDOUT_FILENO, &o) && o.st_dev == st->st_dev && o.st_ino == st->st_ino;
 }
 
+/*
+ * What the atomic file may replace: nothing, or a regular file. Not a
+ * symbolic link, a device (/dev/null) or a directory, which rename(2)
+ * would replace (or fail on) in place of what the user meant. 0 or
+ * -EINVAL.
+ */
+static int replaceable(const struct nsl_output *out)
+{
+	struct stat st;
+
+	if (fstatat(out->dir_fd, out->base, &st, AT_SYMLINK_NOFOLLOW))
+		return errno == ENOENT ? 0 : -errno;
+	return S_ISREG(st.st_mode) ? 0 : -EINVAL;
+}
+
+/* The atomic file's directory, held open, and its name in it. */
+static int open_atomic(struct nsl_output *out, const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char dir[PATH_MAX];
+	int err;
+
+	if (slash)
+		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
+	else
+		strcpy(dir, ".");
+	if (slash && slash == path)
+		strcpy(dir, "/");
+	if (snprintf(out->base, sizeof(out->base), "%s", slash ? slash + 1 : path) >=
+	    (int)sizeof(out->base) || !out->base[0])
+		return -EINVAL;
+	out->dir_fd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (out->dir_fd < 0)
+		return -errno;
+	err = replaceable(out);
+	if (err) {
+		close(out->dir_fd);
+		out->dir_fd = -1;
+	}
+	return err;
+}
+
 int nsl_output_open(struct nsl_output *out, const struct nsl_output_conf *c)
 {
 	bool created;
@@ -63,6 +127,7 @@ int nsl_output_open(struct nsl_output *out, const struct nsl_output_conf *c)
 
 	memset(out, 0, sizeof(*out));
 	out->fd = -1;
+	out->dir_fd = -1;
 	out->path = c->path;
 	out->name = c->path ? c->path : "standard output";
 	out->eof_marker = c->format == NSL_FMT_PROMETHEUS;
@@ -73,14 +138,13 @@ int nsl_output_open(struct nsl_output *out, const struct nsl_output_conf *c)
 	}
 	/*
 	 * node_exporter's textfile collector may read FILE at any moment:
-	 * each report goes to FILE.tmp (ignored by the collector, which
-	 * reads *.prom) and is renamed over FILE.
+	 * each report goes to a temporary (FILE.XXXXXXXX.tmp, ignored by the
+	 * collector, which reads *.prom) and is renamed over FILE.
 	 */
 	if (c->format == NSL_FMT_PROMETHEUS) {
 		out->kind = NSL_OUTPUT_ATOMIC;
 		out->eof_marker = false;	/* one exposition a file */
-		snprintf(out->tmp, sizeof(out->tmp), "%s.tmp", c->path);
-		return 0;
+		return open_atomic(out, c->path);
 	}
 	/* appended to always: a report after another's truncation lands at its end */
 	out->fd = open_stream(c->path, &created);
@@ -202,20 +266,68 @@ static int write_all(struct nsl_output *out, int fd, const char *buf, size_t len
 	return err;
 }
 
+/*
+ * A new temporary in the atomic file's directory: FILE.XXXXXXXX.tmp, a
+ * name no one can guess, made with O_EXCL | O_NOFOLLOW (never a file or
+ * link that was there). Its name in name. An fd or a negative errno.
+ */
+static int make_temporary(const struct nsl_output *out, char *name, size_t size)
+{
+	static const char digits[] = "0123456789abcdefghijklmnopqrstuvwxyz";
+
+	for (int tries = 0; tries < 16; tries++) {
+		unsigned char r[8];
+		char x[sizeof(r) + 1];
+		int fd;
+
+		if (getrandom(r, sizeof(r), 0) != sizeof(r))
+			return -EAGAIN;
+		for (size_t i = 0; i < sizeof(r); i++)
+			x[i] = digits[r[i] % (sizeof(digits) - 1)];
+		x[sizeof(r)] = '\0';
+		if (snprintf(name, size, "%s.%s.tmp", out->base, x) >= (int)size)
+			return -ENAMETOOLONG;
+		fd = openat(out->dir_fd, name,
+			    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+		if (fd >= 0 || errno != EEXIST)
+			return fd >= 0 ? fd : -errno;
+	}
+	return -EEXIST;
+}
+
+int nsl_output_try_temporary(void *arg)
+{
+	const struct nsl_output *out = arg;
+	char name[NAME_MAX + 1];
+	int fd = make_temporary(out, name, sizeof(name));
+
+	if (fd < 0)
+		return fd;
+	close(fd);
+	return unlinkat(out->dir_fd, name, 0) ? -errno : 0;
+}
+
+/* Written whole and synced to a temporary, then renamed over FILE. */
 static int write_atomically(struct nsl_output *out)
 {
+	char name[NAME_MAX + 1];
 	int fd, err;
 
-	fd = open(out->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+	fd = make_temporary(out, name, sizeof(name));
 	if (fd < 0)
-		return -errno;
+		return fd;
 	err = write_all(out, fd, out->buf, out->len);
+	/* on disk before its name is: a crash leaves the old report or the new */
+	if (!err && fsync(fd))
+		err = -errno;
 	if (close(fd) && !err)
 		err = -errno;
-	if (!err && rename(out->tmp, out->path))
+	if (!err)
+		err = replaceable(out);
+	if (!err && renameat(out->dir_fd, name, out->dir_fd, out->base))
 		err = -errno;
 	if (err)
-		unlink(out->tmp);
+		unlinkat(out->dir_fd, name, 0);
 	return err;
 }
 
@@ -329,9 +441,9 @@ int nsl_output_gone_fd(const struct nsl_output *out)
 	return out->kind == NSL_OUTPUT_STREAM ? out->fd : -1;
 }
 
-const char *nsl_output_atomic_tmp(const struct nsl_output *out)
+bool nsl_output_is_atomic(const struct nsl_output *out)
 {
-	return out->kind == NSL_OUTPUT_ATOMIC ? out->tmp : NULL;
+	return out->kind == NSL_OUTPUT_ATOMIC;
 }
 
 uint64_t nsl_output_lost(const struct nsl_output *out)
@@ -348,5 +460,8 @@ int nsl_output_close(struct nsl_output *out)
 	if (out->fd >= 0 && out->fd != STDOUT_FILENO && close(out->fd))
 		err = -errno;
 	out->fd = -1;
+	if (out->dir_fd >= 0)
+		close(out->dir_fd);
+	out->dir_fd = -1;
 	return err;
 }

@@ -9,8 +9,15 @@
  *    rotation (renamed or removed: the next report starts a new file of
  *    that name; SIGHUP reopens it at once);
  *  - the atomic file of -F prometheus -o FILE, for node_exporter's
- *    textfile collector: each report is written whole to FILE.tmp and
- *    renamed over FILE.
+ *    textfile collector: each report is written whole to a temporary
+ *    of a new name in FILE's directory and renamed over FILE.
+ * Files no one can redirect (the tool runs as root in directories that
+ * others may write to, issue #32): -o never follows a symbolic link
+ * (but the kernel's names of our own descriptors, /dev/stdout, /dev/fd/N)
+ * nor writes to a file with other hard links that it did not create;
+ * the atomic file's temporaries are made with O_EXCL | O_NOFOLLOW under
+ * unpredictable names through a descriptor of the directory, and FILE is
+ * replaced only while it is a regular file (or absent).
  *
  * A report is rendered in memory first (nsl_output_render(), cheap, under
  * whatever lock the report's data needs), then written
@@ -29,6 +36,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <linux/limits.h>
 #include "report.h"
 
 enum nsl_output_kind { NSL_OUTPUT_STREAM, NSL_OUTPUT_FOLLOWED, NSL_OUTPUT_ATOMIC };
@@ -57,7 +65,8 @@ struct nsl_output {
 	enum nsl_output_kind kind;
 	const char *path;		/* NULL: standard output */
 	const char *name;		/* for messages: the path or "standard output" */
-	char tmp[PATH_MAX];		/* the atomic file's FILE.tmp */
+	int dir_fd;			/* the atomic file's directory (O_PATH), or -1 */
+	char base[NAME_MAX + 1];	/* ... and its name there */
 	int fd;				/* written now; -1: atomic (none kept) */
 	bool eof_marker;		/* a Prometheus stream: "# EOF" after each */
 	bool warned;			/* said that a rotated file cannot be reopened */
@@ -128,8 +137,15 @@ int nsl_output_reopen(struct nsl_output *out);
  */
 int nsl_output_gone_fd(const struct nsl_output *out);
 
-/* The atomic file's temporary (FILE.tmp), or NULL for the other kinds. */
-const char *nsl_output_atomic_tmp(const struct nsl_output *out);
+/* Whether out is the atomic file (its temporaries are made at each write). */
+bool nsl_output_is_atomic(const struct nsl_output *out);
+
+/*
+ * Makes a temporary in the atomic file's directory and removes it, as
+ * each write will: 0 or a negative errno. For the start-up check, in a
+ * child with the privileges the tool will run with (nsl_privs_try()).
+ */
+int nsl_output_try_temporary(void *out);
 
 /* Reports lost so far; from any thread. */
 uint64_t nsl_output_lost(const struct nsl_output *out);

@@ -10,6 +10,7 @@
  */
 #include <errno.h>
 #include <pwd.h>
+#include <sys/fsuid.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -50,32 +51,56 @@ static int open_output(const struct nsl_options *o, struct nsl_output *out)
 	struct nsl_output_conf c = { .path = o->output, .format = o->format,
 				     .append = o->append };
 	const struct passwd *pw = o->user ? getpwnam(o->user) : NULL;
-	const char *tmp;
+	uid_t fsuid;
+	gid_t fsgid;
 	int err;
 
-	/* a file made now, as root, is the user's: it opens it again later */
+	/*
+	 * With --user, opened as that user (its file-system ids): it opens
+	 * the file again after dropping root (rotation, SIGHUP), and a link
+	 * planted for us can only lead where it may write anyway. Where it
+	 * may not (a directory of root's), as root, the file given to it.
+	 */
 	if (pw) {
+		fsuid = setfsuid(pw->pw_uid);
+		fsgid = setfsgid(pw->pw_gid);
+		err = nsl_output_open(out, &c);
+		setfsgid(fsgid);
+		setfsuid(fsuid);
+		if (err != -EACCES)
+			goto opened;
 		c.chown = true;
 		c.uid = pw->pw_uid;
 	}
 	err = nsl_output_open(out, &c);
+opened:
 
 	if (err == -ENXIO)
 		pr_warn("-o: %s is a FIFO that nobody reads (start its reader first)\n",
 			o->output);
+	else if (err == -ELOOP)
+		pr_warn("-o: %s is a symbolic link: refused (it could lead to anyone's file; "
+			"give the file's own path)\n", o->output);
+	else if (err == -EMLINK)
+		pr_warn("-o: %s has other hard links: refused (it could be anyone's file)\n",
+			o->output);
+	else if (err == -EINVAL && o->format == NSL_FMT_PROMETHEUS)
+		pr_warn("-o: %s is not a regular file: -F prometheus replaces its file at each "
+			"report (node_exporter's textfile collector), so it needs one\n", o->output);
+	else if (err == -ENOENT && o->format == NSL_FMT_PROMETHEUS)
+		pr_warn("-o: the directory of %s does not exist\n", o->output);
 	else if (err)
 		pr_warn("-o: cannot open %s: %s\n", o->output, strerror(-err));
 	if (err)
 		return err;
-	tmp = nsl_output_atomic_tmp(out);
-	if (!tmp)
+	if (!nsl_output_is_atomic(out))
 		return 0;
-	err = nsl_privs_can_create(tmp, o->user);
+	err = nsl_privs_try(o->user, nsl_output_try_temporary, out);
 	if (err == -ENOENT)
 		pr_warn("-o: the directory of %s does not exist\n", o->output);
 	else if (err)
-		pr_warn("-o: cannot create %s as %s without capabilities: %s\n",
-			tmp, o->user ? o->user : "root", strerror(-err));
+		pr_warn("-o: cannot create a temporary beside %s as %s without capabilities: %s\n",
+			o->output, o->user ? o->user : "root", strerror(-err));
 	return err;
 }
 

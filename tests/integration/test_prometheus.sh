@@ -7,7 +7,8 @@ source "$(dirname "$0")/lib.sh"
 
 TESTS=(test_prom_promtool test_prom_textfile_atomic test_prom_concurrent_scrapes
        test_prom_listen_in_use test_prom_signal_while_serving test_prom_real_server
-       test_prom_bpf_stats_counters test_prom_textfile_unwritable test_prom_http)
+       test_prom_bpf_stats_counters test_prom_textfile_unwritable test_prom_planted_links
+       test_prom_http)
 # below the ephemeral range (32768-60999), where a client socket might sit
 PORT=$((20000 + ID % 10000))
 PROM_PORT=$((PORT + 1))
@@ -68,7 +69,7 @@ test_prom_textfile_atomic() {
 	done
 	stop_tool
 	expect "partial files seen in 200 reads" "$bad" -eq 0
-	[ -e "$f.tmp" ] && fail "temporary file left behind"
+	compgen -G "$f.*.tmp" > /dev/null && fail "temporary file left behind: $(compgen -G "$f.*.tmp")"
 	return 0
 }
 
@@ -103,6 +104,50 @@ test_prom_listen_in_use() {
 	expect "stderr lines" "$(wc -l < "$TMP/busy.err")" -eq 1
 	grep -q -- "--listen: cannot listen on 127.0.0.1 port $PORT" "$TMP/busy.err" ||
 		fail "message: $(cat "$TMP/busy.err")"
+}
+
+# Issue #32: links planted by a tenant in a textfile directory it may write
+# to (root:nogroup 0775, shared with another collector): nobody's symbolic
+# link at the old fixed temporary n.prom.tmp, a hard link at h.prom.tmp,
+# both to a root-owned file holding "precious". The tool, as root, writes
+# its textfiles there: the victim is unchanged (the temporaries have new
+# names, made with O_EXCL|O_NOFOLLOW). A link in place of the file itself
+# is refused at start, for -F prometheus and for a followed -o alike, and
+# so is /dev/null for the textfile (a rename would replace the device).
+test_prom_planted_links() {
+	local d=$TMP/shared victim=$TMP/victim rc
+	mkdir "$d" && chgrp nogroup "$d" && chmod 0775 "$d" && chmod 0711 "$TMP" ||
+		{ fail "cannot set up $d"; return; }
+	printf 'precious\n' > "$victim" && chmod 0644 "$victim"
+	setpriv --reuid nobody --regid nogroup --clear-groups ln -s "$victim" "$d/n.prom.tmp" ||
+		{ fail "nobody cannot plant a link in $d"; return; }
+	ln "$victim" "$d/h.prom.tmp"	# root's: protected_hardlinks stops nobody
+	for f in n h; do
+		"$NSL" -F prometheus -o "$d/$f.prom" -r 0.3 --count 6 > /dev/null 2> "$TMP/planted.err"
+		expect "exit status writing $f.prom" "$?" -eq 0
+		grep -q '^netstacklat_latency_seconds_count' "$d/$f.prom" || fail "no textfile $f.prom"
+	done
+	expect "the victim after 12 textfiles" "$(cat "$victim")" = precious
+	setpriv --reuid nobody --regid nogroup --clear-groups ln -s "$victim" "$d/l.prom"
+	"$NSL" -F prometheus -o "$d/l.prom" -r 0.3 --count 1 > /dev/null 2> "$TMP/planted.err"; rc=$?
+	expect "exit status, textfile a symbolic link" "$rc" -eq 1
+	grep -q -- "-o: $d/l.prom is not a regular file" "$TMP/planted.err" ||
+		fail "message: $(cat "$TMP/planted.err")"
+	"$NSL" -F json -o "$d/l.prom" -r 0.3 --count 1 > /dev/null 2> "$TMP/planted.err"; rc=$?
+	expect "exit status, -o a symbolic link" "$rc" -eq 1
+	grep -q -- "-o: $d/l.prom is a symbolic link: refused" "$TMP/planted.err" ||
+		fail "message: $(cat "$TMP/planted.err")"
+	"$NSL" -F json -o "$d/h.prom.tmp" -r 0.3 --count 1 > /dev/null 2> "$TMP/planted.err"; rc=$?
+	expect "exit status, -o with another hard link" "$rc" -eq 1
+	grep -q -- "has other hard links: refused" "$TMP/planted.err" ||
+		fail "message: $(cat "$TMP/planted.err")"
+	"$NSL" -F prometheus -o /dev/null -r 0.3 --count 1 > /dev/null 2> "$TMP/planted.err"; rc=$?
+	expect "exit status, textfile /dev/null" "$rc" -eq 1
+	if [ ! -c /dev/null ]; then	# the machine needs it back, whatever the verdict
+		fail "/dev/null was replaced by a regular file"
+		rm -f /dev/null && mknod -m 666 /dev/null c 1 3
+	fi
+	expect "the victim at the end" "$(cat "$victim")" = precious
 }
 
 # The /metrics server (src/4-sink/http.c) against raw requests: HEAD, query
@@ -205,7 +250,7 @@ test_prom_textfile_unwritable() {
 	"$NSL" -F prometheus -o "$d/nsl.prom" -r 0.2 --count 1 > /dev/null 2> "$TMP/unwritable.err"; rc=$?
 	expect "exit status, directory not writable without capabilities" "$rc" -eq 1
 	expect "stderr lines" "$(wc -l < "$TMP/unwritable.err")" -eq 1
-	grep -q -- "-o: cannot create $d/nsl.prom.tmp" "$TMP/unwritable.err" ||
+	grep -q -- "-o: cannot create a temporary beside $d/nsl.prom as root" "$TMP/unwritable.err" ||
 		fail "message: $(cat "$TMP/unwritable.err")"
 	"$NSL" -F prometheus -o "$d/nsl.prom" -r 0.2 --count 2 --user nobody \
 		> /dev/null 2> "$TMP/tool.err"; rc=$?

@@ -11,6 +11,8 @@
 #include <stdint.h>
 #include <setjmp.h>
 #include <cmocka.h>
+#include <dirent.h>
+#include <libgen.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -130,6 +132,20 @@ static void put(const char *path, const char *text)
 	assert_int_equal(fclose(f), 0);
 }
 
+/* Entries of a directory (but . and ..). */
+static int entries(const char *path)
+{
+	DIR *dir = opendir(path);
+	struct dirent *e;
+	int n = 0;
+
+	assert_non_null(dir);
+	while ((e = readdir(dir)))
+		n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+	closedir(dir);
+	return n;
+}
+
 static void test_truncates_without_append(void **state)
 {
 	struct dir *d = *state;
@@ -226,19 +242,20 @@ static void test_atomic_replaces(void **state)
 	struct dir *d = *state;
 	struct nsl_output out;
 	const struct nsl_output_conf c = { .path = d->file, .format = NSL_FMT_PROMETHEUS };
-	char tmp[128], *want, *got;
+	char *want, *got;
 	FILE *old;
 
-	snprintf(tmp, sizeof(tmp), "%s.tmp", d->file);
 	assert_int_equal(nsl_output_open(&out, &c), 0);
 	assert_int_equal(out.kind, NSL_OUTPUT_ATOMIC);
-	assert_string_equal(nsl_output_atomic_tmp(&out), tmp);
-	assert_int_equal(access(d->file, F_OK), -1);	/* nothing made at open */
+	assert_true(nsl_output_is_atomic(&out));
+	assert_int_equal(entries(d->path), 0);	/* nothing made at open */
+	assert_int_equal(nsl_output_try_temporary(&out), 0);
+	assert_int_equal(entries(d->path), 0);	/* ... nor by the check */
 	write_report(&out, 100, &prom);
 	old = fopen(d->file, "r");
 	assert_non_null(old);
 	write_report(&out, 101, &prom);
-	assert_int_equal(access(tmp, F_OK), -1);
+	assert_int_equal(entries(d->path), 1);	/* no temporary left */
 
 	want = expected(101, &prom);	/* no "# EOF": one exposition a file */
 	got = slurp(d->file);
@@ -262,13 +279,110 @@ static void test_atomic_failure_leaves_nothing(void **state)
 	struct dir *d = *state;
 	struct nsl_output out;
 	char path[128];
-	const struct nsl_output_conf c = { .path = path, .format = NSL_FMT_PROMETHEUS };
+	struct nsl_output_conf c = { .path = path, .format = NSL_FMT_PROMETHEUS };
 	struct nsl_report r = report(100);
 
+	/* no directory: said at open */
 	snprintf(path, sizeof(path), "%s/missing/out.prom", d->path);
+	assert_int_equal(nsl_output_open(&out, &c), -ENOENT);
+	assert_int_equal(nsl_output_close(&out), 0);
+	/* the directory made unwritable between reports: nothing left */
+	c.path = d->file;
 	assert_int_equal(nsl_output_open(&out, &c), 0);
-	assert_int_equal(nsl_output_write(&out, &r, &prom), -ENOENT);
-	assert_int_equal(access(path, F_OK), -1);
+	write_report(&out, 100, &prom);
+	assert_int_equal(chmod(d->path, 0555), 0);
+	if (geteuid() == 0) {	/* root writes anyway: a directory in its place */
+		assert_int_equal(chmod(d->path, 0755), 0);
+		assert_int_equal(unlink(d->file), 0);
+		assert_int_equal(mkdir(d->file, 0755), 0);
+		assert_int_equal(nsl_output_write(&out, &r, &prom), -EINVAL);
+		assert_int_equal(rmdir(d->file), 0);
+	} else {
+		assert_int_equal(nsl_output_write(&out, &r, &prom), -EACCES);
+		assert_int_equal(chmod(d->path, 0755), 0);
+	}
+	assert_int_equal(entries(d->path), 0);
+	assert_int_equal(nsl_output_close(&out), 0);
+}
+
+/* victim: a file of someone else's that holds "precious" */
+static void make_victim(const struct dir *d, char *victim, size_t size)
+{
+	snprintf(victim, size, "%s/victim", d->path);
+	put(victim, "precious\n");
+}
+
+static void assert_victim_intact(const char *victim)
+{
+	char *got = slurp(victim);
+
+	assert_string_equal(got, "precious\n");
+	free(got);
+}
+
+/*
+ * Issue #32: a symbolic link or a hard link planted where -o writes
+ * never leads a report (or a truncation) into another file: -o refuses
+ * it at open (ELOOP, EMLINK), and at a reopen after rotation.
+ */
+static void test_stream_refuses_links(void **state)
+{
+	struct dir *d = *state;
+	struct nsl_output out;
+	const struct nsl_output_conf c = { .path = d->file, .format = NSL_FMT_JSON };
+	char victim[128];
+
+	make_victim(d, victim, sizeof(victim));
+	assert_int_equal(symlink(victim, d->file), 0);
+	assert_int_equal(nsl_output_open(&out, &c), -ELOOP);
+	assert_victim_intact(victim);
+	assert_int_equal(unlink(d->file), 0);
+	assert_int_equal(link(victim, d->file), 0);
+	assert_int_equal(nsl_output_open(&out, &c), -EMLINK);
+	assert_victim_intact(victim);
+	assert_int_equal(unlink(d->file), 0);
+	/* the file rotated away, a link planted in its place: not followed */
+	assert_int_equal(nsl_output_open(&out, &c), 0);
+	write_report(&out, 100, &json);
+	assert_int_equal(unlink(d->file), 0);
+	assert_int_equal(symlink(victim, d->file), 0);
+	assert_int_equal(nsl_output_reopen(&out), -ELOOP);
+	assert_victim_intact(victim);
+	assert_int_equal(nsl_output_close(&out), 0);
+}
+
+/*
+ * The atomic file: a link planted at its old fixed temporary (FILE.tmp)
+ * is never written through (the temporaries have new names, made with
+ * O_EXCL); a symbolic link or a device in place of FILE is not replaced:
+ * refused at open (/dev/null too), and a report lost if it appears later.
+ */
+static void test_atomic_refuses_links(void **state)
+{
+	struct dir *d = *state;
+	struct nsl_output out;
+	struct nsl_output_conf c = { .path = d->file, .format = NSL_FMT_PROMETHEUS };
+	struct nsl_report r = report(101);
+	char victim[128], tmp[160];
+
+	make_victim(d, victim, sizeof(victim));
+	snprintf(tmp, sizeof(tmp), "%s.tmp", d->file);
+	assert_int_equal(symlink(victim, tmp), 0);
+	assert_int_equal(nsl_output_open(&out, &c), 0);
+	assert_int_equal(nsl_output_try_temporary(&out), 0);
+	write_report(&out, 100, &prom);
+	assert_victim_intact(victim);
+	/* FILE replaced by a link between reports: that report is lost */
+	assert_int_equal(unlink(d->file), 0);
+	assert_int_equal(symlink(victim, d->file), 0);
+	assert_int_equal(nsl_output_write(&out, &r, &prom), -EINVAL);
+	assert_victim_intact(victim);
+	assert_int_equal(entries(d->path), 3);	/* victim, the two links */
+	assert_int_equal(nsl_output_close(&out), 0);
+	assert_int_equal(nsl_output_open(&out, &c), -EINVAL);
+	assert_int_equal(nsl_output_close(&out), 0);
+	c.path = "/dev/null";
+	assert_int_equal(nsl_output_open(&out, &c), -EINVAL);
 	assert_int_equal(nsl_output_close(&out), 0);
 }
 
@@ -371,7 +485,7 @@ static void test_gone_fd_by_kind(void **state)
 
 	assert_int_equal(nsl_output_open(&out, &c), 0);
 	assert_int_equal(nsl_output_gone_fd(&out), -1);
-	assert_null(nsl_output_atomic_tmp(&out));
+	assert_false(nsl_output_is_atomic(&out));
 	assert_int_equal(nsl_output_close(&out), 0);
 	c.format = NSL_FMT_PROMETHEUS;
 	assert_int_equal(nsl_output_open(&out, &c), 0);
@@ -443,8 +557,12 @@ static void test_failure_said_once(void **state)
 	struct nsl_report r = report(100);
 	int64_t said;
 
-	snprintf(path, sizeof(path), "%s/missing/out.prom", d->path);
+	/* its directory removed after the open */
+	snprintf(path, sizeof(path), "%s/gone", d->path);
+	assert_int_equal(mkdir(path, 0755), 0);
+	strcat(path, "/out.prom");
 	assert_int_equal(nsl_output_open(&out, &c), 0);
+	assert_int_equal(rmdir(dirname(strdupa(path))), 0);
 	assert_int_equal(nsl_output_write(&out, &r, &prom), -ENOENT);
 	said = out.said_ms;
 	assert_true(said > 0);
@@ -579,6 +697,8 @@ int main(void)
 		T(test_stopping_bounds_blocked_write),
 		T(test_fifo_without_reader),
 		T(test_created_file_is_the_users),
+		T(test_stream_refuses_links),
+		T(test_atomic_refuses_links),
 #undef T
 	};
 
