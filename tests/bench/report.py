@@ -751,6 +751,10 @@ def main():
         print("  resolution 1 %.2f ns, resolution 8 %.2f ns: +%.2f ns per recorded sample"
               % (slot["slot_log2_ns_per_lookup"], slot["slot_schema3_ns_per_lookup"],
                  slot["slot_schema3_ns_per_lookup"] - slot["slot_log2_ns_per_lookup"]))
+        if "sample_reload_ns_per_lookup" in slot:
+            print("  --sample's random reload, per recorded packet: %.2f ns (xorshift32, as the"
+                  " tool), %.2f ns (bpf_get_prandom_u32())"
+                  % (slot["sample_reload_ns_per_lookup"], slot["sample_reload_helper_ns_per_lookup"]))
     if atomic:
         n = atomic["cpus"]
         print("\nan add to a counter (BPF_PROG_TEST_RUN, tests/bench/atomicbench.bpf.c): ns per "

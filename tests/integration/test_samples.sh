@@ -150,9 +150,11 @@ print(" ".join(v))' > "$TMP/bss.value"
 }
 
 # --sample 16 beside an unsampled instance on the same 4,000 datagrams:
-# each CPU records the first of every 16 packets of a hook, so the sampled
-# count is between 1/16 of the other's and that plus one per CPU; and a
-# thinned distribution has the same percentiles, here within one bucket.
+# each CPU lets a random 0-30 packets of a hook pass after each it
+# records (1 in 16 on average, sample_skip()), so the sampled count is
+# 1/16 of the other's (here within 25 %: its standard deviation is about
+# 9 of 250); and a thinned distribution has the same percentiles, here
+# within one bucket.
 test_sampled_same_percentiles() {
 	local all=$TMP/all.json some=$TMP/some.json pid_all h a s p pa ps
 	serve udp 5203 --count 4000 --duration-s 20 || return
@@ -167,8 +169,8 @@ test_sampled_same_percentiles() {
 	for h in udp-start udp-socket-enqueued; do
 		a=$($JQ "$all" count $h) s=$($JQ "$some" count $h)
 		expect "$h: unsampled samples (datagrams)" "$a" -ge 4000
-		expect "$h: sampled x 16 >= unsampled" "$((s * 16))" -ge "$a"
-		expect "$h: sampled <= unsampled / 16 + 1 per CPU" "$s" -le "$((a / 16 + $(nproc)))"
+		expect "$h: sampled x 16 >= 3/4 of unsampled" "$((s * 16 * 4))" -ge "$((a * 3))"
+		expect "$h: sampled x 16 <= 5/4 of unsampled" "$((s * 16 * 4))" -le "$((a * 5))"
 		for p in 0.5 0.9; do
 			pa=$($JQ "$all" pct $h $p) ps=$($JQ "$some" pct $h $p)
 			[ "$ps" -ge $((pa / 2)) ] && [ "$ps" -le $((pa * 2)) ] ||
