@@ -13,7 +13,8 @@ MS=1000000		# ns in a millisecond
 TESTS=()
 for m in $HOL_MODES; do
 	TESTS+=("test_hol_forced_rto_$m" "test_hol_no_loss_$m" "test_hol_random_loss_$m"
-		"test_hol_wan_$m" "test_hol_sampled_$m" "test_hol_cgroup_$m")
+		"test_hol_wan_$m" "test_hol_sampled_$m" "test_hol_sampled_unselected_$m"
+		"test_hol_cgroup_$m")
 done
 
 # start_hol_tool NAME OUT ARGS...: as lib.sh's start_tool, with stderr in
@@ -250,6 +251,49 @@ hol_sampled() {
 	echo "  forced RTO, --sample 2 ($mode): $HOL_SUMMARY; sampled $n, left out $hol"
 }
 
+# hol_entries PID: how many sockets have HOL state in the tool PID's hol_lru
+hol_entries() {
+	local id
+	for id in $(bpf_ids_of map "$1"); do
+		[[ $(bpftool map show id "$id" 2> /dev/null) == *"name hol_lru "* ]] || continue
+		bpftool map dump id "$id" -j | python3 -c 'import json, sys; print(len(json.load(sys.stdin)))'
+		return
+	done
+	echo "no hol_lru map"
+}
+
+# A read --sample leaves out moves the HOL state where a recorded read
+# does: after the filters. So a socket whose reads no filter selects
+# gets none, with --sample as without (before, the reads left out moved
+# it before the filters: an entry for every socket with out-of-order
+# history on the machine, and ranges that began at reads an unsampled
+# run ignores). The forced RTOs, two --sample 2 instances: one selects
+# the server's namespace, the other a namespace without sockets.
+hol_sampled_unselected() {
+	local mode=$1 sel oth name
+	mode_ok "$mode" || return
+	tb_rule_nth 5 1 4 || { fail "cannot set the dropper's rule"; return; }
+	serve tcp 5106 || return
+	start_hol_tool S "$TMP/S.json" -n "/run/netns/$NS_B" -e tcp-socket-read \
+		--attach="$mode" --sample 2
+	start_hol_tool O "$TMP/O.json" -n "/run/netns/$NS_C" -e tcp-socket-read \
+		--attach="$mode" --sample 2
+	for name in S O; do
+		wait_for 20 tool_attached "$name" ||
+			{ fail "tool ($name) did not attach: $(tail -3 "$TMP/$name.err")"; return; }
+	done
+	client tcp 5106 --count 10 --msg-size 2000 --interval-us 400000
+	wait_server
+	sel=$(hol_entries "$PID_S") oth=$(hol_entries "$PID_O")
+	kill -INT "$PID_S" "$PID_O"
+	wait "$PID_S" "$PID_O"
+	echo "  forced RTO, --sample 2 ($mode): sockets with HOL state: $sel selected, $oth not"
+	expect "HOL state of the selected namespace's sockets (out-of-order data seen)" "$sel" -ge 1
+	expect "HOL state of sockets no filter selects" "$oth" -eq 0
+}
+
+test_hol_sampled_unselected_fallback() { hol_sampled_unselected fallback; }
+test_hol_sampled_unselected_fentry() { hol_sampled_unselected fentry; }
 test_hol_wan_fallback() { hol_wan fallback; }
 test_hol_sampled_fallback() { hol_sampled fallback; }
 test_hol_sampled_fentry() { hol_sampled fentry; }
