@@ -144,20 +144,30 @@ static __always_inline int rx_tstamp_is_rx(struct sk_buff *skb,
 	return nsl_skb_tstamp_is_rx(skb, cfg.mono_tstamp_limit);
 }
 
-/* skb on its way in; sk the socket it was queued on, NULL before it has one */
-static __always_inline void record_rx(struct sk_buff *skb, struct sock *sk,
-				      __u32 hook, int netns_known)
+/*
+ * skb on its way in, which --sample did not leave out (sample_skip()
+ * asked already); sk the socket it was queued on, NULL before it has one
+ */
+static __always_inline void record_rx_picked(struct sk_buff *skb,
+					     struct sock *sk, __u32 hook,
+					     int netns_known)
 {
 	__u64 netns = 0;
 	__u64 ts;
 
-	if (sample_skip(hook))
-		return;
 	if ((!netns_known && cfg.netns_ino) || cfg.group_by_netns)
 		netns = rx_netns(sk, skb);
 	ts = skb->tstamp;
 	record_rx_fields(hook, ts, need_ifindex() ? skb->skb_iif : 0,
 			 rx_tstamp_is_rx(skb, sk, ts), netns, netns_known, 0);
+}
+
+/* skb on its way in; sk the socket it was queued on, NULL before it has one */
+static __always_inline void record_rx(struct sk_buff *skb, struct sock *sk,
+				      __u32 hook, int netns_known)
+{
+	if (!sample_skip(hook))
+		record_rx_picked(skb, sk, hook, netns_known);
 }
 
 static __always_inline void record_skb(struct sk_buff *skb, __u32 hook)

@@ -155,7 +155,7 @@ static __always_inline void record_handover(const struct sk_buff *skb,
 	__u64 key = (__u64)skb, ts, netns = 0;
 	__u32 ifindex = 0;
 	__u16 proto;
-	int is_rx;
+	int own;
 
 	if (!handover_dev(dev) || skb->sk || !skb->skb_iif)
 		return;
@@ -163,18 +163,32 @@ static __always_inline void record_handover(const struct sk_buff *skb,
 	if (proto != bpf_htons(ETH_P_IP) && proto != bpf_htons(ETH_P_IPV6))
 		return;
 	ts = skb->tstamp;
-	is_rx = nsl_skb_tstamp_is_rx(skb, cfg.mono_tstamp_limit);
-	if (!ts) {
-		/* taken back (and the entry freed) before the filters */
+	own = ts != 0;
+	if (!own) {
+		/*
+		 * taken back (and the entry freed) before --sample and the
+		 * filters: a packet either leaves out frees it all the same,
+		 * where the LRU would evict it only by pushing out entries
+		 * of packets still in flight
+		 */
 		st = bpf_map_lookup_elem(&handover_stamps, &key);
 		if (st) {
-			if (st->head == (__u64)skb->head) {
+			if (st->head == (__u64)skb->head)
 				ts = st->tstamp;
-				is_rx = 1;
-			}
 			bpf_map_delete_elem(&handover_stamps, &key);
 		}
 	}
+	/*
+	 * One hand-over is one packet to the countdown: both programs run
+	 * with bottom halves off (__dev_queue_xmit() under
+	 * rcu_read_lock_bh(), or net_tx_action()'s qdisc run, then
+	 * dev_hard_start_xmit() -> xmit_one(), which fires
+	 * net_dev_start_xmit and calls veth_xmit() -> __dev_forward_skb(); v6.1
+	 * to v7.2, net/core/dev.c), so nothing runs between the per-CPU
+	 * countdown's load and store on this CPU.
+	 */
+	if (sample_skip(NSL_HOOK_NETNS_HANDOVER))
+		return;
 	if (need_ifindex()) {
 		ifindex = dev->ifindex;
 		if (!ifindex_selected(ifindex))
@@ -189,7 +203,8 @@ static __always_inline void record_handover(const struct sk_buff *skb,
 		count_event(NSL_HOOK_NETNS_HANDOVER, NSL_CNT_HANDOVER_UNMATCHED);
 		return;
 	}
-	if (!is_rx) {
+	/* a remembered stamp is an RX one: handover_remember() keeps no other */
+	if (own && !nsl_skb_tstamp_is_rx(skb, cfg.mono_tstamp_limit)) {
 		count_event(NSL_HOOK_NETNS_HANDOVER, NSL_CNT_NOT_RX_TSTAMP);
 		return;
 	}

@@ -70,13 +70,19 @@ struct {
 
 /*
  * --sample N: per CPU and hook, how many packets to let pass before the
- * next one is recorded (see sample_skip()).
+ * next one is recorded, and the generator that draws it (see
+ * sample_skip()).
  */
+struct nsl_sample_slot {
+	__u32 left;
+	__u32 rng;	/* xorshift32 state; 0 until the first recorded packet */
+};
+
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, NSL_NR_HOOKS);
 	__type(key, __u32);
-	__type(value, __u32);
+	__type(value, struct nsl_sample_slot);
 } sample_left SEC(".maps");
 
 /* Filter sets; only looked up when the matching cfg.filter_* is set. */

@@ -24,6 +24,7 @@
 #include "netstacklat.h"
 #include "hist.h"
 #include "hol.h"
+#include "sample.h"
 #include "group_id.bpf.h"
 
 #define AF_INET 2

@@ -80,46 +80,71 @@ err:
 }
 
 /*
+ * Whether the filters select a TCP read of sk, and ts is an RX timestamp
+ * to measure from; *ifindex its interface (with -i/-I). The stamp's
+ * failures are counted when counted (a read --sample leaves out counts
+ * nothing).
+ *
+ * A read has no stamp when tcp_collapse() rebuilt the last skb it took
+ * (v6.1 to v7.2, net/ipv4/tcp_input.c, from tcp_prune_queue() under
+ * receive-buffer pressure, and tcp_collapse_ofo_queue()): the new skb
+ * comes from alloc_skb(), so its tstamp is 0, while memcpy() of skb->cb
+ * carries has_rxtstamp over. Such a read is counted in no_rx_tstamp
+ * (after the filters, as samples are): these are the slowest readers,
+ * and a read that returned data is never dropped unseen.
+ */
+static __always_inline int tcp_read_selected(struct sock *sk, __u64 ts,
+					     __u32 *ifindex, int counted)
+{
+	if (!reader_selected(sk))
+		return 0;
+	if (need_ifindex()) {
+		*ifindex = nsl_sk_rx_ifindex(sk);
+		if (!ifindex_selected(*ifindex))
+			return 0;
+	}
+	if (!sk_netns_selected(sk))
+		return 0;
+	if ((__s64)ts <= 0) {
+		if (counted)
+			count_event(NSL_HOOK_TCP_SOCK_READ, NSL_CNT_NO_RX_TSTAMP);
+		return 0;
+	}
+	if (!nsl_read_tstamp_is_rx(ts, cfg.mono_tstamp_limit)) {
+		if (counted)
+			count_event(NSL_HOOK_TCP_SOCK_READ, NSL_CNT_NOT_RX_TSTAMP);
+		return 0;
+	}
+	return 1;
+}
+
+/*
  * A TCP read that returned data; ts is the RX timestamp of the last skb it
  * took (tcp_update_recv_tstamps() in tcp_recvmsg_locked(), for the skbs
- * whose TCP_SKB_CB()->has_rxtstamp is set), 0 when that skb has none.
+ * whose TCP_SKB_CB()->has_rxtstamp is set), 0 when that skb has none
+ * (tcp_read_selected()).
  *
- * It has none when tcp_collapse() rebuilt it (v6.1 to v7.2, net/ipv4/
- * tcp_input.c, from tcp_prune_queue() under receive-buffer pressure, and
- * tcp_collapse_ofo_queue()): the new skb comes from alloc_skb(), so its
- * tstamp is 0, while memcpy() of skb->cb carries has_rxtstamp over. Such
- * a read is counted in no_rx_tstamp (after the filters, as samples are):
- * these are the slowest readers, and a read that returned data is never
- * dropped unseen. The HOL state is then left as it is: the next read
- * sees the out-of-order count that grew meanwhile (it only ever leaves
- * more out).
+ * The HOL state advances only with a read that tcp_read_selected()
+ * passes: a read no filter selects, or without a stamp, leaves it as it
+ * is, and the next read sees the out-of-order count that grew meanwhile
+ * (it only ever leaves more out). A read --sample leaves out advances it
+ * at the same point, so that the reads a sampled run records are those
+ * an unsampled one does, thinned; and so that the sockets of other
+ * processes and namespaces get no HOL state (hol_lru) in either.
  */
 static __always_inline void record_tcp_read(struct sock *sk, __u64 ts)
 {
 	__u32 into = NSL_HOOK_TCP_SOCK_READ;	/* the histogram */
 	__u32 ifindex = 0;
+	int skip = sample_skip(NSL_HOOK_TCP_SOCK_READ);
 
-	if (sample_skip(NSL_HOOK_TCP_SOCK_READ)) {
-		/* the HOL state follows every read (sample_skip()) */
-		if (!cfg.include_hol && sk->sk_protocol != IPPROTO_MPTCP)
-			tcp_read_hol_blocked(sk, 0);
+	/* no HOL state to advance: a read left out costs no more */
+	if (skip && (cfg.include_hol || sk->sk_protocol == IPPROTO_MPTCP))
 		return;
-	}
-	if (!reader_selected(sk))
+	if (!tcp_read_selected(sk, ts, &ifindex, !skip))
 		return;
-	if (need_ifindex()) {
-		ifindex = nsl_sk_rx_ifindex(sk);
-		if (!ifindex_selected(ifindex))
-			return;
-	}
-	if (!sk_netns_selected(sk))
-		return;
-	if ((__s64)ts <= 0) {
-		count_event(NSL_HOOK_TCP_SOCK_READ, NSL_CNT_NO_RX_TSTAMP);
-		return;
-	}
-	if (!nsl_read_tstamp_is_rx(ts, cfg.mono_tstamp_limit)) {
-		count_event(NSL_HOOK_TCP_SOCK_READ, NSL_CNT_NOT_RX_TSTAMP);
+	if (skip) {
+		tcp_read_hol_blocked(sk, 0);
 		return;
 	}
 	if (!cfg.include_hol) {

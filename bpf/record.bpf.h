@@ -26,32 +26,39 @@ static __always_inline void count_event(__u32 hook, enum nsl_counter c)
 
 /*
  * --sample N: whether hook leaves this packet out. Each CPU records one
- * packet in N of each hook, the first of every N, by a countdown: no
- * random numbers, no atomics (the slot is the CPU's own; programs run
+ * packet in N of each hook on average, by a countdown: after each packet
+ * it records it lets a random 0 to 2N - 2 pass (nsl_sample_gap() of the
+ * slot's own generator, include/sample.h, which says why at random and
+ * what it costs), no atomics (the slot is the CPU's own; programs run
  * with migration off, and where a task-context program is preempted
  * between the load and the store by another run on its CPU, one packet
- * more or less is recorded: the rate stays 1 in N). Asked first, before any other
- * work of the hook, so that a packet left out costs a map lookup and a
- * decrement. Whatever state a hook keeps per socket still follows every
- * packet (the HOL filter's: record_tcp_read(); the enqueue fallback's
- * tail: tp_data_ready()), so that the packets recorded are the ones an
- * unsampled run would record, thinned. With cfg.sample_every <= 1 the
- * verifier drops all of it.
+ * more or less is recorded: the rate stays 1 in N). Asked first, before any other work of the hook, so that
+ * a packet left out costs a map lookup and a decrement; the random
+ * number is drawn only for a packet recorded. Whatever state a hook
+ * keeps per socket or per packet still follows every packet (the HOL
+ * filter's: record_tcp_read(); the enqueue fallback's tail:
+ * tp_data_ready(); the hand-over's remembered stamps: record_handover()),
+ * so that the packets recorded are the ones an unsampled run would
+ * record, thinned; and the counters of a packet left out are not
+ * counted, so that they are thinned alike. With cfg.sample_every <= 1
+ * the verifier drops all of it.
  */
 static __always_inline int sample_skip(__u32 hook)
 {
-	__u32 *left;
+	struct nsl_sample_slot *s;
 
 	if (cfg.sample_every <= 1)
 		return 0;
-	left = bpf_map_lookup_elem(&sample_left, &hook);
-	if (!left)
+	s = bpf_map_lookup_elem(&sample_left, &hook);
+	if (!s)
 		return 0;
-	if (*left) {
-		(*left)--;
+	if (s->left) {
+		s->left--;
 		return 1;
 	}
-	*left = cfg.sample_every - 1;
+	if (!s->rng)	/* the slot's first recorded packet: seeded once */
+		s->rng = bpf_get_prandom_u32() | 1;
+	s->left = nsl_sample_gap(nsl_xorshift32(&s->rng), cfg.sample_every);
 	return 0;
 }
 

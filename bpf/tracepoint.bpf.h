@@ -15,13 +15,15 @@
  * Whether tail, the tail of sk's receive queue, was not sampled yet: the
  * socket's slot of tail_state remembers the last tail sampled, with its
  * timestamp (TCP coalescing merges a new segment into the tail skb and
- * gives it the new timestamp: a new sample under the same address).
+ * gives it the new timestamp: a new sample under the same address). A
+ * repeat is counted (unchanged_tail) when counted: when --sample did not
+ * leave this call out.
  * Socket addresses are slab objects, at least 64-byte aligned: the
  * multiplicative (Fibonacci) hash mixes the bits above those into the
  * slot number.
  */
 static __always_inline int tail_is_new(struct sock *sk, struct sk_buff *tail,
-				       __u64 tstamp, __u32 hook)
+				       __u64 tstamp, __u32 hook, int counted)
 {
 	/*
 	 * The verifier lets no arithmetic but pointer - pointer (a scalar
@@ -36,7 +38,8 @@ static __always_inline int tail_is_new(struct sock *sk, struct sk_buff *tail,
 	if (!st)
 		return 1;
 	if (st->sk == a && st->skb == (__u64)tail && st->tstamp == tstamp) {
-		count_event(hook, NSL_CNT_UNCHANGED_TAIL);
+		if (counted)
+			count_event(hook, NSL_CNT_UNCHANGED_TAIL);
 		return 0;
 	}
 	st->sk = a;
@@ -62,6 +65,13 @@ static __always_inline int tail_is_new(struct sock *sk, struct sk_buff *tail,
  * after it (__udp_enqueue_schedule_skb(), per-NUMA llist): the same tail
  * each time. So a tail is sampled once per socket (tail_is_new()); the
  * repeats are counted in unchanged_tail.
+ *
+ * Under --sample every call of the hook is a packet to the countdown,
+ * whatever it turns out to be (a sample, unchanged_tail, queue_empty), and
+ * a call left out counts nothing: so samples and counters are thinned
+ * alike, and each scaled by N estimates the unsampled run's. The last
+ * tail still follows every call, so that a call that is looked at sees a
+ * repeat as a repeat.
  */
 SEC("tp_btf/sk_data_ready")
 int BPF_PROG(tp_data_ready, struct sock *sk)
@@ -70,6 +80,7 @@ int BPF_PROG(tp_data_ready, struct sock *sk)
 	struct sk_buff *tail;
 	__u32 hook;
 	__u64 ts;
+	int skip;
 
 #ifdef NSL_BENCH_CLOCK_ONLY
 	/*
@@ -104,7 +115,7 @@ int BPF_PROG(tp_data_ready, struct sock *sk)
 	 * hold too; an empty TCP queue is a listener's or a drop's call.
 	 */
 	if (!sk->sk_receive_queue.qlen) {
-		if (hook == NSL_HOOK_UDP_SOCK_ENQUEUED)
+		if (hook == NSL_HOOK_UDP_SOCK_ENQUEUED && !sample_skip(hook))
 			count_event(hook, NSL_CNT_QUEUE_EMPTY);
 		return 0;
 	}
@@ -114,15 +125,17 @@ int BPF_PROG(tp_data_ready, struct sock *sk)
 	ts = tail->tstamp;
 	/*
 	 * A UDP tail without a stamp is a datagram that arrived while RX
-	 * timestamping was off: record_rx() counts it (no_rx_tstamp), once
-	 * per tail. A TCP one may be no packet at all: a drop's call finds
+	 * timestamping was off: record_rx_picked() counts it (no_rx_tstamp),
+	 * once per tail. A TCP one may be no packet at all: a drop's call finds
 	 * the tail tcp_collapse() rebuilt without a stamp (the reads count
 	 * those, as no_rx_tstamp of tcp-socket-read).
 	 */
-	if (((__s64)ts <= 0 && hook == NSL_HOOK_TCP_SOCK_ENQUEUED) ||
-	    !tail_is_new(sk, tail, ts, hook))
+	if ((__s64)ts <= 0 && hook == NSL_HOOK_TCP_SOCK_ENQUEUED)
 		return 0;
-	record_rx(tail, sk, hook, 1);
+	skip = sample_skip(hook);
+	if (!tail_is_new(sk, tail, ts, hook, !skip) || skip)
+		return 0;
+	record_rx_picked(tail, sk, hook, 1);
 	return 0;
 }
 

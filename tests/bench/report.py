@@ -27,7 +27,14 @@ COST_CONFIGS = (BASE_CONFIGS + ("ours_r8", "ours_C8") + tuple(f"ours_s{n}" for n
 # scripts/bench --baseline: the baseline build's configurations are ours
 # with this prefix, its throughput mode is "base".
 BASE = "base_"
-OPTIONS = {"ours": "", "ours_y": "-y", "ours_I": "-I", "ours_C": "-C"}
+OPTIONS = {"ours": "", "ours_y": "-y", "ours_I": "-I", "ours_C": "-C",
+           "ours_s8": "N=8", "ours_s64": "N=64"}
+
+
+def base_configs(configs):
+    """The baseline's configurations: the first four, and --sample's where
+    scripts/bench ran them (a baseline that has the option)."""
+    return BASE_CONFIGS + tuple(f"ours_s{n}" for n in SAMPLED if f"{BASE}ours_s{n}" in configs)
 
 # Our tracepoint programs and the bpftrace probes doing the same work.
 # tp_data_ready serves both enqueue hooks in one run per sk_data_ready
@@ -426,7 +433,8 @@ def baseline_rows(cost, tool):
     """Every program of either build, ours in the order of FLOOR_OF first:
     per configuration the baseline and this build, each also minus the
     floor at the program's attach point, and this build minus the baseline."""
-    both = [cost[c] for c in BASE_CONFIGS] + [cost[BASE + c] for c in BASE_CONFIGS]
+    cfgs = base_configs(cost)
+    both = [cost[c] for c in cfgs] + [cost[BASE + c] for c in cfgs]
     seen = set().union(*both)
     names = [n for n in FLOOR_OF if n in seen] + sorted(seen - set(FLOOR_OF))
     rows = []
@@ -435,7 +443,7 @@ def baseline_rows(cost, tool):
         fprog = cost["floor"].get(FLOOR_OF.get(name, ""))
         f = (fprog or {}).get("avg_ns")
         configs = {}
-        for cfg in BASE_CONFIGS:
+        for cfg in cfgs:
             base = build_side(cost[BASE + cfg].get(name), f)
             this = build_side(cost[cfg].get(name), f)
             configs[cfg] = {
@@ -704,7 +712,9 @@ def main():
 
     cost_rounds = int(header["cost_rounds"])
     has_base = "baseline" in header
-    configs = COST_CONFIGS + (tuple(BASE + c for c in BASE_CONFIGS) if has_base else ())
+    sampled = tuple(f"{BASE}ours_s{n}" for n in SAMPLED
+                    if os.path.exists(os.path.join(raw, f"cost-{BASE}ours_s{n}-r1.tool.jsonl")))
+    configs = COST_CONFIGS + (tuple(BASE + c for c in BASE_CONFIGS) + sampled if has_base else ())
     cost, rounds_of = {}, {}
     for cfg in configs + ("bpftrace", "floor"):
         cost[cfg], rounds_of[cfg] = cost_config(raw, cfg, cost_rounds)
@@ -751,6 +761,10 @@ def main():
         print("  resolution 1 %.2f ns, resolution 8 %.2f ns: +%.2f ns per recorded sample"
               % (slot["slot_log2_ns_per_lookup"], slot["slot_schema3_ns_per_lookup"],
                  slot["slot_schema3_ns_per_lookup"] - slot["slot_log2_ns_per_lookup"]))
+        if "sample_reload_ns_per_lookup" in slot:
+            print("  --sample's random reload, per recorded packet: %.2f ns (xorshift32, as the"
+                  " tool), %.2f ns (bpf_get_prandom_u32())"
+                  % (slot["sample_reload_ns_per_lookup"], slot["sample_reload_helper_ns_per_lookup"]))
     if atomic:
         n = atomic["cpus"]
         print("\nan add to a counter (BPF_PROG_TEST_RUN, tests/bench/atomicbench.bpf.c): ns per "

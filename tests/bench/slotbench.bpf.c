@@ -6,11 +6,13 @@
  * BPF_PROG_TEST_RUN (tests/bench/slotbench.c), which times many runs in
  * the kernel. loop_only does everything but the bucket; slot_log2 adds
  * nsl_slot() at resolution 1, slot_schema3 at resolution 8, with the
- * thresholds in read-only data as netstacklat's cfg holds them.
+ * thresholds in read-only data as netstacklat's cfg holds them; and
+ * --sample's random reload (below).
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include "hist.h"
+#include "sample.h"
 
 const volatile __u64 thr[8] = {};
 
@@ -64,6 +66,40 @@ SEC("socket")
 int slot_schema3(struct __sk_buff *skb)
 {
 	return lookups(3);
+}
+
+/*
+ * --sample's random reload (sample_skip(), bpf/record.bpf.h): what a
+ * recorded packet pays for a countdown drawn at random rather than set
+ * to N - 1, 256 times per run (N = 64), on top of loop_only:
+ * sample_reload as the tool draws it, from the xorshift32 state kept in
+ * memory (here a global; in the tool the countdown's per-CPU slot), and
+ * sample_reload_helper from bpf_get_prandom_u32(), the helper call the
+ * tool makes once per slot to seed it.
+ */
+__u32 rng = 1;
+
+SEC("socket")
+int sample_reload(struct __sk_buff *skb)
+{
+	__u64 x = SEED, s = 0;
+
+	for (int i = 0; i < N; i++) {
+		s += latency(next(&x)) + nsl_sample_gap(nsl_xorshift32(&rng), 64);
+		/* the state goes to memory and back each time, as the slot's */
+		asm volatile("" ::: "memory");
+	}
+	return s & 1;
+}
+
+SEC("socket")
+int sample_reload_helper(struct __sk_buff *skb)
+{
+	__u64 x = SEED, s = 0;
+
+	for (int i = 0; i < N; i++)
+		s += latency(next(&x)) + nsl_sample_gap(bpf_get_prandom_u32(), 64);
+	return s & 1;
 }
 
 char LICENSE[] SEC("license") = "GPL";

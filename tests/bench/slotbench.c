@@ -1,14 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * slotbench - ns per bucket lookup at resolution 1 and 8, measured in the
- * kernel with BPF_PROG_TEST_RUN (the programs: tests/bench/slotbench.bpf.c).
+ * slotbench - ns per bucket lookup at resolution 1 and 8, and per --sample
+ * random reload, measured in the kernel with BPF_PROG_TEST_RUN (the
+ * programs: tests/bench/slotbench.bpf.c).
  *
  *   slotbench OBJECT [REPEAT [ROUNDS]]
  *
  * Each program runs REPEAT times (default 20000) per round, ROUNDS rounds
- * (default 7), the three programs interleaved; the kernel reports the mean
+ * (default 7), the programs interleaved; the kernel reports the mean
  * duration of a run. Prints one JSON object: per program the median ns per
- * run, and per lookup (run minus loop_only, over the 256 lookups of a run).
+ * run, and per lookup or reload (run minus loop_only, over the 256 of a
+ * run).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -20,7 +22,8 @@
 
 #define LOOKUPS 256
 #define MAX_ROUNDS 99
-static const char *const progs[] = { "loop_only", "slot_log2", "slot_schema3" };
+static const char *const progs[] = { "loop_only", "slot_log2", "slot_schema3",
+					   "sample_reload", "sample_reload_helper" };
 #define NPROGS (sizeof(progs) / sizeof(progs[0]))
 
 static int cmp(const void *a, const void *b)
