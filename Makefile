@@ -39,10 +39,11 @@ PROTO_DIR ?= /usr/share/gocode/src/github.com/prometheus/client_model
 PB_OUT := $(OUTPUT)/pb
 PB_GEN := $(PB_OUT)/io/prometheus/client/metrics.pb-c.c $(PB_OUT)/google/protobuf/timestamp.pb-c.c
 PB_OBJS := $(PB_GEN:.c=.o)
-# the /metrics server (src/4-sink/http.c): a thread of ours, driving libmicrohttpd,
+# the /metrics server (src/4-sink/http.c): a jailed process of ours, driving libmicrohttpd,
 # which it loads with dlopen() when --listen asks for it (built against its
 # header, from libmicrohttpd-dev)
-HTTP_LIBS := -ldl -lpthread
+# the jail it runs in: a seccomp allow-list (src/4-sink/jail.c, libseccomp)
+HTTP_LIBS := -ldl -lpthread -lseccomp
 
 SRCS      := $(wildcard $(addsuffix /*.c,$(ROOMS)))
 # Pure userspace code: no libbpf, unit-tested on the host (the formats, the

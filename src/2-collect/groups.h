@@ -20,7 +20,7 @@
  * totals stay for --series-grace seconds (Prometheus series end then).
  *
  * The readers (reports, /metrics) read through this table; the report
- * loop and the HTTP thread take its lock around read and format.
+ * loop and the jail's thread (/metrics) take its lock around read and format.
  */
 #ifndef NSL_GROUPS_H
 #define NSL_GROUPS_H

@@ -226,5 +226,8 @@ void nsl_format_prometheus(FILE *out, const struct nsl_report *r)
 		    nsl_sample_every(r));
 	prom_single(out, "netstacklat_reports_lost_total", "counter",
 		    NSL_HELP_REPORTS_LOST, r->reports_lost);
+	if (r->served)
+		prom_single(out, "netstacklat_metrics_server_restarts_total", "counter",
+			    NSL_HELP_SERVER_RESTARTS, r->server_restarts);
 	prom_hook_info(out, r);
 }

@@ -414,6 +414,9 @@ int nsl_format_prometheus_pb(FILE *out, const struct nsl_report *r)
 	if (!err)
 		err = pb_single(out, &a, "netstacklat_reports_lost_total",
 				NSL_HELP_REPORTS_LOST, true, (double)r->reports_lost);
+	if (!err && r->served)
+		err = pb_single(out, &a, "netstacklat_metrics_server_restarts_total",
+				NSL_HELP_SERVER_RESTARTS, true, (double)r->server_restarts);
 	if (!err)
 		err = pb_hook_info(out, &a, r);
 	arena_free(&a);

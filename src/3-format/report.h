@@ -110,6 +110,9 @@ struct nsl_report {
 	 * the output, since the start (src/4-sink/output.c)
 	 */
 	uint64_t reports_lost;
+	/* /metrics: its server process, started again that often after it died */
+	bool served;
+	uint64_t server_restarts;
 	bool bpf_stats;			/* costs[] filled (--bpf-stats) */
 	size_t nr_costs;
 	struct nsl_prog_cost costs[NSL_MAX_PROG_COSTS];

@@ -67,6 +67,9 @@ char *nsl_utf8_dup(const char *s, size_t len);
 
 /* HELP of the group metrics, the same in the text and protobuf formats. */
 #define NSL_HELP_GROUPS "Groups (-I/-C) with a histogram now."
+#define NSL_HELP_SERVER_RESTARTS "Times the /metrics server process ended " \
+	"and was started again since the start (it runs jailed: a fault there " \
+	"ends it alone)."
 #define NSL_HELP_REPORTS_LOST "Reports that could not be written to the " \
 	"output (standard output or -o) since the start."
 #define NSL_HELP_GROUPS_RECLAIMED "Groups whose cgroup, interface or " \

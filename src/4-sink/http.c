@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The /metrics endpoint: libmicrohttpd (Debian's 0.9.75, no TLS) parses
- * and answers HTTP; a thread of ours drives it (external polling with
- * epoll) so that the limits the library lacks are enforced between its
- * runs, in the same thread, with no race against it closing sockets.
+ * The /metrics server: libmicrohttpd (Debian's 0.9.75, no TLS) parses
+ * and answers HTTP in the jailed child (src/4-sink/jail.c); a loop of
+ * ours drives it (external polling with epoll) so that the limits the
+ * library lacks are enforced between its runs, in the same thread, with
+ * no race against it closing sockets.
  *
  * What bounds what (docs/security.md states the guarantees):
  *  - connections: NSL_HTTP_CONNS at once (more wait in the listen
@@ -32,16 +33,12 @@
 #include <fcntl.h>
 #include <malloc.h>
 #include <poll.h>
-#include <pthread.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include <arpa/inet.h>
-#include <netinet/in.h>
 #include <sys/socket.h>
 #include <microhttpd.h>
 #include "clock.h"
@@ -51,18 +48,28 @@
 #include "mhd.h"
 #include "log.h"
 
-/*
- * Connections that completed the handshake but wait to be accepted: room
- * for a burst (1,000 connections at once) without dropping SYNs, which a
- * scraper caught in it would retransmit only after a second.
- */
-#define NSL_HTTP_BACKLOG 1024
 #define NSL_HTTP_MMAP_BYTES (256 << 10)	/* allocations from here on: mmap */
 
 struct nsl_http_conn {
 	int fd;				/* -1: free slot */
 	bool cut;			/* shut down for being overdue */
 	int64_t deadline_ms;		/* CLOCK_MONOTONIC */
+};
+
+struct nsl_http_answer;
+
+/* The server's state: the library's daemon, the deadlines, the answers. */
+struct nsl_http {
+	struct nsl_http_app app;
+	struct MHD_Daemon *daemon;	/* owns the listening socket */
+	struct nsl_http_conn conns[NSL_HTTP_CONNS];
+	/* the newest answer of each representation, while it may be reused */
+	struct nsl_http_answer *newest[NSL_HTTP_MAX_REPRS];
+	/* rendered answers alive, per representation: one's readers never
+	 * starve the other's scrapers */
+	unsigned int answers[NSL_HTTP_MAX_REPRS];
+	size_t answer_bytes[NSL_HTTP_MAX_REPRS];
+	unsigned int inflating;		/* inflated responses alive */
 };
 
 /*
@@ -77,7 +84,7 @@ struct nsl_http_answer {
 	char *body;			/* the gzip member */
 	size_t len;
 	uint64_t plain;			/* its length inflated */
-	const char *type;		/* Content-Type */
+	char type[128];			/* Content-Type */
 	unsigned int refs;		/* resp alive, and each inflating response */
 	int64_t born_ms;
 };
@@ -88,41 +95,6 @@ struct nsl_http_inflate {
 	struct nsl_gunzip g;
 	uint64_t pos;			/* bytes given to the library */
 };
-
-int nsl_http_bind(struct nsl_http *h, const char *addr, uint16_t port)
-{
-	struct sockaddr_storage ss = { 0 };
-	struct sockaddr_in *in4 = (struct sockaddr_in *)&ss;
-	struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)&ss;
-	socklen_t len;
-	int one = 1, err;
-
-	memset(h, 0, sizeof(*h));
-	h->sock = -1;
-	if (inet_pton(AF_INET, addr, &in4->sin_addr) == 1) {
-		in4->sin_family = AF_INET;
-		in4->sin_port = htons(port);
-		len = sizeof(*in4);
-	} else if (inet_pton(AF_INET6, addr, &in6->sin6_addr) == 1) {
-		in6->sin6_family = AF_INET6;
-		in6->sin6_port = htons(port);
-		len = sizeof(*in6);
-	} else {
-		return -EINVAL;
-	}
-	h->sock = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-	if (h->sock < 0)
-		return -errno;
-	setsockopt(h->sock, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	if (bind(h->sock, (struct sockaddr *)&ss, len) ||
-	    listen(h->sock, NSL_HTTP_BACKLOG)) {
-		err = -errno;
-		close(h->sock);
-		h->sock = -1;
-		return err;
-	}
-	return 0;
-}
 
 /* The library's messages (refused connections, timeouts): with -v only. */
 static void log_mhd(void *cls, const char *fmt, va_list ap)
@@ -274,39 +246,33 @@ static bool common_headers(struct MHD_Response *r, const char *type)
 	       nsl_mhd.add_response_header(r, MHD_HTTP_HEADER_CONNECTION, "close");
 }
 
-/*
- * Renders a new answer of representation repr, deflated as it is written
- * (the plain text of thousands of groups is never held whole): NULL on
- * failure.
- */
+/* Fetches a new answer of representation repr: NULL on failure. */
 static struct nsl_http_answer *answer_render(struct nsl_http *h,
 					     unsigned int repr, int64_t now)
 {
 	struct nsl_http_answer *a = calloc(1, sizeof(*a));
-	struct nsl_gz z;
-	FILE *f;
-	int err;
+	struct nsl_http_body b = { 0 };
 
 	if (!a)
 		return NULL;
 	a->h = h;
 	a->repr = repr;
-	f = nsl_gz_open(&z);
-	if (!f)
-		goto fail;
-	err = h->app.render(h->app.ctx, repr, f, &a->type);
-	if (fclose(f) || err || !a->type) {
-		free(z.buf);
-		goto fail;
+	if (h->app.fetch(h->app.ctx, repr, &b) || !b.type[0]) {
+		free(b.buf);
+		free(a);
+		return NULL;
 	}
-	a->body = z.buf;
-	a->len = z.len;
-	a->plain = z.plain;
+	a->body = b.buf;
+	a->len = b.len;
+	a->plain = b.plain;
+	memcpy(a->type, b.type, sizeof(a->type));
+	a->type[sizeof(a->type) - 1] = '\0';
 	a->resp = nsl_mhd.create_response_from_buffer_with_free_callback_cls(
 		a->len, a->body, answer_free, a);
 	if (!a->resp) {
 		free(a->body);
-		goto fail;
+		free(a);
+		return NULL;
 	}
 	a->born_ms = now;
 	a->refs = 1;
@@ -316,9 +282,6 @@ static struct nsl_http_answer *answer_render(struct nsl_http *h,
 	    nsl_mhd.add_response_header(a->resp, MHD_HTTP_HEADER_CONTENT_ENCODING, "gzip"))
 		return a;
 	nsl_mhd.destroy_response(a->resp);	/* frees a and its body */
-	return NULL;
-fail:
-	free(a);
 	return NULL;
 }
 
@@ -521,14 +484,13 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 	return answer_status(c, status == MHD_HTTP_OK ? MHD_HTTP_INTERNAL_SERVER_ERROR : status);
 }
 
-static void *serve(void *arg)
+static void serve(struct nsl_http *h, int stop_fd)
 {
-	struct nsl_http *h = arg;
 	const union MHD_DaemonInfo *di =
 		nsl_mhd.get_daemon_info(h->daemon, MHD_DAEMON_INFO_EPOLL_FD);
 	struct pollfd pfd[2] = {
 		{ .fd = di ? di->epoll_fd : -1, .events = POLLIN },
-		{ .fd = h->wake[0], .events = POLLIN },
+		{ .fd = stop_fd, .events = POLLIN },
 	};
 	bool warned = false;
 
@@ -555,12 +517,12 @@ static void *serve(void *arg)
 			break;
 		nsl_mhd.run(h->daemon);
 	}
-	return NULL;
 }
 
-int nsl_http_start(struct nsl_http *h, const struct nsl_http_app *app)
+int nsl_http_serve(int sock, int stop_fd, const struct nsl_http_app *app)
 {
-	sigset_t all, old;
+	static struct nsl_http server;	/* one a process: the jailed child's */
+	struct nsl_http *h = &server;
 	int err;
 
 	/*
@@ -573,19 +535,14 @@ int nsl_http_start(struct nsl_http *h, const struct nsl_http_app *app)
 	err = nsl_mhd_load();
 	if (err)
 		return err;
+	memset(h, 0, sizeof(*h));
 	h->app = *app;
-	h->conns = calloc(NSL_HTTP_CONNS, sizeof(*h->conns));
-	if (!h->conns)
-		return -ENOMEM;
 	for (int i = 0; i < NSL_HTTP_CONNS; i++)
 		h->conns[i].fd = -1;
-	if (pipe2(h->wake, O_CLOEXEC))
-		return -errno;
-	h->has_pipe = true;
 	h->daemon = nsl_mhd.start_daemon(
 		MHD_USE_EPOLL | MHD_USE_ERROR_LOG, 0, NULL, NULL, on_request, h,
 		MHD_OPTION_EXTERNAL_LOGGER, log_mhd, NULL,
-		MHD_OPTION_LISTEN_SOCKET, h->sock,
+		MHD_OPTION_LISTEN_SOCKET, sock,
 		MHD_OPTION_CONNECTION_LIMIT, (unsigned int)NSL_HTTP_CONNS,
 		MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned int)NSL_HTTP_CONNS_PER_IP,
 		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)NSL_HTTP_IDLE_S,
@@ -595,43 +552,13 @@ int nsl_http_start(struct nsl_http *h, const struct nsl_http_app *app)
 		MHD_OPTION_END);
 	if (!h->daemon)
 		return -EINVAL;
-	h->sock = -1;	/* the daemon closes it when stopped */
-	/*
-	 * The server's thread inherits our signal mask: with every signal
-	 * blocked there, SIGINT/SIGTERM/SIGHUP reach the main thread and
-	 * interrupt its sleep between reports at once.
-	 */
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	err = -pthread_create(&h->thread, NULL, serve, h);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	h->serving = !err;
-	return err;
-}
-
-void nsl_http_stop(struct nsl_http *h)
-{
-	if (h->serving) {
-		/* the thread leaves its poll() when the pipe turns readable */
-		while (write(h->wake[1], "x", 1) < 0 && errno == EINTR)
-			;
-		pthread_join(h->thread, NULL);
-		h->serving = false;
-	}
+	err = app->ready ? app->ready(app->ctx) : 0;
+	if (!err)
+		serve(h, stop_fd);
 	/* closes every connection, so only the cache holds answers then */
-	if (h->daemon)
-		nsl_mhd.stop_daemon(h->daemon);
+	nsl_mhd.stop_daemon(h->daemon);
 	h->daemon = NULL;
 	for (unsigned int r = 0; r < NSL_HTTP_MAX_REPRS; r++)
 		answer_drop(h, r);
-	if (h->has_pipe) {
-		close(h->wake[0]);
-		close(h->wake[1]);
-		h->has_pipe = false;
-	}
-	free(h->conns);
-	h->conns = NULL;
-	if (h->sock >= 0)
-		close(h->sock);
-	h->sock = -1;
+	return err;
 }

@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * The /metrics endpoint: libmicrohttpd driven by a thread of ours
- * (src/http.c), serving what the application renders. See
- * docs/security.md for the limits and what they guarantee.
+ * The /metrics server: libmicrohttpd driven by a loop of ours
+ * (src/4-sink/http.c), in the jailed child (src/4-sink/jail.c), serving
+ * what the parent renders. See docs/security.md for the limits and what
+ * they guarantee.
  */
 #ifndef NSL_HTTP_H
 #define NSL_HTTP_H
 
-#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -26,13 +26,21 @@
 #define NSL_HTTP_STALE_MS 5000		/* ... this young, when NSL_HTTP_ANSWERS are alive */
 #define NSL_HTTP_MAX_REPRS 4		/* representations of /metrics */
 
+/* An answer as the application made it: a gzip member (src/4-sink/gzip.h). */
+struct nsl_http_body {
+	char *buf;			/* malloc'ed: the server frees it */
+	size_t len;
+	uint64_t plain;			/* its length inflated */
+	char type[128];			/* its Content-Type */
+};
+
 /*
- * What the application serves on /metrics, in one or more representations
- * (the text exposition; later Prometheus' protobuf one). For each request
- * the server asks choose() which one the request wants, then render() for
- * its bytes, unless an answer of that representation rendered less than
+ * What the server serves on /metrics, in one or more representations
+ * (the text exposition, Prometheus' protobuf one). For each request it
+ * asks choose() which one the request wants, then fetch() for its bytes,
+ * unless an answer of that representation made less than
  * NSL_HTTP_FRESH_MS ago is alive: concurrent scrapes share one answer.
- * Both run in the server's thread, never concurrently with themselves.
+ * Both run in the server's thread, one at a time.
  */
 struct nsl_http_app {
 	void *ctx;
@@ -41,51 +49,22 @@ struct nsl_http_app {
 	 * this Accept header (NULL: none) gets.
 	 */
 	unsigned int (*choose)(void *ctx, const char *accept);
+	/* Representation repr, into *b. 0 or a negative errno (the request gets 500). */
+	int (*fetch)(void *ctx, unsigned int repr, struct nsl_http_body *b);
 	/*
-	 * Renders representation repr into out (which compresses as it
-	 * goes: the server keeps answers as gzip), and *type, its
-	 * Content-Type (a static string). Returns 0 or a negative errno
-	 * (the request gets 500).
+	 * Called once the server is set up on its socket, before it serves
+	 * (the jail shuts its doors there: src/4-sink/jail.c). 0 or a
+	 * negative errno (the server does not start).
 	 */
-	int (*render)(void *ctx, unsigned int repr, FILE *out, const char **type);
-};
-
-struct MHD_Daemon;
-struct nsl_http_conn;
-struct nsl_http_answer;
-
-struct nsl_http {
-	int sock;			/* bound and listening, or -1 */
-	struct nsl_http_app app;
-	struct MHD_Daemon *daemon;	/* owns sock once started */
-	struct nsl_http_conn *conns;	/* NSL_HTTP_CONNS: deadlines */
-	/* the newest answer of each representation, while it may be reused */
-	struct nsl_http_answer *newest[NSL_HTTP_MAX_REPRS];
-	/* rendered answers alive, per representation: one's readers never
-	 * starve the other's scrapers */
-	unsigned int answers[NSL_HTTP_MAX_REPRS];
-	size_t answer_bytes[NSL_HTTP_MAX_REPRS];
-	unsigned int inflating;		/* inflated responses alive */
-	int wake[2];			/* pipe: a byte stops the thread */
-	bool has_pipe;
-	bool serving;			/* the thread runs */
-	pthread_t thread;
+	int (*ready)(void *ctx);
 };
 
 /*
- * Binds and listens on addr:port (numeric, IPv4 or IPv6). Done early, while
- * privileged (ports below 1024) and before anything is loaded, so that a
- * port in use is a start-up error. Returns 0 or a negative errno.
+ * Serves /metrics on the listening socket sock, in the calling thread,
+ * until stop_fd turns readable or hangs up; then closes every connection
+ * (sock too). The jailed child's whole life (src/4-sink/jail.c). 0 or a
+ * negative errno.
  */
-int nsl_http_bind(struct nsl_http *h, const char *addr, uint16_t port);
-
-/*
- * Starts serving on the bound socket in a thread of its own. Start it after
- * dropping privileges: a thread keeps the credentials it was created with.
- */
-int nsl_http_start(struct nsl_http *h, const struct nsl_http_app *app);
-
-/* Stops the thread, closes every connection and the socket. */
-void nsl_http_stop(struct nsl_http *h);
+int nsl_http_serve(int sock, int stop_fd, const struct nsl_http_app *app);
 
 #endif /* NSL_HTTP_H */

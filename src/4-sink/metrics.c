@@ -16,9 +16,8 @@
  */
 enum { METRICS_TEXT, METRICS_PROTOBUF };
 
-static unsigned int choose_metrics(void *ctx, const char *accept)
+unsigned int nsl_metrics_choose(const char *accept)
 {
-	(void)ctx;
 	return nsl_prom_accepts_pb(accept) ? METRICS_PROTOBUF : METRICS_TEXT;
 }
 
@@ -51,6 +50,8 @@ static int render_metrics(void *ctx, unsigned int repr, FILE *f, const char **ty
 	if (!err && m->bpf_stats)
 		err = nsl_bpfstats_read(&m->bs, &m->rep);
 	m->rep.reports_lost = m->out ? nsl_output_lost(m->out) : 0;
+	m->rep.served = true;
+	m->rep.server_restarts = nsl_jail_restarts(m->jail);
 	if (err)
 		goto out;
 	if (repr == METRICS_PROTOBUF) {
@@ -71,13 +72,12 @@ out:
 	return err;
 }
 
-int nsl_metrics_start(struct nsl_http *http, struct nsl_metrics *m,
+int nsl_metrics_start(struct nsl_jail *jail, struct nsl_metrics *m,
 		      const struct nsl_loader *l, const bool *attached,
 		      const struct nsl_options *o, const struct nsl_bpfstats *bs,
 		      struct nsl_groups *g, const struct nsl_output *out)
 {
-	const struct nsl_http_app app = { .ctx = m, .choose = choose_metrics,
-					  .render = render_metrics };
+	const struct nsl_jail_app app = { .ctx = m, .render = render_metrics };
 	int err = nsl_collect_reader_init(&m->rd, l, attached, o, true, g);
 
 	if (err) {
@@ -86,6 +86,7 @@ int nsl_metrics_start(struct nsl_http *http, struct nsl_metrics *m,
 	}
 	nsl_collect_for_prometheus(&m->rd, o);
 	m->out = out;
+	m->jail = jail;
 	if (bs) {
 		/* the same programs, counted from zero: cumulative, no fd of its own */
 		m->bs = *bs;
@@ -93,7 +94,7 @@ int nsl_metrics_start(struct nsl_http *http, struct nsl_metrics *m,
 		m->bs.stats_fd = -1;
 		m->bpf_stats = true;
 	}
-	err = nsl_http_start(http, &app);
+	err = nsl_jail_start(jail, &app);
 	if (err)
 		pr_warn("--listen: cannot start the HTTP server\n");
 	else

@@ -4,8 +4,8 @@
  * through a reader of its own, always cumulative, whatever the reports on
  * stdout or -o do, and renders the text exposition or, for scrapers
  * whose Accept header prefers it, the protobuf one (src/3-format/prom*.c).
- * Scrapes run in the HTTP server's one thread (http.c), one render at a
- * time.
+ * The jailed server (jail.c) asks for each answer; the jail's thread
+ * renders it here, one at a time.
  */
 #ifndef NSL_METRICS_H
 #define NSL_METRICS_H
@@ -13,7 +13,7 @@
 #include <stdbool.h>
 #include "bpfstats.h"
 #include "groups.h"
-#include "http.h"
+#include "jail.h"
 #include "loader.h"
 #include "options.h"
 #include "output.h"
@@ -21,6 +21,7 @@
 #include "report.h"
 
 struct nsl_metrics {
+	const struct nsl_jail *jail;	/* its restarts, for every scrape */
 	struct nsl_reader rd;
 	struct nsl_bpfstats bs;
 	bool bpf_stats;
@@ -30,15 +31,21 @@ struct nsl_metrics {
 
 /*
  * Sets up m's reader (and the costs of bs's programs, if bs) and starts
- * the server on the socket nsl_http_bind() made; scrapes show out's lost
- * reports. Says what failed. 0 or a negative errno.
+ * the jailed server on the socket nsl_jail_bind() made; scrapes show
+ * out's lost reports. Says what failed. 0 or a negative errno.
  */
-int nsl_metrics_start(struct nsl_http *http, struct nsl_metrics *m,
+int nsl_metrics_start(struct nsl_jail *jail, struct nsl_metrics *m,
 		      const struct nsl_loader *l, const bool *attached,
 		      const struct nsl_options *o, const struct nsl_bpfstats *bs,
 		      struct nsl_groups *g, const struct nsl_output *out);
 
-/* Frees m's reader: after nsl_http_stop(), when no scrape runs. */
+/* Frees m's reader: after nsl_jail_stop(), when no scrape runs. */
 void nsl_metrics_free(struct nsl_metrics *m);
+
+/*
+ * The representation a scrape with this Accept header (NULL: none) gets:
+ * asked in the jailed server, rendered here.
+ */
+unsigned int nsl_metrics_choose(const char *accept);
 
 #endif /* NSL_METRICS_H */

@@ -4,7 +4,7 @@
  * GnuTLS and its chain (nettle, hogweed, gmp, p11-kit, tasn1, idn2,
  * unistring), 2.5 MiB resident in every run, --listen or not, whose
  * constructors would run as root at exec. Loaded by nsl_mhd_load(), from
- * nsl_http_start(), only with --listen, after libbpf's start-up peak and
+ * nsl_http_serve(), in the jailed server process alone (src/4-sink/jail.c):
  * after the privilege drop.
  * Debian bookworm's soname; the header it is built against gives the types.
  */

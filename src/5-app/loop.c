@@ -195,7 +195,7 @@ static int read_and_render(struct nsl_reader *rd, struct nsl_bpfstats *bs,
 /*
  * Every interval, reports or not (-q): the groups' lifecycle (gone ones
  * reclaimed, new ones learnt), then the report, read and rendered under
- * the table's lock (the HTTP thread reads it too) and written after it:
+ * the table's lock (the jail's thread renders /metrics under it too) and written after it:
  * a reader that does not read blocks the reports, never /metrics. Returns
  * 0 to go on (a report the sink could not write is counted and tried
  * again next time), 1 when the output is gone (quiet exit), <0 on error.
@@ -222,7 +222,7 @@ static int tick_and_report(struct nsl_groups *g, struct nsl_reader *rd,
 }
 
 int nsl_run(struct nsl_loader *l, const struct nsl_options *o,
-	    struct nsl_output *out, struct nsl_http *http)
+	    struct nsl_output *out, struct nsl_jail *http)
 {
 	struct nsl_metrics metrics = { 0 };
 	const struct nsl_format_opts fo = { .format = o->format,
@@ -297,7 +297,7 @@ out:
 	if (wake[WAKE_CLOCK_SET].fd >= 0)
 		close(wake[WAKE_CLOCK_SET].fd);
 	/* no scrape may read the maps once they are gone */
-	nsl_http_stop(http);
+	nsl_jail_stop(http);
 	nsl_metrics_free(&metrics);
 	nsl_bpfstats_close(&bs);
 	nsl_reader_free(&rd);

@@ -8,7 +8,7 @@
 #ifndef NSL_LOOP_H
 #define NSL_LOOP_H
 
-#include "http.h"
+#include "jail.h"
 #include "loader.h"
 #include "options.h"
 #include "output.h"
@@ -23,6 +23,6 @@ int nsl_install_signals(void);
  * after a message.
  */
 int nsl_run(struct nsl_loader *l, const struct nsl_options *o,
-	    struct nsl_output *out, struct nsl_http *http);
+	    struct nsl_output *out, struct nsl_jail *http);
 
 #endif /* NSL_LOOP_H */

@@ -15,7 +15,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <bpf/libbpf.h>
-#include "http.h"
+#include "jail.h"
 #include "listing.h"
 #include "loader.h"
 #include "log.h"
@@ -108,10 +108,13 @@ int main(int argc, char **argv)
 {
 	struct nsl_options opts;
 	struct nsl_loader l = { .rx_tstamp_fd = -1, .ifname_fd = -1 };
-	struct nsl_http http = { .sock = -1 };
+	struct nsl_jail http = { .sock = -1, .exe_fd = -1, .chan = -1 };
 	struct nsl_output out = { 0 };
 	int err;
 
+	/* the /metrics server's process, started by us (src/4-sink/jail.c) */
+	if (argc > 1 && !strcmp(argv[1], NSL_JAIL_ARGV1))
+		return nsl_jail_child_main(argc, argv);
 	if (nsl_parse_options(argc, argv, &opts, 0)) {
 		pr_warn("%s\n", opts.errmsg);
 		nsl_free_options(&opts);
@@ -130,7 +133,7 @@ int main(int argc, char **argv)
 		goto cleanup;
 
 	if (opts.listen_port) {
-		err = nsl_http_bind(&http, opts.listen_addr, opts.listen_port);
+		err = nsl_jail_bind(&http, opts.listen_addr, opts.listen_port);
 		if (err) {
 			pr_warn("--listen: cannot listen on %s port %u: %s\n",
 				opts.listen_addr, opts.listen_port, strerror(-err));
@@ -163,7 +166,7 @@ int main(int argc, char **argv)
 	nsl_list_netfilter_scope(&l, &opts);
 	err = nsl_run(&l, &opts, &out, &http);
 cleanup:
-	nsl_http_stop(&http);
+	nsl_jail_stop(&http);
 	nsl_loader_close(&l);
 	if (nsl_output_close(&out) && !err)
 		err = -EIO;	/* a report may be lost: exit 1 */

@@ -3,7 +3,9 @@
 # tests/integration/httpattack.py runs while a scraper at 127.0.0.1 scrapes
 # once a second as Prometheus does (its Accept header, 10 s timeout), and
 # every scrape must succeed; afterwards the tool's file descriptors must be
-# back where they were and its resident memory within 2 MiB of it.
+# back where they were and its resident memory within 2 MiB of it (both
+# measured in its jailed server process, src/4-sink/jail.c, which must
+# not be replaced: an attack that kills it fails the test).
 #
 # The attackers use other loopback addresses (127.0.0.2-5: all of 127/8 is
 # loopback), as clients on other hosts would, so that the per-address
@@ -27,8 +29,10 @@ PAD_BYTES=16000000
 RSS_SLACK_KIB=2048
 SERVER_PID=
 
-fd_count() { ls "/proc/$SERVER_PID/fd" 2>/dev/null | wc -l; }
-status_kib() { awk -v k="$1:" '$1 == k { print $2 }' "/proc/$SERVER_PID/status"; }
+# the jailed server process (src/4-sink/jail.c): where connections and answers live
+http_pid() { cat /proc/"$SERVER_PID"/task/*/children 2>/dev/null | tr ' ' '\n' | grep -m1 .; }
+fd_count() { ls "/proc/$(http_pid)/fd" 2>/dev/null | wc -l; }
+status_kib() { awk -v k="$1:" '$1 == k { print $2 }' "/proc/$(http_pid)/status"; }
 
 # The tool, once: attached, serving, warmed up by one scrape, and at rest
 # (its answer given up after NSL_HTTP_STALE_MS).
@@ -53,8 +57,9 @@ at_rest() {
 
 # attack NAME: httpattack.py NAME against the tool, then the way back
 attack() {
-	local name=$1 fds rss hwm line
+	local name=$1 fds rss hwm line child
 	ensure_server || return
+	child=$(http_pid)
 	fds=$(fd_count) rss=$(status_kib VmRSS)
 	python3 "$ROOT/tests/integration/httpattack.py" 127.0.0.1 "$PORT" "$name" \
 		> "$TMP/$name.out" 2>&1
@@ -67,6 +72,8 @@ attack() {
 	done < "$TMP/$name.out"
 	hwm=$(status_kib VmHWM)
 	kill -0 "$SERVER_PID" 2>/dev/null || { fail "the tool died"; return; }
+	[ "$(http_pid)" = "$child" ] || fail "the server process was replaced (it died)"
+
 	# connections end within the 10 s deadline, answers 5 s after rendering
 	wait_for 30 at_rest "$fds" "$rss" ||
 		fail "not back at rest within 30 s: $(fd_count) fds (before $fds), VmRSS $(status_kib VmRSS) kB (before $rss)"

@@ -8,7 +8,7 @@ source "$(dirname "$0")/lib.sh"
 TESTS=(test_prom_promtool test_prom_textfile_atomic test_prom_concurrent_scrapes
        test_prom_listen_in_use test_prom_signal_while_serving test_prom_real_server
        test_prom_bpf_stats_counters test_prom_textfile_unwritable test_prom_planted_links
-       test_prom_http)
+       test_prom_http test_prom_jail)
 # below the ephemeral range (32768-60999), where a client socket might sit
 PORT=$((20000 + ID % 10000))
 PROM_PORT=$((PORT + 1))
@@ -158,6 +158,54 @@ test_prom_http() {
 	python3 "$ROOT/tests/integration/httpcheck.py" 127.0.0.1 "$PORT" > "$TMP/httpcheck.out" 2>&1 ||
 		while read -r line; do fail "$line"; done < "$TMP/httpcheck.out"
 	stop_tool
+}
+
+# Issue #32: /metrics is served by a child process that holds its socket
+# and a channel to the tool, and nothing else (src/4-sink/jail.c): no
+# capability, no_new_privs, a seccomp filter, no BPF fd or mapping. A
+# kill -9 of it is followed by answers again within 2 s (a new child,
+# counted on /metrics), and the reports go on throughout.
+test_prom_jail() {
+	local out=$TMP/jail.json child fds maps t0 t1 gaps
+	start_tool "$out" --listen "127.0.0.1:$PORT" -r 0.2 || return
+	wait_for 10 eval 'curl -sf "http://127.0.0.1:$PORT/metrics" > "$TMP/jail.prom"' ||
+		{ fail "no /metrics"; stop_tool; return; }
+	child=$(cat /proc/"$TOOL_PID"/task/*/children | tr ' ' '\n' | grep -m1 .)
+	[ -n "$child" ] || { fail "the tool has no child process"; stop_tool; return; }
+	expect "the server's CapEff" "$(awk '$1 == "CapEff:" { print $2 }' /proc/"$child"/status)" = 0000000000000000
+	expect "the server's CapBnd" "$(awk '$1 == "CapBnd:" { print $2 }' /proc/"$child"/status)" = 0000000000000000
+	expect "the server's NoNewPrivs" "$(awk '$1 == "NoNewPrivs:" { print $2 }' /proc/"$child"/status)" = 1
+	expect "the server's Seccomp (2: filter)" "$(awk '$1 == "Seccomp:" { print $2 }' /proc/"$child"/status)" = 2
+	fds=$(for f in /proc/"$child"/fd/*; do readlink "$f"; done)
+	printf '%s\n' "$fds" | grep -q 'bpf' && fail "the server holds a BPF fd: $(echo $fds)"
+	expect "the server's fds (stdin, stdout, stderr, socket, channel, epoll)" \
+		"$(printf '%s\n' "$fds" | wc -l)" -le 6
+	maps=$(grep -c 'bpf' /proc/"$child"/maps)
+	expect "the server's BPF mappings" "$maps" -eq 0
+	expect "the tool's own BPF mappings (the check sees them)" "$(grep -c 'bpf' /proc/"$TOOL_PID"/maps)" -gt 0
+	grep -q '^netstacklat_latency_seconds_count' "$TMP/jail.prom" || fail "/metrics without histograms"
+	curl -sf -H "Accept: application/vnd.google.protobuf;proto=io.prometheus.client.MetricFamily;encoding=delimited" \
+		-o /dev/null -w '%{content_type}' "http://127.0.0.1:$PORT/metrics" > "$TMP/jail.type"
+	grep -q 'application/vnd.google.protobuf' "$TMP/jail.type" ||
+		fail "protobuf scrape: $(cat "$TMP/jail.type")"
+	t0=$(date +%s.%N)
+	kill -9 "$child"
+	wait_for 5 eval 'curl -sf --max-time 1 "http://127.0.0.1:$PORT/metrics" > "$TMP/jail2.prom"' ||
+		fail "no answer within 5 s of the kill"
+	t1=$(date +%s.%N)
+	expect "ms from the kill to an answer" "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%d", (b - a) * 1000 }')" -le 2000
+	expect "netstacklat_metrics_server_restarts_total" \
+		"$(awk '$1 == "netstacklat_metrics_server_restarts_total" { print $2 }' "$TMP/jail2.prom")" = 1
+	kill -0 "$TOOL_PID" || fail "the tool died with its server"
+	sleep 1
+	stop_tool
+	# a report every 0.2 s throughout: no gap of a second
+	gaps=$(python3 -c '
+import json, sys
+t = [json.loads(l)["interval_s"] for l in open(sys.argv[1])]
+print(sum(1 for x in t if x > 1.0))' "$out")
+	expect "reports more than 1 s apart" "$gaps" -eq 0
+	expect "reports" "$(wc -l < "$out")" -ge 10
 }
 
 # While serving scrapes, SIGINT still ends the tool at once, not at the

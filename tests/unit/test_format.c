@@ -897,6 +897,25 @@ static int setup(void **state)
 	return 0;
 }
 
+/* /metrics alone (served) counts its server's restarts; a textfile has none. */
+static void test_prom_server_restarts(void **state)
+{
+	static struct fixture f;
+	char *text;
+
+	(void)state;
+	build_basic(&f);
+	text = render(&f.r, &prom);
+	assert_null(strstr(text, "netstacklat_metrics_server_restarts_total"));
+	free(text);
+	f.r.served = true;
+	f.r.server_restarts = 3;
+	text = render(&f.r, &prom);
+	assert_non_null(strstr(text, "# TYPE netstacklat_metrics_server_restarts_total counter\n"
+				     "netstacklat_metrics_server_restarts_total 3\n"));
+	free(text);
+}
+
 /* The protobuf exposition of r, as bytes; free() it. */
 static char *render_pb_bytes(const struct nsl_report *r, size_t *len)
 {
@@ -985,6 +1004,7 @@ int main(void)
 		cmocka_unit_test(test_prom_pb_classic),
 		cmocka_unit_test(test_prom_pb_hook_info),
 		cmocka_unit_test(test_slot_range),
+		cmocka_unit_test(test_prom_server_restarts),
 	};
 
 	return cmocka_run_group_tests(tests, setup, NULL);
