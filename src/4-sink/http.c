@@ -31,7 +31,6 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
-#include <malloc.h>
 #include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -48,7 +47,6 @@
 #include "mhd.h"
 #include "log.h"
 
-#define NSL_HTTP_MMAP_BYTES (256 << 10)	/* allocations from here on: mmap */
 
 struct nsl_http_conn {
 	int fd;				/* -1: free slot */
@@ -525,13 +523,6 @@ int nsl_http_serve(int sock, int stop_fd, const struct nsl_http_app *app)
 	struct nsl_http *h = &server;
 	int err;
 
-	/*
-	 * Answers reach megabytes. A fixed threshold (glibc raises its own
-	 * to the size of every mapping freed) keeps them in mappings of
-	 * their own, given back to the kernel when the last reader is done,
-	 * rather than in heap memory that stays resident.
-	 */
-	mallopt(M_MMAP_THRESHOLD, NSL_HTTP_MMAP_BYTES);
 	err = nsl_mhd_load();
 	if (err)
 		return err;

@@ -177,12 +177,12 @@ test_prom_jail() {
 	expect "the server's NoNewPrivs" "$(awk '$1 == "NoNewPrivs:" { print $2 }' /proc/"$child"/status)" = 1
 	expect "the server's Seccomp (2: filter)" "$(awk '$1 == "Seccomp:" { print $2 }' /proc/"$child"/status)" = 2
 	fds=$(for f in /proc/"$child"/fd/*; do readlink "$f"; done)
-	printf '%s\n' "$fds" | grep -q 'bpf' && fail "the server holds a BPF fd: $(echo $fds)"
+	printf '%s\n' "$fds" | grep -q 'anon_inode:bpf' && fail "the server holds a BPF fd: $(echo $fds)"
 	expect "the server's fds (stdin, stdout, stderr, socket, channel, epoll)" \
 		"$(printf '%s\n' "$fds" | wc -l)" -le 6
-	maps=$(grep -c 'bpf' /proc/"$child"/maps)
+	maps=$(grep -c 'anon_inode:bpf' /proc/"$child"/maps)
 	expect "the server's BPF mappings" "$maps" -eq 0
-	expect "the tool's own BPF mappings (the check sees them)" "$(grep -c 'bpf' /proc/"$TOOL_PID"/maps)" -gt 0
+	expect "the tool's own BPF mappings (the check sees them)" "$(grep -c 'anon_inode:bpf' /proc/"$TOOL_PID"/maps)" -gt 0
 	grep -q '^netstacklat_latency_seconds_count' "$TMP/jail.prom" || fail "/metrics without histograms"
 	curl -sf -H "Accept: application/vnd.google.protobuf;proto=io.prometheus.client.MetricFamily;encoding=delimited" \
 		-o /dev/null -w '%{content_type}' "http://127.0.0.1:$PORT/metrics" > "$TMP/jail.type"
