@@ -31,13 +31,15 @@
 struct nsl_clock nsl_clock = {};
 
 /*
- * MONO only: where the kernel keeps CLOCK_REALTIME - CLOCK_MONOTONIC
- * (&tk_core.timekeeper.offs_real, a ktime_t; the loader finds it from
- * /proc/kallsyms and the BTF of struct timekeeper, checks at start that
- * it reads what the loader measured, and leaves it 0 when not: then a
- * step is not told from a slow packet here, and the loader says so).
+ * MONO only: whether to read CLOCK_REALTIME - CLOCK_MONOTONIC where the
+ * kernel keeps it (cfg.offs_real_addr: &tk_core.timekeeper.offs_real, a
+ * ktime_t; the loader finds it from /proc/kallsyms and the BTF of struct
+ * timekeeper before loading, checks at start that it reads what the
+ * loader measured, and leaves this 0 when not: then a step is not told
+ * from a slow packet here, and the loader says so). The address itself
+ * is in frozen .rodata: writing this can only turn the read on or off.
  */
-__u64 nsl_offs_real_addr = 0;
+__u8 nsl_offs_real_on = 0;
 
 /* Wakes the loader when the clock moved (struct nsl_clock). */
 struct {
@@ -55,9 +57,9 @@ static __always_inline __u64 nsl_now(void)
 static __always_inline __s64 nsl_offs_real(void)
 {
 	__s64 v = 0;
-	__u64 at = nsl_offs_real_addr;
 
-	if (!at || bpf_probe_read_kernel(&v, sizeof(v), (void *)at))
+	if (!cfg.offs_real_addr || !nsl_offs_real_on ||
+	    bpf_probe_read_kernel(&v, sizeof(v), (void *)cfg.offs_real_addr))
 		return 0;
 	return v;
 }
@@ -83,7 +85,7 @@ static __always_inline int clock_moved(__s64 tai_mono)
 		__s64 now = nsl_offs_real();
 
 		if (!now)
-			return 0;	/* cannot tell: see nsl_offs_real_addr */
+			return 0;	/* cannot tell: see nsl_offs_real_on */
 		d = now - tai_mono;
 	} else {
 		__u64 mono = bpf_ktime_get_ns();

@@ -243,6 +243,15 @@ struct nsl_config {
 	__u64 udp_free_len[NSL_UDP_FREE_FUNCS];
 	/* netns-handover: ndo_start_xmit of the hand-over devices, 0: none */
 	__u64 handover_xmit[NSL_HANDOVER_XMITS];
+	/*
+	 * clock_mono: where the kernel keeps CLOCK_REALTIME -
+	 * CLOCK_MONOTONIC (&tk_core.timekeeper.offs_real), or 0. In .rodata,
+	 * frozen once loaded: what the process can still write (.bss) only
+	 * turns the read on or off (nsl_offs_real_on), so the clock probe a
+	 * test run can trigger is no read of an address of its choosing
+	 * (issue #32).
+	 */
+	__u64 offs_real_addr;
 };
 
 #endif /* NETSTACKLAT_H */

@@ -60,7 +60,7 @@ static int probe_tai_mono(void *arg, int64_t *ns)
  * The kernel's offs_real as the BPF side reads it (nsl_offs_real()) must
  * be what the loader measured (realtime - mono, within the slack), or it
  * is not the field it was taken for: then the BPF side does without
- * (nsl_offs_real_addr stays 0) and a clock step between the loader's
+ * (nsl_offs_real_on stays 0) and a clock step between the loader's
  * reads is not told from a slow packet. Said once, with the reason.
  */
 void nsl_check_offs_real(struct nsl_loader *l)
@@ -71,7 +71,7 @@ void nsl_check_offs_real(struct nsl_loader *l)
 	if (!l->clock_mono)
 		return;
 	if (l->offs_real_addr) {
-		bss->nsl_offs_real_addr = l->offs_real_addr;
+		bss->nsl_offs_real_on = 1;
 		if (!probe_tai_mono(l, &measured)) {
 			got = __atomic_load_n(&bss->nsl_clock_probe_offs_real, __ATOMIC_ACQUIRE);
 			if (llabs(got - measured) <= NSL_CLOCK_SLACK_NS)
@@ -79,7 +79,7 @@ void nsl_check_offs_real(struct nsl_loader *l)
 			pr_debug("tk_core.timekeeper.offs_real reads %lld ns, measured %lld ns\n",
 				 (long long)got, (long long)measured);
 		}
-		bss->nsl_offs_real_addr = 0;
+		bss->nsl_offs_real_on = 0;
 	}
 	pr_warn("no bpf_ktime_get_tai_ns() (Linux 6.1) and the kernel's "
 		"CLOCK_REALTIME offset (tk_core in /proc/kallsyms) cannot be "

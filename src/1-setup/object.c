@@ -151,6 +151,7 @@ static void fill_config(const struct nsl_loader *l, const struct nsl_options *o,
 	       sizeof(cfg->schema_thresholds));
 	cfg->max_groups = o->max_groups;
 	cfg->clock_mono = l->clock_mono;
+	cfg->offs_real_addr = l->clock_mono ? l->offs_real_addr : 0;
 	cfg->mono_tstamp_limit = mono_tstamp_limit();
 	memcpy(cfg->udp_free_at, l->udp_free_at, sizeof(cfg->udp_free_at));
 	memcpy(cfg->udp_free_len, l->udp_free_len, sizeof(cfg->udp_free_len));

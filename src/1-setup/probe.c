@@ -146,7 +146,7 @@ static bool tracing_has_helper(const struct btf *vmlinux, int id)
 /*
  * CLOCK_REALTIME - CLOCK_MONOTONIC where the kernel keeps it, for the
  * BPF side's clock check on kernels without bpf_ktime_get_tai_ns()
- * (nsl_offs_real_addr in bpf/clock.bpf.h): tk_core.timekeeper.offs_real.
+ * (cfg.offs_real_addr, bpf/clock.bpf.h): tk_core.timekeeper.offs_real.
  * tk_core is a static variable of kernel/time/timekeeping.c (so in the
  * sources of v5.10, v6.1 and v6.12; from v6.13 a macro over
  * timekeeper_data[], but those kernels have the TAI helper), an anonymous struct { seqcount_raw_spinlock_t seq;
