@@ -12,6 +12,8 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <linux/membarrier.h>
+#include <sys/syscall.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "groups.h"
@@ -28,9 +30,13 @@
  * read-side section, without sleeping (tracing programs: bpf_trace_run*()
  * and __bpf_prog_enter() take rcu_read_lock(); netfilter programs run
  * under nf_hook()'s), so a program that looked up the old id before we
- * deleted the key has finished microseconds later. Userspace cannot wait
- * for an RCU grace period, so it waits far longer than any program runs:
- * a report interval, and at least this much when -r is tiny.
+ * deleted the key has finished once a grace period has passed after the
+ * delete. nsl_groups_grace() waits for one: membarrier(MEMBARRIER_CMD_
+ * GLOBAL) is synchronize_rcu() (kernel/sched/membarrier.c), which also
+ * waits for a program preempted inside its section (PREEMPT_RCU). Where
+ * that call is refused (nohz_full CPUs: EINVAL; a seccomp filter), the
+ * wait is a time far longer than any program runs: a report interval,
+ * and at least this much when -r is tiny.
  */
 #define RETIRE_WAIT_S 0.1
 
@@ -221,7 +227,10 @@ static int reclaim(struct nsl_groups *g, struct nsl_group *gr,
 	const uint64_t *v = mapped_values(g, gr);
 	uint32_t id = gr->id;
 
-	if (gr->gone_tick >= g->tick || nsl_seconds_between(&gr->gone_at, now) < RETIRE_WAIT_S)
+	if (gr->gone_tick >= g->tick)
+		return 0;
+	/* a grace period since its key went, or else a time */
+	if (gr->gone_tick >= g->graced_tick && nsl_seconds_between(&gr->gone_at, now) < RETIRE_WAIT_S)
 		return 0;
 	/* only the slots that hold samples: thousands of them may be kept */
 	gr->final_nr = nsl_slot_range(v + 1, g->nr_slots, &gr->final_lo);
@@ -321,6 +330,22 @@ static uint64_t map_full_total(struct nsl_groups *g)
 	return total;
 }
 
+void nsl_groups_grace(struct nsl_groups *g)
+{
+	static bool refused;
+
+	/* only this thread writes retiring and tick: read without the lock */
+	if (!g->retiring || refused)
+		return;
+	if (syscall(SYS_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0) == 0) {
+		g->graced_tick = g->tick + 1;	/* the groups retired before it */
+		return;
+	}
+	refused = true;
+	pr_debug("membarrier(MEMBARRIER_CMD_GLOBAL): %s; groups are reclaimed after "
+		 "%.1f s instead of a grace period\n", strerror(errno), RETIRE_WAIT_S);
+}
+
 int nsl_groups_tick(struct nsl_groups *g)
 {
 	struct timespec now;
@@ -335,7 +360,7 @@ int nsl_groups_tick(struct nsl_groups *g)
 	prune_gone(g, &now);
 	if (!err)
 		err = learn_new(g, &now);
-	g->live = 0;
+	g->live = g->retiring = 0;
 	for (uint32_t id = 0; id < g->c.max; id++) {
 		struct nsl_group *gr = g->by_id[id];
 		uint64_t n;
@@ -368,6 +393,8 @@ int nsl_groups_tick(struct nsl_groups *g)
 		gr->gone_tick = g->tick;
 		gr->gone_at = now;
 	}
+	for (uint32_t id = 0; id < g->c.max; id++)
+		g->retiring += g->by_id[id] && g->by_id[id]->state == NSL_GROUP_RETIRING;
 	if (!g->full_warned && map_full_total(g)) {
 		g->full_warned = true;
 		pr_warn("warning: the %u group histograms are full (%u live groups): "

@@ -86,6 +86,8 @@ struct nsl_groups {
 	uint64_t tick, serial;
 	uint64_t reclaimed;		/* groups reclaimed since start */
 	uint32_t live;			/* LIVE groups after the last tick */
+	uint32_t retiring;		/* RETIRING groups after the last tick */
+	uint64_t graced_tick;		/* the tick before which nsl_groups_grace() waited */
 	bool full_warned;
 	void *zero;			/* a zeroed histogram value */
 };
@@ -93,6 +95,12 @@ struct nsl_groups {
 /* Maps the histograms (before privileges are dropped). 0 or -errno. */
 int nsl_groups_init(struct nsl_groups *g, const struct nsl_groups_conf *c);
 void nsl_groups_free(struct nsl_groups *g);
+/*
+ * Before nsl_groups_tick(), without the lock, in the same thread: when
+ * groups retired at an earlier tick are due, waits for an RCU grace
+ * period, after which no BPF program can still add to their histograms.
+ */
+void nsl_groups_grace(struct nsl_groups *g);
 /* Once per report interval, with the lock held. 0 or -errno. */
 int nsl_groups_tick(struct nsl_groups *g);
 void nsl_groups_lock(struct nsl_groups *g);

@@ -212,14 +212,18 @@ static int read_hooks(struct nsl_reader *r)
 }
 
 /*
- * Which groups a read shows (src/groups.h): the live ones; gone ones in
- * the first read after they were found gone and after they were
- * reclaimed (their last late samples), and while keep_gone_s lasts.
+ * Which groups a read shows (src/groups.h): the live ones; gone ones
+ * until they are reclaimed (a RETIRING group's totals are the baseline of
+ * its late samples: with -r under RETIRE_WAIT_S several reads pass before
+ * its reclaim, and one that missed it reported its whole history again
+ * as the delta of the read after the reclaim, issue #33), in the read
+ * after it, and while keep_gone_s lasts. A read leaves out those with
+ * nothing new (nsl_reader_read()).
  */
 static bool group_shown(const struct nsl_reader *r, const struct nsl_group *gr,
 			const struct timespec *now)
 {
-	if (gr->state == NSL_GROUP_LIVE)
+	if (gr->state == NSL_GROUP_LIVE || gr->state == NSL_GROUP_RETIRING)
 		return true;
 	if (gr->gone_tick > r->seen_tick ||
 	    (gr->state == NSL_GROUP_GONE && gr->reclaim_tick > r->seen_tick))

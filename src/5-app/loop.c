@@ -195,8 +195,9 @@ static int read_and_render(struct nsl_reader *rd, struct nsl_bpfstats *bs,
 /*
  * Every interval, reports or not (-q): the groups' lifecycle (gone ones
  * reclaimed, new ones learnt), then the report, read and rendered under
- * the table's lock (the jail's thread renders /metrics under it too) and written after it:
- * a reader that does not read blocks the reports, never /metrics. Returns
+ * the table's lock (the jail's thread renders /metrics under it too) and
+ * written after it: a reader that does not read blocks the reports, never
+ * /metrics. Returns
  * 0 to go on (a report the sink could not write is counted and tried
  * again next time), 1 when the output is gone (quiet exit), <0 on error.
  */
@@ -207,6 +208,7 @@ static int tick_and_report(struct nsl_groups *g, struct nsl_reader *rd,
 	int err = 0;
 
 	if (g) {
+		nsl_groups_grace(g);	/* before the lock: it may wait milliseconds */
 		nsl_groups_lock(g);
 		err = nsl_groups_tick(g);
 		if (err)
