@@ -176,9 +176,11 @@ int nsl_leave_target_netns(int saved, int err)
 
 /*
  * Interface names are looked up in the namespace -n selects when it is a
- * path (ifindex is per namespace). The socket made there stays open so the
- * reader can name the interfaces of -I later (SIOCGIFNAME answers in the
- * socket's namespace); with -n -1 an index has no single name.
+ * path (ifindex is per namespace). With -I a socket made there stays open
+ * so the reader can name the interfaces later (SIOCGIFNAME answers in the
+ * socket's namespace); with -n -1 an index has no single name. Without
+ * -I none is kept: after set-up the tool holds no socket in another
+ * namespace it has no use for (issue #32).
  */
 int nsl_resolve_ifaces(struct nsl_loader *l, const struct nsl_options *o,
 		       uint32_t *idx)
@@ -188,8 +190,8 @@ int nsl_resolve_ifaces(struct nsl_loader *l, const struct nsl_options *o,
 	err = nsl_enter_target_netns(l, &saved);
 	if (err)
 		return err;
-	/* with -n -1, the names of our own namespace's interfaces, for -I */
-	if (o->netns != NSL_NETNS_ALL || o->group_ifindex)
+	/* with -n -1, the names of our own namespace's interfaces */
+	if (o->group_ifindex)
 		l->ifname_fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	for (unsigned int i = 0; i < o->nr_ifaces && !err; i++) {
 		const char *name = o->ifaces[i].name;

@@ -9,7 +9,7 @@ TESTS=(test_list_probes test_traffic_samples test_one_sample_per_read
        test_group_by_cgroup test_enable_disable test_bpf_stats
        test_bpf_stats_off_after_exit test_shared_programs test_queue_length_filter
        test_tai_offset_change test_errqueue_reads test_enqueue_once_per_skb
-       test_mptcp_reads test_resolution_known_answer)
+       test_mptcp_reads test_resolution_known_answer test_no_socket_left_in_netns)
 
 # traffic OUT TOOL_ARGS...: TCP server up (TCP_PID), tool attached, 200 TCP
 # messages then 200 UDP datagrams, tool stopped with SIGINT.
@@ -98,6 +98,25 @@ test_netns_filter() {
 	traffic "$TMP/ns-b.json" -n "$(stat -L -c %i "/run/netns/$NS_B")" || return
 	expect "samples in the receiver's namespace, by inode" \
 		"$($JQ "$TMP/ns-b.json" count tcp-socket-read)" -gt 0
+}
+
+# Issue #32 item 2: after set-up the tool keeps a socket in the -n PATH
+# namespace only with -I (to name its interfaces); with -n alone it holds
+# as many sockets as without -n (one more before).
+test_no_socket_left_in_netns() {
+	local plain with_n with_i
+	sockets() { ls -l /proc/"$TOOL_PID"/fd 2>/dev/null | grep -c 'socket:'; }
+	start_tool "$TMP/sock-a.json" || return
+	plain=$(sockets)
+	stop_tool
+	start_tool "$TMP/sock-b.json" -n "/run/netns/$NS_B" || return
+	with_n=$(sockets)
+	stop_tool
+	start_tool "$TMP/sock-c.json" -n "/run/netns/$NS_B" -I || return
+	with_i=$(sockets)
+	stop_tool
+	expect "sockets held with -n PATH (without -n: $plain)" "$with_n" -eq "$plain"
+	expect "sockets held with -n PATH -I (without -n: $plain)" "$with_i" -eq $((plain + 1))
 }
 
 test_iface_filter() {
