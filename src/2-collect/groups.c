@@ -304,6 +304,7 @@ static int learn_new(struct nsl_groups *g, const struct timespec *now)
 		gr->serial = ++g->serial;
 		gr->state = NSL_GROUP_LIVE;
 		gr->active = *now;
+		gr->active_tick = g->tick;
 		if (g->c.group_cgroup && key.cgroup)
 			gr->cgroup_path = nsl_cgroup_path(key.cgroup, false);
 		if (g->c.group_ifindex && key.ifindex)
@@ -346,8 +347,69 @@ void nsl_groups_grace(struct nsl_groups *g)
 		 "%.1f s instead of a grace period\n", strerror(errno), RETIRE_WAIT_S);
 }
 
+/*
+ * Retires a LIVE group: its key deleted from group_ids (new samples of the
+ * key make a new group, with a new id), RETIRING until its reclaim.
+ * False if the key could not be deleted (it stays LIVE).
+ */
+static bool retire(struct nsl_groups *g, struct nsl_group *gr, const struct timespec *now)
+{
+	if (bpf_map_delete_elem(g->c.ids_fd, &gr->key) && errno != ENOENT)
+		return false;
+	gr->state = NSL_GROUP_RETIRING;
+	gr->gone_tick = g->tick;
+	gr->gone_at = *now;
+	return true;
+}
+
+static int by_active_tick(const void *a, const void *b)
+{
+	const struct nsl_group *x = *(struct nsl_group *const *)a;
+	const struct nsl_group *y = *(struct nsl_group *const *)b;
+
+	return x->active_tick < y->active_tick ? -1 : x->active_tick > y->active_tick;
+}
+
+/*
+ * The table is full and new keys found no id (map_full grew by want
+ * samples since the last tick): the groups idle longest, without a
+ * sample for EVICT_IDLE_TICKS ticks at least, yield their ids (issue #32:
+ * otherwise groups that exist but are idle, such as a tenant's thousands
+ * of namespaces that each sent one packet, starve every new pod). At most
+ * want, and an eighth of the table, a tick. Evicted groups are reported
+ * gone like the others, and counted.
+ */
+#define EVICT_IDLE_TICKS 2
+
+static void evict(struct nsl_groups *g, uint64_t want, const struct timespec *now)
+{
+	struct nsl_group **idle = calloc(g->c.max, sizeof(*idle));
+	uint64_t n = 0, cap = g->c.max / 8 + 1;
+
+	if (!idle)
+		return;
+	for (uint32_t id = 0; id < g->c.max; id++) {
+		struct nsl_group *gr = g->by_id[id];
+
+		if (gr && gr->state == NSL_GROUP_LIVE &&
+		    g->tick - gr->active_tick >= EVICT_IDLE_TICKS)
+			idle[n++] = gr;
+	}
+	qsort(idle, n, sizeof(*idle), by_active_tick);
+	if (want > cap)
+		want = cap;
+	for (uint64_t i = 0; i < n && i < want; i++) {
+		if (!retire(g, idle[i], now))
+			continue;
+		g->evicted++;
+		g->live--;
+	}
+	free(idle);
+}
+
 int nsl_groups_tick(struct nsl_groups *g)
 {
+	uint64_t full;
 	struct timespec now;
 	int err = 0;
 
@@ -375,6 +437,7 @@ int nsl_groups_tick(struct nsl_groups *g)
 				ifindex_exists(g, gr);	/* renamed? */
 			gr->count = n;
 			gr->active = now;
+			gr->active_tick = g->tick;
 			g->live++;
 			continue;
 		}
@@ -384,22 +447,21 @@ int nsl_groups_tick(struct nsl_groups *g)
 			g->live++;
 			continue;
 		}
-		/* new samples of the key make a new group, with a new id */
-		if (bpf_map_delete_elem(g->c.ids_fd, &gr->key) && errno != ENOENT) {
+		if (!retire(g, gr, &now))
 			g->live++;
-			continue;
-		}
-		gr->state = NSL_GROUP_RETIRING;
-		gr->gone_tick = g->tick;
-		gr->gone_at = now;
 	}
+	full = map_full_total(g);
+	if (full > g->map_full)
+		evict(g, full - g->map_full, &now);
+	g->map_full = full;
 	for (uint32_t id = 0; id < g->c.max; id++)
 		g->retiring += g->by_id[id] && g->by_id[id]->state == NSL_GROUP_RETIRING;
-	if (!g->full_warned && map_full_total(g)) {
+	if (!g->full_warned && full) {
 		g->full_warned = true;
 		pr_warn("warning: the %u group histograms are full (%u live groups): "
-			"samples of new groups are counted as map_full; --max-groups "
-			"raises the limit\n", g->c.max, g->live);
+			"samples of new groups are counted as map_full until groups idle "
+			"for %d intervals yield theirs; --max-groups raises the limit\n",
+			g->c.max, g->live, EVICT_IDLE_TICKS);
 	}
 	return err;
 }

@@ -45,6 +45,7 @@ struct nsl_group {
 	enum nsl_group_state state;
 	uint64_t count;			/* samples at the last tick */
 	struct timespec active;		/* CLOCK_MONOTONIC of the last tick it grew */
+	uint64_t active_tick;		/* ... and that tick */
 	uint64_t gone_tick;		/* tick that found it gone */
 	uint64_t reclaim_tick;		/* tick that reclaimed it */
 	struct timespec gone_at;	/* CLOCK_MONOTONIC */
@@ -85,6 +86,8 @@ struct nsl_groups {
 	size_t nr_gone, cap_gone;
 	uint64_t tick, serial;
 	uint64_t reclaimed;		/* groups reclaimed since start */
+	uint64_t evicted;		/* ... of them evicted to make room */
+	uint64_t map_full;		/* map_full at the last tick */
 	uint32_t live;			/* LIVE groups after the last tick */
 	uint32_t retiring;		/* RETIRING groups after the last tick */
 	uint64_t graced_tick;		/* the tick before which nsl_groups_grace() waited */

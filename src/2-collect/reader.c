@@ -402,9 +402,13 @@ int nsl_reader_read(struct nsl_reader *r, struct nsl_report *rep)
 	if (r->grouped) {
 		rep->groups_live = r->groups->live;
 		rep->groups_reclaimed = r->groups->reclaimed;
-		if (!r->cumulative)
+		rep->groups_evicted = r->groups->evicted;
+		if (!r->cumulative) {
 			rep->groups_reclaimed -= r->prev_reclaimed;
+			rep->groups_evicted -= r->prev_evicted;
+		}
 		r->prev_reclaimed = r->groups->reclaimed;
+		r->prev_evicted = r->groups->evicted;
 		r->seen_tick = r->groups->tick;
 	}
 	/*

@@ -53,7 +53,7 @@ struct nsl_reader {
 	double keep_gone_s;
 	bool unique_keys;
 	uint64_t seen_tick;			/* groups->tick at the last read */
-	uint64_t prev_reclaimed;
+	uint64_t prev_reclaimed, prev_evicted;
 	struct nsl_counters *percpu_cnt;
 	uint64_t *dense;			/* a histogram value: sum_ns, then every slot */
 	/*

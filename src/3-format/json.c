@@ -169,13 +169,18 @@ static void json_hist(FILE *out, const struct nsl_report *r,
 	fputc('}', out);
 }
 
-/* Grouped: groups live now, and reclaimed in the report's interval. */
+/*
+ * Grouped: groups live now, reclaimed in the report's interval, and
+ * evicted in it (idle groups that yielded their histogram to new ones
+ * while the table was full; reclaimed at the next interval).
+ */
 static void json_groups(FILE *out, const struct nsl_report *r)
 {
 	if (!r->group_ifindex && !r->group_cgroup)
 		return;
-	fprintf(out, ",\"groups\":{\"live\":%" PRIu32 ",\"reclaimed\":%" PRIu64 "}",
-		r->groups_live, r->groups_reclaimed);
+	fprintf(out, ",\"groups\":{\"live\":%" PRIu32 ",\"reclaimed\":%" PRIu64
+		",\"evicted\":%" PRIu64 "}", r->groups_live, r->groups_reclaimed,
+		r->groups_evicted);
 }
 
 /* One object per enabled hook, so a zero is told apart from "not run". */

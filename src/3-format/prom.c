@@ -201,7 +201,7 @@ static void prom_single(FILE *out, const char *name, const char *type,
 		name, help, name, type, name, v);
 }
 
-/* Grouped: live groups, and the groups reclaimed since start. */
+/* Grouped: live groups, and the groups reclaimed (and evicted) since start. */
 static void prom_groups(FILE *out, const struct nsl_report *r)
 {
 	if (!r->group_ifindex && !r->group_cgroup)
@@ -209,6 +209,8 @@ static void prom_groups(FILE *out, const struct nsl_report *r)
 	prom_single(out, "netstacklat_groups", "gauge", NSL_HELP_GROUPS, r->groups_live);
 	prom_single(out, "netstacklat_groups_reclaimed_total", "counter",
 		    NSL_HELP_GROUPS_RECLAIMED, r->groups_reclaimed);
+	prom_single(out, "netstacklat_groups_evicted_total", "counter",
+		    NSL_HELP_GROUPS_EVICTED, r->groups_evicted);
 }
 
 void nsl_format_prometheus(FILE *out, const struct nsl_report *r)

@@ -385,7 +385,7 @@ static int pb_single(FILE *out, struct arena *a, const char *name, const char *h
 						    IO__PROMETHEUS__CLIENT__METRIC_TYPE__GAUGE, m, 1);
 }
 
-/* netstacklat_groups and netstacklat_groups_reclaimed_total (src/prom.c) */
+/* netstacklat_groups, _groups_reclaimed_total, _groups_evicted_total (prom.c) */
 static int pb_groups(FILE *out, struct arena *a, const struct nsl_report *r)
 {
 	int err;
@@ -393,8 +393,11 @@ static int pb_groups(FILE *out, struct arena *a, const struct nsl_report *r)
 	if (!r->group_ifindex && !r->group_cgroup)
 		return 0;
 	err = pb_single(out, a, "netstacklat_groups", NSL_HELP_GROUPS, false, r->groups_live);
-	return err ?: pb_single(out, a, "netstacklat_groups_reclaimed_total",
+	if (!err)
+		err = pb_single(out, a, "netstacklat_groups_reclaimed_total",
 				NSL_HELP_GROUPS_RECLAIMED, true, (double)r->groups_reclaimed);
+	return err ?: pb_single(out, a, "netstacklat_groups_evicted_total",
+				NSL_HELP_GROUPS_EVICTED, true, (double)r->groups_evicted);
 }
 
 int nsl_format_prometheus_pb(FILE *out, const struct nsl_report *r)

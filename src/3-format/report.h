@@ -105,6 +105,7 @@ struct nsl_report {
 	/* grouped: groups live after this report, and reclaimed (a counter) */
 	uint32_t groups_live;
 	uint64_t groups_reclaimed;
+	uint64_t groups_evicted;	/* retired to make room (a counter) */
 	/*
 	 * Reports (this one's predecessors) that could not be written to
 	 * the output, since the start (src/4-sink/output.c)

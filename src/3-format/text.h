@@ -74,5 +74,7 @@ char *nsl_utf8_dup(const char *s, size_t len);
 	"output (standard output or -o) since the start."
 #define NSL_HELP_GROUPS_RECLAIMED "Groups whose cgroup, interface or " \
 	"network namespace went away (or that idled out), reclaimed."
+#define NSL_HELP_GROUPS_EVICTED "Groups evicted: idle groups that yielded " \
+	"their histogram to new ones while the table was full (then reclaimed)."
 
 #endif /* NSL_TEXT_H */

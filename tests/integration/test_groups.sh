@@ -7,7 +7,8 @@ source "$(dirname "$0")/lib.sh"
 RACE=$ROOT/.output/tests/groupid_race
 RACE_OBJ=$ROOT/.output/tests/groupid_race.bpf.o
 TESTS=(test_group_id_race test_cgroup_churn test_iface_churn test_netns_churn
-       test_prom_churn test_gone_capped test_reclaim_fast_interval test_map_full_warns_once)
+       test_prom_churn test_gone_capped test_reclaim_fast_interval test_map_full_warns_once
+       test_idle_group_yields)
 PROM_TOOL_PORT=$((24000 + ID % 8000))
 PROM_PORT=$((PROM_TOOL_PORT + 1))
 MS=1000000		# ns in a millisecond
@@ -62,7 +63,7 @@ cg_reader() {
 	ip netns exec "$NS_A" "$TG" client --proto tcp --connect "$ADDR_B" --port "$port" \
 		--count "$CHURN_MSGS" --msg-size 200 --interval-us "$CHURN_GAP_US" > /dev/null
 	wait "$srv"
-	rmdir "$cg"
+	[ -n "${CG_KEEP:-}" ] || rmdir "$cg"	# CG_KEEP=1: a cgroup that stays, idle
 }
 
 # sum_reads: the reads of every churn reader's report
@@ -449,4 +450,39 @@ test_map_full_warns_once() {
 
 need "" prereqs
 need "cannot create namespaces/veth" setup_netns
+
+# Issue #32 item 4: the table full of groups that exist but are idle (a
+# tenant's cgroups that each read once) does not starve a new one: under
+# --max-groups 2, two cgroups read and stay, idle; a third then reads for
+# 2 s: once the first two have been idle for two intervals the older is
+# evicted and the third gets its histogram (before: all its samples
+# map_full, as existing cgroups are never reclaimed).
+test_idle_group_yields() {
+	local out=$TMP/yield.json id got reads
+	[ -n "$CG_ROOT" ] && [ -w "$CG_ROOT/cgroup.procs" ] || { skip "no writable cgroup v2"; return; }
+	rm -f "$TMP"/cg-*.json "$TMP"/cg-*.id
+	start_tool "$out" -n "/run/netns/$NS_B" -e tcp-socket-read -y -C --max-groups 2 -r 0.2 || return
+	CG_KEEP=1 cg_reader 910 6910 && CG_KEEP=1 cg_reader 911 6911 ||
+		fail "the idle readers did not run"
+	AT_EXIT+=("rmdir $CG_ROOT/nsl$ID-churn-910 $CG_ROOT/nsl$ID-churn-911")
+	CHURN_MSGS=20 CHURN_GAP_US=100000
+	cg_reader 912 6912 || fail "the third reader did not run"
+	CHURN_MSGS=8 CHURN_GAP_US=50000
+	sleep 0.5
+	stop_tool
+	rmdir "$CG_ROOT/nsl$ID-churn-910" "$CG_ROOT/nsl$ID-churn-911"
+	id=$(cat "$TMP/cg-912.id")
+	reads=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["reads"])' "$TMP/cg-912.json")
+	got=$(python3 -c '
+import json, sys
+print(sum(h["count"] for l in open(sys.argv[1]) for h in json.loads(l)["histograms"]
+          if h["cgroup"] == int(sys.argv[2])))' "$out" "$id")
+	expect "the third cgroup's samples (of $reads reads)" "$got" -ge $((reads / 2))
+	expect "groups evicted" "$(python3 -c '
+import json, sys
+print(sum(json.loads(l)["groups"].get("evicted", 0) for l in open(sys.argv[1])))' "$out")" -ge 1
+	expect "its samples + map_full = its reads" \
+		"$((got + $($JQ "$out" counter tcp-socket-read map_full)))" -eq "$reads"
+}
+
 run_tests
