@@ -90,7 +90,7 @@ static int hist_cmp(const void *a, const void *b)
  */
 static int move_slots(struct nsl_hist_set *s, size_t cap)
 {
-	uint64_t *slots = malloc((cap ? cap : 1) * sizeof(uint64_t));
+	uint64_t *slots = malloc(cap * sizeof(uint64_t));
 
 	if (!slots)
 		return -ENOMEM;
@@ -121,7 +121,7 @@ static struct nsl_report_hist *set_add(struct nsl_hist_set *s, unsigned int nr)
 		s->h = h;
 		s->cap_h = cap;
 	}
-	if (s->cap - s->used < nr) {
+	if (s->cap - s->used < nr || !s->slots) {	/* never NULL: buckets point in */
 		size_t cap = s->cap ? 2 * s->cap : 1024;
 
 		while (cap - s->used < nr)
@@ -147,8 +147,8 @@ static void set_clear(struct nsl_hist_set *s)
 {
 	if (s->cap > 4096 && s->used < s->cap / 4) {
 		free(s->slots);
-		s->cap = 2 * s->used;
-		s->slots = s->cap ? malloc(s->cap * sizeof(uint64_t)) : NULL;
+		s->cap = s->used > 512 ? 2 * s->used : 1024;
+		s->slots = malloc(s->cap * sizeof(uint64_t));
 		if (!s->slots)
 			s->cap = 0;	/* set_add() grows it again */
 	}
