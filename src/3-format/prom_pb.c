@@ -111,14 +111,26 @@ static LabelPair **label_pairs(struct arena *a, const struct nsl_label *l,
 static void native_buckets(struct arena *a, const struct nsl_report_hist *h,
 			   Histogram *hg)
 {
-	__u32 n = nsl_nr_slots(h->schema), slot;
+	__u32 n = nsl_nr_slots(h->schema), slot, buckets = 0, runs = 0;
 	int next = 0;		/* index after the previous span */
 	int64_t prev = 0;
 	BucketSpan *span = NULL;
 
-	hg->positive_span = arena_alloc(a, n, sizeof(BucketSpan *));
-	hg->positive_delta = arena_alloc(a, n, sizeof(*hg->positive_delta));
-	span = arena_alloc(a, n, sizeof(*span));
+	/*
+	 * Arrays of the size they need: thousands of groups of 514 slots
+	 * each took 28 KB a group of spans and deltas for a hundred buckets
+	 * (issue #31), resident after the render.
+	 */
+	for (slot = 1; slot < n; slot++)
+		if (nsl_report_slot(h, slot)) {
+			buckets++;
+			runs += slot == 1 || !nsl_report_slot(h, slot - 1);
+		}
+	if (!buckets)
+		return;
+	hg->positive_span = arena_alloc(a, runs, sizeof(BucketSpan *));
+	hg->positive_delta = arena_alloc(a, buckets, sizeof(*hg->positive_delta));
+	span = arena_alloc(a, runs, sizeof(*span));
 	if (!hg->positive_span || !hg->positive_delta || !span)
 		return;
 	for (slot = 1; slot < n; slot++) {
