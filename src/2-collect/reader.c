@@ -86,18 +86,25 @@ static int hist_cmp(const void *a, const void *b)
 
 /*
  * Moves set s's slots to a buffer of cap slots: each histogram keeps its
- * place in them (a sorted set's histograms point in out of order).
+ * place in them (a sorted set's histograms point in out of order). A
+ * report's histograms may also point into the current totals (a
+ * cumulative report's, a new group's in a delta one): those stay.
  */
 static int move_slots(struct nsl_hist_set *s, size_t cap)
 {
 	uint64_t *slots = malloc(cap * sizeof(uint64_t));
+	uintptr_t lo = (uintptr_t)s->slots, hi = lo + s->used * sizeof(uint64_t);
 
 	if (!slots)
 		return -ENOMEM;
 	if (s->used)
 		memcpy(slots, s->slots, s->used * sizeof(uint64_t));
-	for (size_t j = 0; j < s->nr_h; j++)
-		s->h[j].buckets = slots + (s->h[j].buckets - s->slots);
+	for (size_t j = 0; j < s->nr_h && s->slots; j++) {
+		uintptr_t b = (uintptr_t)s->h[j].buckets;
+
+		if (b >= lo && b <= hi)
+			s->h[j].buckets = slots + (b - lo) / sizeof(uint64_t);
+	}
 	free(s->slots);
 	s->slots = slots;
 	s->cap = cap;
