@@ -23,13 +23,12 @@
 struct nsl_metrics {
 	struct nsl_reader rd;
 	struct nsl_bpfstats bs;
-	bool bpf_stats;
 	const struct nsl_output *out;	/* its lost reports, for every scrape */
 	struct nsl_report rep;
 };
 
 /*
- * Sets up m's reader (and the costs of bs's programs, if bs) and starts
+ * Sets up m's reader (and the counts of bs's programs) and starts
  * the server on the socket nsl_http_bind() made; scrapes show out's lost
  * reports. Says what failed. 0 or a negative errno.
  */
