@@ -207,27 +207,56 @@ static void json_counters(FILE *out, const struct nsl_report *r)
 	fputc('}', out);
 }
 
+/* {"program":..,"hooks":[..] of a program, without the closing brace. */
+static void json_prog(FILE *out, const struct nsl_prog_stat *c)
+{
+	fputs("{\"program\":", out);
+	json_string(out, c->prog, sizeof(c->prog));
+	fputs(",\"hooks\":[", out);
+	for (int h = 0, n = 0; h < NSL_NR_HOOKS; h++)
+		if (c->hooks & (1u << h)) {
+			fputs(n++ ? "," : "", out);
+			json_string(out, nsl_hook_label(h), SIZE_MAX);
+		}
+	fputc(']', out);
+}
+
 static void json_costs(FILE *out, const struct nsl_report *r)
 {
 	if (!r->bpf_stats)
 		return;
 	fputs(",\"bpf_stats\":[", out);
-	for (size_t i = 0; i < r->nr_costs; i++) {
-		const struct nsl_prog_cost *c = &r->costs[i];
+	for (size_t i = 0; i < r->nr_progs; i++) {
+		const struct nsl_prog_stat *c = &r->progs[i];
 
-		fputs(i ? ",{\"program\":" : "{\"program\":", out);
-		json_string(out, c->prog, sizeof(c->prog));
-		fputs(",\"hooks\":[", out);
-		for (int h = 0, n = 0; h < NSL_NR_HOOKS; h++)
-			if (c->hooks & (1u << h)) {
-				fputs(n++ ? "," : "", out);
-				json_string(out, nsl_hook_label(h), SIZE_MAX);
-			}
-		fputc(']', out);
+		fputs(i ? "," : "", out);
+		json_prog(out, c);
 		fprintf(out, ",\"runs\":%" PRIu64 ",\"run_time_ns\":%" PRIu64
 			",\"avg_ns\":%.1f,\"cpu_share\":%.6f}",
 			c->run_cnt, c->run_time_ns, nsl_cost_avg_ns(c),
 			nsl_cost_cpu_share(c, r->interval_s));
+	}
+	fputc(']', out);
+}
+
+/*
+ * Per attached program, the runs the kernel skipped as recursion, with
+ * the hooks it serves; null where the kernel does not count them.
+ */
+static void json_recursion(FILE *out, const struct nsl_report *r)
+{
+	if (r->recursion == NSL_RECURSION_NOT_READ)
+		return;
+	fputs(",\"recursion_misses\":", out);
+	if (r->recursion == NSL_RECURSION_UNAVAILABLE) {
+		fputs("null", out);
+		return;
+	}
+	fputc('[', out);
+	for (size_t i = 0; i < r->nr_progs; i++) {
+		fputs(i ? "," : "", out);
+		json_prog(out, &r->progs[i]);
+		fprintf(out, ",\"count\":%" PRIu64 "}", r->progs[i].recursion_misses);
 	}
 	fputc(']', out);
 }
@@ -293,6 +322,7 @@ void nsl_format_json(FILE *out, const struct nsl_report *r)
 	}
 	fputc(']', out);
 	json_counters(out, r);
+	json_recursion(out, r);
 	json_groups(out, r);
 	json_costs(out, r);
 	fputs("}\n", out);

@@ -135,6 +135,16 @@ static void prom_counters(FILE *out, const struct nsl_report *r)
 	}
 }
 
+/* A program's series of family name: name{hook="..",program=".."} and a space. */
+static void prom_prog_series(FILE *out, const char *name, const struct nsl_prog_stat *c)
+{
+	char hooks[NSL_HOOK_NAMES_LEN];
+
+	/* a program two hooks share: hook="tcp-start,udp-start" */
+	fprintf(out, "%s{hook=\"%s\",program=\"%s\"} ", name,
+		nsl_hook_names(c->hooks, ",", hooks, sizeof(hooks)), c->prog);
+}
+
 static void prom_costs(FILE *out, const struct nsl_report *r)
 {
 	static const char *const what[2][2] = {
@@ -147,19 +157,29 @@ static void prom_costs(FILE *out, const struct nsl_report *r)
 	for (int m = 0; m < 2; m++) {
 		fprintf(out, "# HELP %s %s\n# TYPE %s counter\n", what[m][0],
 			what[m][1], what[m][0]);
-		for (size_t i = 0; i < r->nr_costs; i++) {
-			const struct nsl_prog_cost *c = &r->costs[i];
-			char hooks[NSL_HOOK_NAMES_LEN];
+		for (size_t i = 0; i < r->nr_progs; i++) {
+			const struct nsl_prog_stat *c = &r->progs[i];
 
-			/* a program two hooks share: hook="tcp-start,udp-start" */
-			fprintf(out, "%s{hook=\"%s\",program=\"%s\"} ", what[m][0],
-				nsl_hook_names(c->hooks, ",", hooks, sizeof(hooks)),
-				c->prog);
+			prom_prog_series(out, what[m][0], c);
 			if (m)
 				fprintf(out, "%.9f\n", (double)c->run_time_ns * 1e-9);
 			else
 				fprintf(out, "%" PRIu64 "\n", c->run_cnt);
 		}
+	}
+}
+
+/* Left out where the kernel does not count them: absent, not 0. */
+static void prom_recursion(FILE *out, const struct nsl_report *r)
+{
+	static const char name[] = "netstacklat_recursion_misses_total";
+
+	if (r->recursion != NSL_RECURSION_COUNTED)
+		return;
+	fprintf(out, "# HELP %s %s\n# TYPE %s counter\n", name, NSL_HELP_RECURSION, name);
+	for (size_t i = 0; i < r->nr_progs; i++) {
+		prom_prog_series(out, name, &r->progs[i]);
+		fprintf(out, "%" PRIu64 "\n", r->progs[i].recursion_misses);
 	}
 }
 
@@ -222,6 +242,7 @@ void nsl_format_prometheus(FILE *out, const struct nsl_report *r)
 		if (r->hists[i].key.hook < NSL_NR_HISTS)
 			prom_hist(out, r, &r->hists[i]);
 	prom_counters(out, r);
+	prom_recursion(out, r);
 	prom_groups(out, r);
 	prom_costs(out, r);
 	prom_single(out, "netstacklat_sample_every", "gauge", NSL_SAMPLE_EVERY_HELP,

@@ -323,6 +323,21 @@ static int pb_counters(FILE *out, struct arena *a, const struct nsl_report *r)
 	return err;
 }
 
+/* A counter of program c: labels hook (its hooks, joined by ',') and program. */
+static Metric *prog_metric(struct arena *a, const struct nsl_prog_stat *c, double v)
+{
+	char *hooks = arena_alloc(a, NSL_HOOK_NAMES_LEN, 1);
+	struct nsl_label l[2] = {
+		{ "hook", hooks, NSL_HOOK_NAMES_LEN },
+		{ "program", c->prog, sizeof(c->prog) },
+	};
+
+	if (!hooks)
+		return NULL;
+	nsl_hook_names(c->hooks, ",", hooks, NSL_HOOK_NAMES_LEN);
+	return counter_metric(a, l, 2, v);
+}
+
 static int pb_costs(FILE *out, struct arena *a, const struct nsl_report *r)
 {
 	static const char *const what[2][2] = {
@@ -334,28 +349,35 @@ static int pb_costs(FILE *out, struct arena *a, const struct nsl_report *r)
 	if (!r->bpf_stats)
 		return 0;
 	for (int k = 0; k < 2 && !err; k++) {
-		Metric **m = arena_alloc(a, r->nr_costs, sizeof(Metric *));
+		Metric **m = arena_alloc(a, r->nr_progs, sizeof(Metric *));
 
 		if (!m)
 			return -ENOMEM;
-		for (size_t i = 0; i < r->nr_costs; i++) {
-			const struct nsl_prog_cost *c = &r->costs[i];
-			char *hooks = arena_alloc(a, NSL_HOOK_NAMES_LEN, 1);
-			struct nsl_label l[2] = {
-				{ "hook", hooks, NSL_HOOK_NAMES_LEN },
-				{ "program", c->prog, sizeof(c->prog) },
-			};
+		for (size_t i = 0; i < r->nr_progs; i++) {
+			const struct nsl_prog_stat *c = &r->progs[i];
 
-			if (!hooks)
-				return -ENOMEM;
-			nsl_hook_names(c->hooks, ",", hooks, NSL_HOOK_NAMES_LEN);
-			m[i] = counter_metric(a, l, 2, k ? (double)c->run_time_ns * 1e-9 :
-							  (double)c->run_cnt);
+			m[i] = prog_metric(a, c, k ? (double)c->run_time_ns * 1e-9 :
+						     (double)c->run_cnt);
 		}
 		err = family(out, a, what[k][0], what[k][1],
-			     IO__PROMETHEUS__CLIENT__METRIC_TYPE__COUNTER, m, r->nr_costs);
+			     IO__PROMETHEUS__CLIENT__METRIC_TYPE__COUNTER, m, r->nr_progs);
 	}
 	return err;
+}
+
+/* netstacklat_recursion_misses_total, as in the text format (src/prom.c) */
+static int pb_recursion(FILE *out, struct arena *a, const struct nsl_report *r)
+{
+	Metric **m;
+
+	if (r->recursion != NSL_RECURSION_COUNTED)
+		return 0;
+	if (!(m = arena_alloc(a, r->nr_progs, sizeof(Metric *))))
+		return -ENOMEM;
+	for (size_t i = 0; i < r->nr_progs; i++)
+		m[i] = prog_metric(a, &r->progs[i], (double)r->progs[i].recursion_misses);
+	return family(out, a, "netstacklat_recursion_misses_total", NSL_HELP_RECURSION,
+		      IO__PROMETHEUS__CLIENT__METRIC_TYPE__COUNTER, m, r->nr_progs);
 }
 
 /* netstacklat_hook_info, as in the text format (src/prom.c). */
@@ -419,6 +441,8 @@ int nsl_format_prometheus_pb(FILE *out, const struct nsl_report *r)
 
 	if (!err)
 		err = pb_counters(out, &a, r);
+	if (!err)
+		err = pb_recursion(out, &a, r);
 	if (!err)
 		err = pb_groups(out, &a, r);
 	if (!err)

@@ -69,14 +69,31 @@ static inline uint64_t nsl_report_slot(const struct nsl_report_hist *h, unsigned
 	return i - h->lo < h->nr ? h->buckets[i - h->lo] : 0;	/* i < lo wraps */
 }
 
-/* --bpf-stats: one attached BPF program's cost over the report's interval. */
-struct nsl_prog_cost {
+/*
+ * One attached BPF program over the report's interval: what the kernel
+ * counts for it in struct bpf_prog_info (src/2-collect/bpfstats.c).
+ */
+struct nsl_prog_stat {
 	uint32_t hooks;			/* bit per hook the program serves */
 	char prog[40];			/* program name in bpf/netstacklat.bpf.c */
-	uint64_t run_cnt;		/* invocations */
-	uint64_t run_time_ns;		/* time spent in the program */
+	uint64_t run_cnt;		/* invocations (--bpf-stats) */
+	uint64_t run_time_ns;		/* time spent in the program (--bpf-stats) */
+	/*
+	 * Runs the kernel skipped because the program was already running
+	 * on that CPU (nested in it: a softirq on its way out of an
+	 * interrupt), each a call of its hook that it never saw; counted
+	 * whatever --bpf-stats (docs/hooks.md)
+	 */
+	uint64_t recursion_misses;
 };
-#define NSL_MAX_PROG_COSTS 16
+#define NSL_MAX_REPORT_PROGS 16
+
+/* Whether a report's programs carry recursion_misses. */
+enum nsl_recursion {
+	NSL_RECURSION_NOT_READ,		/* no programs read: formats leave it out */
+	NSL_RECURSION_UNAVAILABLE,	/* the kernel has no such count (before 5.12) */
+	NSL_RECURSION_COUNTED,
+};
 
 /* How a hook attaches and what it sees: the same for every report of a run. */
 struct nsl_hook_status {
@@ -114,9 +131,11 @@ struct nsl_report {
 	/* /metrics: its server process, started again that often after it died */
 	bool served;
 	uint64_t server_restarts;
-	bool bpf_stats;			/* costs[] filled (--bpf-stats) */
-	size_t nr_costs;
-	struct nsl_prog_cost costs[NSL_MAX_PROG_COSTS];
+	/* the attached programs: their run time (bpf_stats), their misses */
+	bool bpf_stats;			/* run_cnt, run_time_ns filled (--bpf-stats) */
+	enum nsl_recursion recursion;	/* recursion_misses filled */
+	size_t nr_progs;
+	struct nsl_prog_stat progs[NSL_MAX_REPORT_PROGS];
 };
 
 #define NSL_SAMPLE_EVERY_HELP "One packet in this many is recorded, per hook " \
@@ -166,9 +185,9 @@ static inline double nsl_sum_ns(const struct nsl_report_hist *h)
 double nsl_average(const struct nsl_report_hist *h);
 
 /* Average ns per run of a program (0 if it did not run). */
-double nsl_cost_avg_ns(const struct nsl_prog_cost *c);
+double nsl_cost_avg_ns(const struct nsl_prog_stat *c);
 /* Time in the program as a fraction of one CPU over interval_s. */
-double nsl_cost_cpu_share(const struct nsl_prog_cost *c, double interval_s);
+double nsl_cost_cpu_share(const struct nsl_prog_stat *c, double interval_s);
 
 /*
  * The formatters, one per output format: src/table.c, src/json.c and

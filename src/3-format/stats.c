@@ -85,12 +85,12 @@ double nsl_average(const struct nsl_report_hist *h)
 	return nsl_sum_ns(h) / (double)h->count;
 }
 
-double nsl_cost_avg_ns(const struct nsl_prog_cost *c)
+double nsl_cost_avg_ns(const struct nsl_prog_stat *c)
 {
 	return c->run_cnt ? (double)c->run_time_ns / (double)c->run_cnt : 0.0;
 }
 
-double nsl_cost_cpu_share(const struct nsl_prog_cost *c, double interval_s)
+double nsl_cost_cpu_share(const struct nsl_prog_stat *c, double interval_s)
 {
 	return interval_s > 0 ? (double)c->run_time_ns / (interval_s * 1e9) : 0.0;
 }

@@ -271,31 +271,57 @@ static void table_hist(FILE *out, const struct nsl_report *r,
 	table_rows(out, h);
 }
 
-/* Non-zero counters, wrapped at 80 columns (all of them would not fit). */
-static void table_counters(FILE *out, const uint64_t *cnt)
-{
-	char item[96];
-	int c, len, col = 0;
+/* Items on lines of at most 80 columns after a 2-column indent. */
+struct item_line {
+	FILE *out;
+	int col;
+};
 
-	for (c = 0; c < NSL_NR_COUNTERS; c++) {
-		if (!cnt[c])
-			continue;
-		len = snprintf(item, sizeof(item), "%s: %" PRIu64,
-			       nsl_counters[c].name, cnt[c]);
-		if (!col) {
-			fputs("  ", out);
-			col = 2;
-		} else if (col + 2 + len > TABLE_WIDTH) {
-			fputs("\n  ", out);
-			col = 2;
-		} else {
-			fputs("; ", out);
-			col += 2;
-		}
-		fputs(item, out);
-		col += len;
+static void item_add(struct item_line *l, const char *item)
+{
+	int len = (int)strlen(item);
+
+	if (!l->col) {
+		fputs("  ", l->out);
+		l->col = 2;
+	} else if (l->col + 2 + len > TABLE_WIDTH) {
+		fputs("\n  ", l->out);
+		l->col = 2;
+	} else {
+		fputs("; ", l->out);
+		l->col += 2;
 	}
-	if (col)
+	fputs(item, l->out);
+	l->col += len;
+}
+
+/*
+ * A hook's non-zero counters, then the recursion misses of its programs
+ * (a program two hooks share: under both), wrapped at 80 columns (all of
+ * them would not fit).
+ */
+static void table_counters(FILE *out, const struct nsl_report *r, int hook)
+{
+	struct item_line l = { out, 0 };
+	char item[96];
+
+	for (int c = 0; c < NSL_NR_COUNTERS; c++) {
+		if (!r->counters[hook][c])
+			continue;
+		snprintf(item, sizeof(item), "%s: %" PRIu64, nsl_counters[c].name,
+			 r->counters[hook][c]);
+		item_add(&l, item);
+	}
+	for (size_t i = 0; r->recursion == NSL_RECURSION_COUNTED && i < r->nr_progs; i++) {
+		const struct nsl_prog_stat *p = &r->progs[i];
+
+		if (!p->recursion_misses || !(p->hooks & (1u << hook)))
+			continue;
+		snprintf(item, sizeof(item), "recursion_misses: %" PRIu64 " (%.*s)",
+			 p->recursion_misses, (int)sizeof(p->prog), p->prog);
+		item_add(&l, item);
+	}
+	if (l.col)
 		fputc('\n', out);
 }
 
@@ -319,7 +345,7 @@ static void table_hook(FILE *out, const struct nsl_report *r, __u32 hook)
 	if (!n)
 		fprintf(out, "%s: no samples\n", nsl_hook_label(hook));
 	if (hook < NSL_NR_HOOKS)	/* the HOL histogram's are tcp-socket-read's */
-		table_counters(out, r->counters[hook]);
+		table_counters(out, r, (int)hook);
 }
 
 /*
@@ -352,23 +378,23 @@ static const char *table_cost_hooks(uint32_t hooks, char *buf, size_t len)
 /* --bpf-stats: one line per program, what it cost over the interval. */
 static void table_costs(FILE *out, const struct nsl_report *r)
 {
-	char avg[DUR_LEN], hooks[NSL_MAX_PROG_COSTS][NSL_HOOK_NAMES_LEN];
+	char avg[DUR_LEN], hooks[NSL_MAX_REPORT_PROGS][NSL_HOOK_NAMES_LEN];
 	int hook_w = 4, prog_w = 7;
 
 	if (!r->bpf_stats)
 		return;
-	for (size_t i = 0; i < r->nr_costs; i++) {
-		int hw = (int)strlen(table_cost_hooks(r->costs[i].hooks, hooks[i],
+	for (size_t i = 0; i < r->nr_progs; i++) {
+		int hw = (int)strlen(table_cost_hooks(r->progs[i].hooks, hooks[i],
 						      sizeof(hooks[i])));
-		int pw = (int)strnlen(r->costs[i].prog, sizeof(r->costs[i].prog));
+		int pw = (int)strnlen(r->progs[i].prog, sizeof(r->progs[i].prog));
 
 		hook_w = hw > hook_w ? hw : hook_w;
 		prog_w = pw > prog_w ? pw : prog_w;
 	}
 	fprintf(out, "BPF programs (share of one CPU)\n  %-*s %-*s %9s %7s %8s\n",
 		hook_w, "hook", prog_w, "program", "runs", "per run", "CPU");
-	for (size_t i = 0; i < r->nr_costs; i++) {
-		const struct nsl_prog_cost *c = &r->costs[i];
+	for (size_t i = 0; i < r->nr_progs; i++) {
+		const struct nsl_prog_stat *c = &r->progs[i];
 
 		fmt_duration(avg, sizeof(avg), nsl_cost_avg_ns(c));
 		fprintf(out, "  %-*s %-*.*s %9" PRIu64 " %7s %7.3f%%\n", hook_w,

@@ -72,6 +72,9 @@ char *nsl_utf8_dup(const char *s, size_t len);
 	"ends it alone)."
 #define NSL_HELP_REPORTS_LOST "Reports that could not be written to the " \
 	"output (standard output or -o) since the start."
+#define NSL_HELP_RECURSION "Runs of each BPF program that the kernel " \
+	"skipped because the program was already running on that CPU: calls " \
+	"of its hooks it never saw (at most as many packets lost)."
 #define NSL_HELP_GROUPS_RECLAIMED "Groups whose cgroup, interface or " \
 	"network namespace went away (or that idled out), reclaimed."
 #define NSL_HELP_GROUPS_EVICTED "Groups evicted: idle groups that yielded " \

@@ -47,7 +47,7 @@ static int render_metrics(void *ctx, unsigned int repr, FILE *f, const char **ty
 	if (m->rd.groups)
 		nsl_groups_lock(m->rd.groups);
 	err = nsl_reader_read(&m->rd, &m->rep);
-	if (!err && m->bpf_stats)
+	if (!err)
 		err = nsl_bpfstats_read(&m->bs, &m->rep);
 	m->rep.reports_lost = m->out ? nsl_output_lost(m->out) : 0;
 	m->rep.served = true;
@@ -87,13 +87,10 @@ int nsl_metrics_start(struct nsl_jail *jail, struct nsl_metrics *m,
 	nsl_collect_for_prometheus(&m->rd, o);
 	m->out = out;
 	m->jail = jail;
-	if (bs) {
-		/* the same programs, counted from zero: cumulative, no fd of its own */
-		m->bs = *bs;
-		m->bs.cumulative = true;
-		m->bs.stats_fd = -1;
-		m->bpf_stats = true;
-	}
+	/* the same programs, their totals: cumulative, no fd of its own */
+	m->bs = *bs;
+	m->bs.cumulative = true;
+	m->bs.stats_fd = -1;
 	err = nsl_jail_start(jail, &app);
 	if (err)
 		pr_warn("--listen: cannot start the HTTP server\n");

@@ -24,13 +24,12 @@ struct nsl_metrics {
 	const struct nsl_jail *jail;	/* its restarts, for every scrape */
 	struct nsl_reader rd;
 	struct nsl_bpfstats bs;
-	bool bpf_stats;
 	const struct nsl_output *out;	/* its lost reports, for every scrape */
 	struct nsl_report rep;
 };
 
 /*
- * Sets up m's reader (and the costs of bs's programs, if bs) and starts
+ * Sets up m's reader (and the counts of bs's programs) and starts
  * the jailed server on the socket nsl_jail_bind() made; scrapes show
  * out's lost reports. Says what failed. 0 or a negative errno.
  */

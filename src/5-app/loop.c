@@ -183,7 +183,7 @@ static int read_and_render(struct nsl_reader *rd, struct nsl_bpfstats *bs,
 		pr_warn("cannot read the histogram maps: %s\n", strerror(-err));
 		return err;
 	}
-	if (bs && (err = nsl_bpfstats_read(bs, &rep))) {
+	if ((err = nsl_bpfstats_read(bs, &rep))) {
 		pr_warn("cannot read BPF program statistics: %s\n", strerror(-err));
 		return err;
 	}
@@ -254,10 +254,13 @@ int nsl_run(struct nsl_loader *l, const struct nsl_options *o,
 	}
 	if (o->format == NSL_FMT_PROMETHEUS)
 		nsl_collect_for_prometheus(&rd, o);
-	/* the same for the BPF program costs: *_total counters in Prometheus */
-	if (o->bpf_stats &&
-	    (err = nsl_bpfstats_init(&bs, l, o->cumulative ||
-				     o->format == NSL_FMT_PROMETHEUS))) {
+	/*
+	 * The same for the programs' counts (recursion misses, and their cost
+	 * with --bpf-stats): *_total counters in Prometheus
+	 */
+	err = nsl_bpfstats_init(&bs, l, o->cumulative || o->format == NSL_FMT_PROMETHEUS,
+				o->bpf_stats);
+	if (err) {
 		pr_warn("--bpf-stats: cannot enable BPF statistics: %s\n", strerror(-err));
 		goto out;
 	}
@@ -265,8 +268,7 @@ int nsl_run(struct nsl_loader *l, const struct nsl_options *o,
 	if (err)
 		goto out;
 	if (http->sock >= 0 &&
-	    (err = nsl_metrics_start(http, &metrics, l, attached, o,
-				     o->bpf_stats ? &bs : NULL, &groups, out)))
+	    (err = nsl_metrics_start(http, &metrics, l, attached, o, &bs, &groups, out)))
 		goto out;
 	open_wakeups(wake, l, o->quiet ? NULL : out);
 	out->stopping = &stop_signal;
@@ -286,8 +288,7 @@ int nsl_run(struct nsl_loader *l, const struct nsl_options *o,
 		 * maps already read: what was counted since needs one more.
 		 */
 		last = stop_signal;
-		err = tick_and_report(rd.groups, o->quiet ? NULL : &rd,
-				      o->bpf_stats ? &bs : NULL, out, &fo);
+		err = tick_and_report(rd.groups, o->quiet ? NULL : &rd, &bs, out, &fo);
 		if (err || last)
 			break;
 		if (o->count && ++n >= o->count)

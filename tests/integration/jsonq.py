@@ -23,6 +23,10 @@
 #                                                bound is >= NS (surely > NS)
 #   jsonq.py FILE pct HOOK P [KEY=VALUE..]       upper bucket bound holding
 #                                                rank ceil(P*count), all reports
+#   jsonq.py FILE recursion PROG                 recursion_misses of program
+#                                                PROG summed over reports;
+#                                                "null" if a report has none
+#                                                (kernel), "absent" if no key
 import json
 import sys
 
@@ -106,6 +110,14 @@ def main():
     elif q in ("count_upper_gt", "count_lower_ge"):
         print(sum(b["count"] for h in hists(reports, args[0])
                   for b in h["buckets"] if bucket_beyond(q, b, int(args[1]))))
+    elif q == "recursion":
+        if any("recursion_misses" not in r for r in reports) or not reports:
+            print("absent")
+        elif any(r["recursion_misses"] is None for r in reports):
+            print("null")
+        else:
+            print(sum(p["count"] for r in reports for p in r["recursion_misses"]
+                      if p["program"] == args[0]))
     else:
         sys.exit(f"jsonq: unknown query {q}")
 

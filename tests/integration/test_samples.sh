@@ -6,7 +6,8 @@
 source "$(dirname "$0")/lib.sh"
 
 TESTS=(test_collapsed_reads_counted test_unstamped_counted test_time_namespace
-       test_clock_alarm_rearmed test_sampled_same_percentiles test_sampled_counters_thinned)
+       test_clock_alarm_rearmed test_sampled_same_percentiles test_sampled_counters_thinned
+       test_recursion_misses_counted)
 UNSTAMP_OBJ=$ROOT/.output/testbed/unstamp.bpf.o
 
 # nstat_of NS COUNTER: the counter's value in NS (absolute, not a delta)
@@ -186,35 +187,8 @@ test_sampled_same_percentiles() {
 	done
 }
 
-# --sample thins the counters of what was not recorded as it thins the
-# samples, so that each scaled by N estimates the unsampled run's. The
-# enqueue fallback's counters are per sk_data_ready call: 300 urgent
-# TCP messages make two calls each, one of them with the tail of the
-# previous message (tcp_urg() calls it before queueing the segment):
-# about as many unchanged_tail as samples (test_enqueue_once_per_skb,
-# test_core.sh). Beside an unsampled instance, --sample 2 must show half
-# of each, within 30 % (before, unchanged_tail was counted for every
-# call, sampled or not: as many as unsampled).
-test_sampled_counters_thinned() {
-	local all=$TMP/urg-all.json some=$TMP/urg-some.json pid_all a s ua us
-	grep -Eq "^  tcp-socket-enqueued +tracepoint" <<< "$("$NSL" -l -e tcp-socket-enqueued)" ||
-		{ skip "tcp-socket-enqueued is not the tracepoint fallback here"; return; }
-	serve tcp 5204 --read-delay-ms 5 || return
-	start_tool "$all" -n "/run/netns/$NS_B" -e tcp-socket-enqueued || return
-	pid_all=$TOOL_PID
-	start_tool "$some" -n "/run/netns/$NS_B" -e tcp-socket-enqueued --sample 2 || return
-	client tcp 5204 --count 300 --interval-us 2000 --msg-size 100 --oob
-	wait_server
-	stop_tool
-	TOOL_PID=$pid_all
-	stop_tool
-	a=$($JQ "$all" count tcp-socket-enqueued) s=$($JQ "$some" count tcp-socket-enqueued)
-	ua=$($JQ "$all" counter tcp-socket-enqueued unchanged_tail)
-	us=$($JQ "$some" counter tcp-socket-enqueued unchanged_tail)
-	echo "  300 urgent messages: unsampled $a samples, $ua unchanged_tail; --sample 2: $s, $us"
-	expect "unsampled unchanged_tail" "$ua" -ge 100 || return
-	scaled 2 "$s" "$a" || fail "samples: sampled $s x 2, unsampled $a: not within 30 %"
-	scaled 2 "$us" "$ua" || fail "unchanged_tail: sampled $us x 2, unsampled $ua: not within 30 %"
+       test_clock_alarm_rearmed test_sampled_same_percentiles test_sampled_counters_thinned
+       test_recursion_misses_counted)
 }
 
 need "" prereqs

@@ -594,20 +594,30 @@ static void test_write_error_errno(void **state)
 	fclose(out);
 }
 
-/* --bpf-stats: the basic report plus what each program cost. */
-static void add_costs(struct fixture *f)
+/*
+ * The basic report's programs: their recursion misses (tp_data_ready, which
+ * both enqueue hooks share, was skipped 3 times), and with --bpf-stats
+ * (run_time) what each cost.
+ */
+static void add_progs(struct fixture *f, bool run_time)
 {
-	static const struct nsl_prog_cost costs[] = {
+	static const struct nsl_prog_stat progs[] = {
 		{ 1u << NSL_HOOK_TCP_SOCK_ENQUEUED | 1u << NSL_HOOK_UDP_SOCK_ENQUEUED,
-		  "tp_data_ready", 1000, 85000 },
-		{ 1u << NSL_HOOK_TCP_SOCK_READ, "tp_tcp_copy_datagram", 812, 48720 },
-		{ 1u << NSL_HOOK_TCP_SOCK_READ, "tp_recv_length", 900, 0 },
-		{ 1u << NSL_HOOK_UDP_SOCK_READ, "fentry_skb_consume_udp", 0, 0 },
+		  "tp_data_ready", 1000, 85000, 3 },
+		{ 1u << NSL_HOOK_TCP_SOCK_READ, "tp_tcp_copy_datagram", 812, 48720, 0 },
+		{ 1u << NSL_HOOK_TCP_SOCK_READ, "tp_recv_length", 900, 0, 0 },
+		{ 1u << NSL_HOOK_UDP_SOCK_READ, "fentry_skb_consume_udp", 0, 0, 0 },
 	};
 
-	f->r.bpf_stats = true;
-	f->r.nr_costs = sizeof(costs) / sizeof(costs[0]);
-	memcpy(f->r.costs, costs, sizeof(costs));
+	f->r.bpf_stats = run_time;
+	f->r.recursion = NSL_RECURSION_COUNTED;
+	f->r.nr_progs = sizeof(progs) / sizeof(progs[0]);
+	memcpy(f->r.progs, progs, sizeof(progs));
+}
+
+static void add_costs(struct fixture *f)
+{
+	add_progs(f, true);
 }
 
 static void test_costs_table(void **state)
@@ -628,6 +638,64 @@ static void test_costs_json(void **state)
 	build_basic(&f);
 	add_costs(&f);
 	check_json_report("costs.json", &f);
+}
+
+/* r in format o holds needle exactly times times (0: not at all). */
+static void expect_text(const struct nsl_report *r, const struct nsl_format_opts *o,
+			const char *needle, int times)
+{
+	char *text = render(r, o);
+	int n = 0;
+
+	for (const char *p = text; (p = strstr(p, needle)); p += strlen(needle))
+		n++;
+	if (n != times)
+		fail_msg("'%s' %d times, expected %d, in:\n%s", needle, n, times, text);
+	free(text);
+}
+
+/*
+ * Recursion misses without --bpf-stats: per program with its hooks in
+ * JSON and Prometheus; in the table under each hook the program serves.
+ */
+static void test_recursion_misses(void **state)
+{
+	struct fixture f;
+
+	(void)state;
+	build_basic(&f);
+	add_progs(&f, false);
+	expect_text(&f.r, &json, ",\"recursion_misses\":[{\"program\":\"tp_data_ready\","
+		    "\"hooks\":[\"tcp-socket-enqueued\",\"udp-socket-enqueued\"],"
+		    "\"count\":3},{\"program\":\"tp_tcp_copy_datagram\",", 1);
+	expect_text(&f.r, &json, "bpf_stats", 0);
+	expect_text(&f.r, &prom, "\n# TYPE netstacklat_recursion_misses_total counter\n"
+		    "netstacklat_recursion_misses_total{hook=\"tcp-socket-enqueued,"
+		    "udp-socket-enqueued\",program=\"tp_data_ready\"} 3\n", 1);
+	expect_text(&f.r, &prom, "netstacklat_bpf_runs_total", 0);
+	/* tcp-socket-enqueued's line only: udp-socket-enqueued is not enabled */
+	expect_text(&f.r, &table, "\n  recursion_misses: 3 (tp_data_ready)\n", 1);
+	expect_text(&f.r, &table, "recursion_misses", 1);
+}
+
+/*
+ * A kernel without the count (before 5.12): null in JSON, no series in
+ * Prometheus, nothing in the table; never a 0 that looks measured.
+ */
+static void test_recursion_unavailable(void **state)
+{
+	struct fixture f;
+
+	(void)state;
+	build_basic(&f);
+	add_progs(&f, false);
+	f.r.recursion = NSL_RECURSION_UNAVAILABLE;
+	expect_text(&f.r, &json, ",\"recursion_misses\":null}", 1);
+	expect_text(&f.r, &prom, "recursion", 0);
+	expect_text(&f.r, &table, "recursion", 0);
+	/* a report made without programs (these fixtures) leaves it out */
+	build_basic(&f);
+	expect_text(&f.r, &json, "recursion", 0);
 }
 
 /*
@@ -801,6 +869,40 @@ static void test_prom_pb_classic(void **state)
 	assert_int_equal(h->sample_count, 812);
 	for (size_t i = 0; i < n; i++)
 		io__prometheus__client__metric_family__free_unpacked(mf[i], NULL);
+}
+
+/* Recursion misses as in the text format; no family where uncounted. */
+static void test_prom_pb_recursion(void **state)
+{
+	Io__Prometheus__Client__MetricFamily *mf[16];
+	const Io__Prometheus__Client__MetricFamily *c;
+	struct fixture f;
+	size_t n;
+
+	(void)state;
+	build_basic(&f);
+	add_progs(&f, false);
+	n = render_pb(&f, mf, 16);
+	c = pb_family(mf, n, "netstacklat_recursion_misses_total");
+	assert_int_equal(c->type, IO__PROMETHEUS__CLIENT__METRIC_TYPE__COUNTER);
+	assert_int_equal(c->n_metric, 4);
+	assert_string_equal(c->metric[0]->label[0]->value,
+			    "tcp-socket-enqueued,udp-socket-enqueued");
+	assert_string_equal(c->metric[0]->label[1]->name, "program");
+	assert_string_equal(c->metric[0]->label[1]->value, "tp_data_ready");
+	assert_float_equal(c->metric[0]->counter->value, 3, 0);
+	assert_float_equal(c->metric[1]->counter->value, 0, 0);
+	for (size_t i = 0; i < n; i++) {
+		/* --bpf-stats is off */
+		assert_null(strstr(mf[i]->name, "netstacklat_bpf_"));
+		io__prometheus__client__metric_family__free_unpacked(mf[i], NULL);
+	}
+	f.r.recursion = NSL_RECURSION_UNAVAILABLE;
+	n = render_pb(&f, mf, 16);
+	for (size_t i = 0; i < n; i++) {
+		assert_null(strstr(mf[i]->name, "recursion"));
+		io__prometheus__client__metric_family__free_unpacked(mf[i], NULL);
+	}
 }
 
 /*
@@ -993,6 +1095,8 @@ int main(void)
 		cmocka_unit_test(test_write_error_errno),
 		cmocka_unit_test(test_costs_table),
 		cmocka_unit_test(test_costs_json),
+		cmocka_unit_test(test_recursion_misses),
+		cmocka_unit_test(test_recursion_unavailable),
 		cmocka_unit_test(test_prom_basic),
 		cmocka_unit_test(test_prom_grouped),
 		cmocka_unit_test(test_prom_cumulative_buckets),
@@ -1005,6 +1109,7 @@ int main(void)
 		cmocka_unit_test(test_prom_pb_hook_info),
 		cmocka_unit_test(test_slot_range),
 		cmocka_unit_test(test_prom_server_restarts),
+		cmocka_unit_test(test_prom_pb_recursion),
 	};
 
 	return cmocka_run_group_tests(tests, setup, NULL);
