@@ -383,9 +383,13 @@ static int by_active_tick(const void *a, const void *b)
 
 static void evict(struct nsl_groups *g, uint64_t want, const struct timespec *now)
 {
-	struct nsl_group **idle = calloc(g->c.max, sizeof(*idle));
 	uint64_t n = 0, cap = g->c.max / 8 + 1;
+	struct nsl_group **idle;
 
+	if (!g->c.max)
+		return;
+	/* an array of pointers: NOLINTNEXTLINE(bugprone-sizeof-expression) */
+	idle = calloc(g->c.max, sizeof(*idle));
 	if (!idle)
 		return;
 	for (uint32_t id = 0; id < g->c.max; id++) {
@@ -395,6 +399,7 @@ static void evict(struct nsl_groups *g, uint64_t want, const struct timespec *no
 		    g->tick - gr->active_tick >= EVICT_IDLE_TICKS)
 			idle[n++] = gr;
 	}
+	/* an array of pointers: NOLINTNEXTLINE(bugprone-sizeof-expression) */
 	qsort(idle, n, sizeof(*idle), by_active_tick);
 	if (want > cap)
 		want = cap;
