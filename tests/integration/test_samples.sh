@@ -187,9 +187,113 @@ test_sampled_same_percentiles() {
 	done
 }
 
-       test_clock_alarm_rearmed test_sampled_same_percentiles test_sampled_counters_thinned
-       test_recursion_misses_counted)
+# --sample thins the counters of what was not recorded as it thins the
+# samples, so that each scaled by N estimates the unsampled run's. The
+# enqueue fallback's counters are per sk_data_ready call: 300 urgent
+# TCP messages make two calls each, one of them with the tail of the
+# previous message (tcp_urg() calls it before queueing the segment):
+# about as many unchanged_tail as samples (test_enqueue_once_per_skb,
+# test_core.sh). Beside an unsampled instance, --sample 2 must show half
+# of each, within 30 % (before, unchanged_tail was counted for every
+# call, sampled or not: as many as unsampled).
+test_sampled_counters_thinned() {
+	local all=$TMP/urg-all.json some=$TMP/urg-some.json pid_all a s ua us
+	grep -Eq "^  tcp-socket-enqueued +tracepoint" <<< "$("$NSL" -l -e tcp-socket-enqueued)" ||
+		{ skip "tcp-socket-enqueued is not the tracepoint fallback here"; return; }
+	serve tcp 5204 --read-delay-ms 5 || return
+	start_tool "$all" -n "/run/netns/$NS_B" -e tcp-socket-enqueued || return
+	pid_all=$TOOL_PID
+	start_tool "$some" -n "/run/netns/$NS_B" -e tcp-socket-enqueued --sample 2 || return
+	client tcp 5204 --count 300 --interval-us 2000 --msg-size 100 --oob
+	wait_server
+	stop_tool
+	TOOL_PID=$pid_all
+	stop_tool
+	a=$($JQ "$all" count tcp-socket-enqueued) s=$($JQ "$some" count tcp-socket-enqueued)
+	ua=$($JQ "$all" counter tcp-socket-enqueued unchanged_tail)
+	us=$($JQ "$some" counter tcp-socket-enqueued unchanged_tail)
+	echo "  300 urgent messages: unsampled $a samples, $ua unchanged_tail; --sample 2: $s, $us"
+	expect "unsampled unchanged_tail" "$ua" -ge 100 || return
+	scaled 2 "$s" "$a" || fail "samples: sampled $s x 2, unsampled $a: not within 30 %"
+	scaled 2 "$us" "$ua" || fail "unchanged_tail: sampled $us x 2, unsampled $ua: not within 30 %"
 }
+
+# A process-context sk_data_ready load: a unix datagram socket pair that
+# sends to itself as fast as it can, pinned to CPU argv[1] for argv[2]
+# seconds. Every send calls sock_def_readable() with bottom halves on,
+# so tp_data_ready runs (and returns at once: not inet) in process context.
+UNIX_LOAD='
+import os, socket, sys, time
+os.sched_setaffinity(0, {int(sys.argv[1])})
+a, b = socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM)
+end = time.monotonic() + float(sys.argv[2])
+while time.monotonic() < end:
+    for _ in range(1000):
+        a.send(b"x")
+        b.recv(1)
+'
+
+# Recursion misses (issue #33 item 1). UDP datagrams leave the sender
+# through tbf, which holds them and releases each from its watchdog (an
+# hrtimer, in softirq on the way out of the timer interrupt); the softirq
+# delivers the datagram over veth to the receiver, whose sk_data_ready
+# runs tp_data_ready. Where the interrupt came while tp_data_ready ran for
+# the unix load on that CPU, the kernel skips the nested run
+# (__bpf_trace_run(), 6.1+) and counts it in recursion_misses only.
+# Every datagram read is then a sample, a counter of udp-socket-enqueued,
+# or one of tp_data_ready's recursion misses. The misses are machine-wide
+# (any socket's nested sk_data_ready, other traffic's too; no other test
+# runs meanwhile, the shared lock), so samples + counters <= datagrams <=
+# samples + counters + misses. Measured here (6.18, 2 CPUs, ~6,000
+# datagrams, three runs): 50-82 misses, of 62-98 datagrams neither
+# sampled nor counted. What is left (4-16) is the open problem of
+# tbf_shortfall() (test_handover.sh, issue #33 item 2): without the load,
+# 0 misses and still 8 of 6,058 datagrams unseen, no counter moved. It is
+# tolerated up to 0.5 % of the datagrams and printed; the misses must be
+# in the report (it had no such key before) and provoked.
+test_recursion_misses_counted() {
+	local out=$TMP/recursion.json reads n c x miss left cpu pids=()
+	"$NSL" -l -e udp-socket-enqueued | grep -Eq "^  udp-socket-enqueued +tracepoint " ||
+		{ skip "udp-socket-enqueued does not attach by tracepoint here"; return; }
+	AT_EXIT+=("tc -n $NS_A qdisc del dev $IF_A root")
+	# 10 Mbit/s: 1,250 datagrams of 1000 bytes a second, sent a little
+	# faster, so that the queue is never empty and the watchdog releases them
+	tc -n "$NS_A" qdisc add dev "$IF_A" root tbf rate 10mbit burst 1600 latency 50ms ||
+		{ fail "cannot add tbf"; return; }
+	serve udp 5204 --duration-s 8 || return
+	start_tool "$out" -n "/run/netns/$NS_B" -e udp-socket-enqueued || return
+	for ((cpu = 0; cpu < $(nproc); cpu++)); do
+		"$PYTHON" -c "$UNIX_LOAD" "$cpu" 5.5 &
+		BG_PIDS+=($!)
+		pids+=($!)
+	done
+	client udp 5204 --count 1000000 --msg-size 1000 --interval-us 700 --duration-s 5
+	wait "${pids[@]}"
+	wait_server
+	stop_tool
+	tc -n "$NS_A" qdisc del dev "$IF_A" root
+	reads=$(json_field "$TMP/server.json" reads)
+	n=$($JQ "$out" count udp-socket-enqueued)
+	c=0
+	for x in unchanged_tail queue_empty no_rx_tstamp not_rx_tstamp negative_latency \
+		 map_full clock_step; do
+		c=$((c + $($JQ "$out" counter udp-socket-enqueued $x)))
+	done
+	miss=$($JQ "$out" recursion tp_data_ready)
+	echo "  $reads datagrams read: $n samples, $c in counters" \
+	     "($($JQ "$out" counters udp-socket-enqueued)), tp_data_ready recursion_misses $miss"
+	expect "recursion_misses in the report (a number)" "$miss" -ge 0 || return
+	expect "datagrams read (tbf drops the excess)" "$reads" -ge 3000 || return
+	expect "recursion_misses provoked" "$miss" -gt 0
+	expect "samples + counters, at most one per datagram" "$((n + c))" -le "$reads"
+	left=$((reads - n - c - miss))
+	[ "$left" -gt 0 ] &&
+		echo "  NOTE: $left of $reads datagrams neither sampled nor counted nor missed" \
+		     "(the open problem of tbf_shortfall(); tolerated up to 0.5 %)"
+	expect "samples + counters + recursion_misses, at least one per datagram but 0.5 %" \
+		"$((n + c + miss))" -ge "$((reads - reads / 200))"
+}
+
 
 need "" prereqs
 need "cannot create namespaces/veth" setup_netns
