@@ -240,20 +240,28 @@ static Metric *gauge_metric(struct arena *a, const struct nsl_label *l,
 	return m;
 }
 
+/* v as a varint at p; its length */
+static size_t varint(uint8_t *p, size_t v)
+{
+	size_t n = 0;
+
+	do {
+		p[n++] = (uint8_t)((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
+		v >>= 7;
+	} while (v);
+	return n;
+}
+
 /* Writes mf as varint length, then the message. 0 or -EIO. */
 static int write_delimited(FILE *out, const Family *mf)
 {
 	size_t len = io__prometheus__client__metric_family__get_packed_size(mf);
 	uint8_t head[10], *buf = malloc(len ? len : 1);
-	size_t n = 0, v = len;
+	size_t n = varint(head, len);
 	int err = 0;
 
 	if (!buf)
 		return -ENOMEM;
-	do {
-		head[n++] = (uint8_t)((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
-		v >>= 7;
-	} while (v);
 	io__prometheus__client__metric_family__pack(mf, buf);
 	if (fwrite(head, 1, n, out) != n || fwrite(buf, 1, len, out) != len)
 		err = -EIO;
@@ -282,19 +290,65 @@ static int family(FILE *out, struct arena *a, const char *name,
 	return write_delimited(out, &mf);
 }
 
-static int pb_hists(FILE *out, struct arena *a, const struct nsl_report *r)
+/*
+ * The histograms, one packed Metric at a time: the family's header (its
+ * name, help and type: fields 1-3, as protobuf-c packs a family without
+ * metrics), then each Metric as field 4, length-delimited, packed and its
+ * objects freed before the next is made. The same bytes as packing the
+ * whole family (protobuf-c writes fields in their order), without holding
+ * the objects of thousands of groups at once (issue #31: 3.6 KB a group
+ * of classic buckets at --resolution 1, kept resident after the render).
+ */
+static int pb_hists(FILE *out, const struct nsl_report *r)
 {
-	Metric **m = arena_alloc(a, r->nr_hists, sizeof(Metric *));
-	size_t n = 0;
+	Family mf = IO__PROMETHEUS__CLIENT__METRIC_FAMILY__INIT;
+	uint8_t head[128], lead[10], *buf = NULL;
+	size_t nhead, len = 0, cap = 0, n;
+	int err = 0;
 
-	if (!m)
-		return -ENOMEM;
-	for (size_t i = 0; i < r->nr_hists; i++)
-		if (r->hists[i].key.hook < NSL_NR_HISTS)
-			m[n++] = hist_metric(a, r, &r->hists[i]);
-	return family(out, a, "netstacklat_latency_seconds",
-		      "Time from a packet's RX timestamp to the hook.",
-		      IO__PROMETHEUS__CLIENT__METRIC_TYPE__HISTOGRAM, m, n);
+	mf.name = "netstacklat_latency_seconds";
+	mf.help = "Time from a packet's RX timestamp to the hook.";
+	mf.has_type = 1;
+	mf.type = IO__PROMETHEUS__CLIENT__METRIC_TYPE__HISTOGRAM;
+	if (io__prometheus__client__metric_family__get_packed_size(&mf) > sizeof(head))
+		return -EINVAL;
+	nhead = io__prometheus__client__metric_family__pack(&mf, head);
+	for (size_t i = 0; i < r->nr_hists && !err; i++) {
+		struct arena a = { 0 };
+		Metric *m;
+		size_t size;
+
+		if (r->hists[i].key.hook >= NSL_NR_HISTS)
+			continue;
+		m = hist_metric(&a, r, &r->hists[i]);
+		size = m && !a.failed ? io__prometheus__client__metric__get_packed_size(m) : 0;
+		if (!m || a.failed) {
+			err = -ENOMEM;
+		} else if (!buf || len + size + 11 > cap) {
+			uint8_t *p = realloc(buf, 2 * (len + size + 11));
+
+			if (p) {
+				buf = p;
+				cap = 2 * (len + size + 11);
+			} else {
+				err = -ENOMEM;
+			}
+		}
+		if (!err) {
+			buf[len++] = 4 << 3 | 2;	/* field 4 (metric), length-delimited */
+			len += varint(buf + len, size);
+			len += io__prometheus__client__metric__pack(m, buf + len);
+		}
+		arena_free(&a);
+	}
+	if (!err) {
+		n = varint(lead, nhead + len);
+		if (fwrite(lead, 1, n, out) != n || fwrite(head, 1, nhead, out) != nhead ||
+		    (len && fwrite(buf, 1, len, out) != len))
+			err = -EIO;
+	}
+	free(buf);
+	return err;
 }
 
 static int pb_counters(FILE *out, struct arena *a, const struct nsl_report *r)
@@ -437,7 +491,7 @@ static int pb_groups(FILE *out, struct arena *a, const struct nsl_report *r)
 int nsl_format_prometheus_pb(FILE *out, const struct nsl_report *r)
 {
 	struct arena a = { 0 };
-	int err = pb_hists(out, &a, r);
+	int err = pb_hists(out, r);
 
 	if (!err)
 		err = pb_counters(out, &a, r);

@@ -1076,6 +1076,51 @@ static void test_slot_range(void **state)
 	}
 }
 
+/*
+ * The histograms' family is packed a Metric at a time: every message of
+ * the stream is what protobuf-c packs from its own unpacking (the bytes
+ * of one whole family), for every fixture.
+ */
+static void test_prom_pb_canonical(void **state)
+{
+	void (*const build[])(struct fixture *) = { build_basic, build_grouped, build_fine, build_empty };
+	static struct fixture f;
+
+	(void)state;
+	for (size_t b = 0; b < sizeof(build) / sizeof(build[0]); b++) {
+		size_t len, off = 0;
+		char *buf;
+
+		build[b](&f);
+		buf = render_pb_bytes(&f.r, &len);
+		while (off < len) {
+			Io__Prometheus__Client__MetricFamily *mf;
+			uint64_t size = 0;
+			uint8_t *again;
+			int shift = 0;
+
+			do {
+				assert_true(off < len && shift < 64);
+				size |= (uint64_t)(buf[off] & 0x7f) << shift;
+				shift += 7;
+			} while (buf[off++] & 0x80);
+			assert_true(off + size <= len);
+			mf = io__prometheus__client__metric_family__unpack(NULL, size,
+									 (const uint8_t *)buf + off);
+			assert_non_null(mf);
+			assert_int_equal(io__prometheus__client__metric_family__get_packed_size(mf), size);
+			again = malloc(size ? size : 1);
+			assert_non_null(again);
+			io__prometheus__client__metric_family__pack(mf, again);
+			assert_memory_equal(again, buf + off, size);
+			free(again);
+			io__prometheus__client__metric_family__free_unpacked(mf, NULL);
+			off += size;
+		}
+		free(buf);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1110,6 +1155,7 @@ int main(void)
 		cmocka_unit_test(test_slot_range),
 		cmocka_unit_test(test_prom_server_restarts),
 		cmocka_unit_test(test_prom_pb_recursion),
+		cmocka_unit_test(test_prom_pb_canonical),
 	};
 
 	return cmocka_run_group_tests(tests, setup, NULL);
