@@ -238,6 +238,12 @@ setup_tunwire() {
 	ip -n "$NS_A" link set "$TUN_A" up && ip -n "$NS_B" link set "$TUN_B" up
 }
 
+# child_of PID: PID's first child process (the tool's jailed /metrics
+# server, src/4-sink/jail.c), or nothing.
+child_of() {
+	cat /proc/"$1"/task/*/children 2>/dev/null | tr ' ' '\n' | grep -m1 .
+}
+
 # bpf_ids_of prog|link|map PID: ids of the BPF programs, links or maps PID holds open
 # (from /proc/PID/fdinfo: bpftool here cannot show owners).
 bpf_ids_of() {

@@ -170,7 +170,7 @@ test_prom_jail() {
 	start_tool "$out" --listen "127.0.0.1:$PORT" -r 0.2 || return
 	wait_for 10 eval 'curl -sf "http://127.0.0.1:$PORT/metrics" > "$TMP/jail.prom"' ||
 		{ fail "no /metrics"; stop_tool; return; }
-	child=$(cat /proc/"$TOOL_PID"/task/*/children | tr ' ' '\n' | grep -m1 .)
+	child=$(child_of "$TOOL_PID")
 	[ -n "$child" ] || { fail "the tool has no child process"; stop_tool; return; }
 	expect "the server's CapEff" "$(awk '$1 == "CapEff:" { print $2 }' /proc/"$child"/status)" = 0000000000000000
 	expect "the server's CapBnd" "$(awk '$1 == "CapBnd:" { print $2 }' /proc/"$child"/status)" = 0000000000000000

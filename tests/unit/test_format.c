@@ -758,27 +758,47 @@ static void test_fine_prom(void **state)
 	check_prom_report("fine.prom", &f);
 }
 
+/* The protobuf exposition of r, as bytes; free() it. */
+static char *render_pb_bytes(const struct nsl_report *r, size_t *len)
+{
+	char *buf = NULL;
+	FILE *out = open_memstream(&buf, len);
+
+	assert_non_null(out);
+	assert_int_equal(nsl_format_prometheus_pb(out, r), 0);
+	assert_int_equal(fclose(out), 0);
+	return buf;
+}
+
+/*
+ * The length of the delimited message at buf + *off (of len bytes), past
+ * which *off then points: the message lies at buf + *off.
+ */
+static uint64_t next_message(const char *buf, size_t len, size_t *off)
+{
+	uint64_t size = 0;
+	int shift = 0;
+
+	do {		/* its varint length */
+		assert_true(*off < len && shift < 64);
+		size |= (uint64_t)(buf[*off] & 0x7f) << shift;
+		shift += 7;
+	} while (buf[(*off)++] & 0x80);
+	assert_true(*off + size <= len);
+	return size;
+}
+
 /* The protobuf exposition of f, unpacked: its MetricFamily messages. */
 static size_t render_pb(const struct fixture *f,
 			Io__Prometheus__Client__MetricFamily **mf, size_t max)
 {
-	char *buf = NULL;
-	size_t len = 0, off = 0, n = 0;
-	FILE *out = open_memstream(&buf, &len);
+	size_t len, off = 0, n = 0;
+	char *buf = render_pb_bytes(&f->r, &len);
 
-	assert_non_null(out);
-	assert_int_equal(nsl_format_prometheus_pb(out, &f->r), 0);
-	assert_int_equal(fclose(out), 0);
 	while (off < len) {
-		uint64_t size = 0;
-		int shift = 0;
+		uint64_t size = next_message(buf, len, &off);
 
-		do {		/* the varint length of each message */
-			assert_true(off < len && shift < 64);
-			size |= (uint64_t)(buf[off] & 0x7f) << shift;
-			shift += 7;
-		} while (buf[off++] & 0x80);
-		assert_true(off + size <= len && n < max);
+		assert_true(n < max);
 		mf[n] = io__prometheus__client__metric_family__unpack(
 			NULL, size, (const uint8_t *)buf + off);
 		assert_non_null(mf[n]);
@@ -1018,18 +1038,6 @@ static void test_prom_server_restarts(void **state)
 	free(text);
 }
 
-/* The protobuf exposition of r, as bytes; free() it. */
-static char *render_pb_bytes(const struct nsl_report *r, size_t *len)
-{
-	char *buf = NULL;
-	FILE *out = open_memstream(&buf, len);
-
-	assert_non_null(out);
-	assert_int_equal(nsl_format_prometheus_pb(out, r), 0);
-	assert_int_equal(fclose(out), 0);
-	return buf;
-}
-
 /*
  * The reader keeps only the range of slots that hold samples (lo, nr):
  * every format gives the same bytes for it as for every slot.
@@ -1095,16 +1103,9 @@ static void test_prom_pb_canonical(void **state)
 		buf = render_pb_bytes(&f.r, &len);
 		while (off < len) {
 			Io__Prometheus__Client__MetricFamily *mf;
-			uint64_t size = 0;
+			uint64_t size = next_message(buf, len, &off);
 			uint8_t *again;
-			int shift = 0;
 
-			do {
-				assert_true(off < len && shift < 64);
-				size |= (uint64_t)(buf[off] & 0x7f) << shift;
-				shift += 7;
-			} while (buf[off++] & 0x80);
-			assert_true(off + size <= len);
 			mf = io__prometheus__client__metric_family__unpack(NULL, size,
 									 (const uint8_t *)buf + off);
 			assert_non_null(mf);
