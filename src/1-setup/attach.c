@@ -92,25 +92,16 @@ static int attach_hooks(struct nsl_loader *l)
 
 int nsl_loader_attach(struct nsl_loader *l, const struct nsl_options *o)
 {
-	uint32_t ifidx[NSL_MAX_FILTER_ENTRIES];
-	uint64_t cgids[NSL_MAX_FILTER_ENTRIES];
 	int err;
 
 	if (!nsl_loader_nr_attached(l)) {
 		pr_warn("no enabled hook can attach on this kernel (see -l)\n");
 		return -ENOENT;
 	}
-	/* the netns first: interface names are looked up inside it */
-	err = nsl_resolve_netns_once(l, o);
-	if (!err)
-		err = nsl_resolve_ifaces(l, o, ifidx);
-	if (!err)
-		err = nsl_resolve_cgroups(o, cgids);
-	if (!err)
-		err = nsl_loader_load(l, o);
+	err = nsl_loader_load(l, o);
 	if (err)
 		return err;
-	err = nsl_fill_filters(l, o, ifidx, cgids);
+	err = nsl_fill_filters(l, o);
 	if (err)
 		return err;
 	/* the clock before the first sample (the maps now exist) */

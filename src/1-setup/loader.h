@@ -26,6 +26,7 @@ struct nsl_hook_state {
 	int nf_fds[NSL_NF_LINKS];	/* netfilter links: IPv4, IPv6 */
 };
 
+/* starts zeroed, but for its descriptors: -1 (main()) */
 struct nsl_loader {
 	struct netstacklat_bpf *skel;
 	struct nsl_hook_state hooks[NSL_NR_HOOKS];
@@ -35,6 +36,9 @@ struct nsl_loader {
 	uint64_t netns_ino;	/* the netns -n selects, 0 for all */
 	uint64_t nf_netns_ino;	/* where the netfilter hooks attach */
 	bool netns_resolved;
+	/* the filters of -i and -c, resolved (nsl_loader_resolve()) */
+	uint32_t ifidx[NSL_MAX_FILTER_ENTRIES];
+	uint64_t cgids[NSL_MAX_FILTER_ENTRIES];
 	/* where UDP frees a read datagram (cfg.udp_free_*), when needed */
 	uint64_t udp_free_at[NSL_UDP_FREE_FUNCS];
 	uint64_t udp_free_len[NSL_UDP_FREE_FUNCS];
@@ -55,6 +59,15 @@ struct nsl_loader {
 /* Whether the kernel takes BPF atomic fetch-and-add (v5.12; -I/-C need it). */
 bool nsl_loader_has_atomic_fetch(void);
 
+/*
+ * Resolves what o names (the netns of -n, the interfaces of -i, the cgroups
+ * of -c), before anything touches BPF: a name that does not exist ends the
+ * run with its message and not one program loaded, not even a probe's
+ * (issue #32: a probe's program, freed after an RCU grace period, outlived
+ * the bad invocation that loaded it). Call before nsl_loader_probe().
+ */
+int nsl_loader_resolve(struct nsl_loader *l, const struct nsl_options *o);
+
 /* Opens the BPF object and decides the method per enabled hook (no load). */
 int nsl_loader_probe(struct nsl_loader *l, const struct nsl_options *o);
 
@@ -69,8 +82,8 @@ int nsl_loader_probe(struct nsl_loader *l, const struct nsl_options *o);
 int nsl_loader_load(struct nsl_loader *l, const struct nsl_options *o);
 
 /*
- * Resolves the filters of o (interfaces, netns, cgroups), loads, fills the
- * maps and attaches. Call after nsl_loader_probe(). On error the message has
+ * Loads, fills the filter maps nsl_loader_resolve() resolved and attaches.
+ * Call after nsl_loader_probe(). On error the message has
  * been printed and nsl_loader_close() cleans up.
  */
 int nsl_loader_attach(struct nsl_loader *l, const struct nsl_options *o);

@@ -182,8 +182,6 @@ int nsl_loader_probe(struct nsl_loader *l, const struct nsl_options *o)
 	struct btf *vmlinux;
 	int err;
 
-	memset(l, 0, sizeof(*l));
-	l->rx_tstamp_fd = l->ifname_fd = -1;
 	l->skel = nsl_object_open();
 	if (!l->skel) {
 		err = -errno;

@@ -35,13 +35,8 @@ int nsl_enter_target_netns(struct nsl_loader *l, int *saved);
 int nsl_leave_target_netns(int saved, int err);
 /* The netns -n selects, resolved once (l->netns_ino, l->netns_path). */
 int nsl_resolve_netns_once(struct nsl_loader *l, const struct nsl_options *o);
-/* The interfaces of -i (idx) and the cgroups of -c (ids), resolved. */
-int nsl_resolve_ifaces(struct nsl_loader *l, const struct nsl_options *o,
-		       uint32_t *idx);
-int nsl_resolve_cgroups(const struct nsl_options *o, uint64_t *ids);
 /* Filter maps: after load (the maps exist), before attach (no samples yet). */
-int nsl_fill_filters(struct nsl_loader *l, const struct nsl_options *o,
-		     const uint32_t *ifidx, const uint64_t *cgids);
+int nsl_fill_filters(struct nsl_loader *l, const struct nsl_options *o);
 
 /* object.c */
 /*

@@ -182,8 +182,8 @@ int nsl_leave_target_netns(int saved, int err)
  * -I none is kept: after set-up the tool holds no socket in another
  * namespace it has no use for (issue #32).
  */
-int nsl_resolve_ifaces(struct nsl_loader *l, const struct nsl_options *o,
-		       uint32_t *idx)
+static int resolve_ifaces(struct nsl_loader *l, const struct nsl_options *o,
+			  uint32_t *idx)
 {
 	int saved = -1, err;
 
@@ -269,18 +269,17 @@ static int fill_set(int fd, const void *key)
 }
 
 /* Filter maps: after load (the maps exist), before attach (no samples yet). */
-int nsl_fill_filters(struct nsl_loader *l, const struct nsl_options *o,
-		     const uint32_t *ifidx, const uint64_t *cgids)
+int nsl_fill_filters(struct nsl_loader *l, const struct nsl_options *o)
 {
 	struct netstacklat_bpf *s = l->skel;
 	int err = 0;
 
 	for (unsigned int i = 0; i < o->nr_ifaces && !err; i++)
-		err = fill_set(bpf_map__fd(s->maps.filter_ifindex), &ifidx[i]);
+		err = fill_set(bpf_map__fd(s->maps.filter_ifindex), &l->ifidx[i]);
 	for (unsigned int i = 0; i < o->nr_pids && !err; i++)
 		err = fill_set(bpf_map__fd(s->maps.filter_pid), &o->pids[i]);
 	for (unsigned int i = 0; i < o->nr_cgroups && !err; i++)
-		err = fill_set(bpf_map__fd(s->maps.filter_cgroup), &cgids[i]);
+		err = fill_set(bpf_map__fd(s->maps.filter_cgroup), &l->cgids[i]);
 	if (err)
 		pr_warn("cannot fill filter maps: %s\n", strerror(-err));
 	return err;
@@ -303,7 +302,7 @@ static int cgroup_path_id(const char *path, uint64_t *id)
 	return nsl_cgroup_id(full, id) ? err : 0;
 }
 
-int nsl_resolve_cgroups(const struct nsl_options *o, uint64_t *ids)
+static int resolve_cgroups(const struct nsl_options *o, uint64_t *ids)
 {
 	for (unsigned int i = 0; i < o->nr_cgroups; i++) {
 		int err;
@@ -335,5 +334,17 @@ int nsl_resolve_netns_once(struct nsl_loader *l, const struct nsl_options *o)
 		return 0;
 	err = resolve_netns(l, o, &l->netns_ino);
 	l->netns_resolved = !err;
+	return err;
+}
+
+int nsl_loader_resolve(struct nsl_loader *l, const struct nsl_options *o)
+{
+	/* the netns first: interface names are looked up inside it */
+	int err = nsl_resolve_netns_once(l, o);
+
+	if (!err)
+		err = resolve_ifaces(l, o, l->ifidx);
+	if (!err)
+		err = resolve_cgroups(o, l->cgids);
 	return err;
 }

@@ -4,7 +4,8 @@
  *
  * Lifecycle: parse options (options.c) -> check what can be checked
  * (preflight.c) -> open the sink (output.c) and /metrics' socket (http.c)
- * -> probe attach methods, load and attach (src/1-setup) -> every interval
+ * -> resolve the names of -n, -i, -c (targets.c) -> probe attach methods,
+ * load and attach (src/1-setup) -> every interval
  * read the maps and write a report (loop.c) -> on COUNT reached or
  * SIGINT/SIGTERM/SIGHUP a final report, then everything is detached.
  */
@@ -153,9 +154,10 @@ int main(int argc, char **argv)
 		}
 	}
 	err = open_output(&opts, &out);
-	if (err)
-		goto cleanup;
-	err = nsl_loader_probe(&l, &opts);
+	if (!err)
+		err = nsl_loader_resolve(&l, &opts);
+	if (!err)
+		err = nsl_loader_probe(&l, &opts);
 	if (err)
 		goto cleanup;
 	if (opts.list_probes) {
