@@ -9,7 +9,8 @@ TESTS=(test_list_probes test_traffic_samples test_one_sample_per_read
        test_group_by_cgroup test_enable_disable test_bpf_stats
        test_bpf_stats_off_after_exit test_shared_programs test_queue_length_filter
        test_tai_offset_change test_errqueue_reads test_enqueue_once_per_skb
-       test_mptcp_reads test_resolution_known_answer test_no_socket_left_in_netns)
+       test_mptcp_reads test_resolution_known_answer test_no_socket_left_in_netns
+       test_enqueue_reader_drains)
 
 # traffic OUT TOOL_ARGS...: TCP server up (TCP_PID), tool attached, 200 TCP
 # messages then 200 UDP datagrams, tool stopped with SIGINT.
@@ -477,6 +478,33 @@ test_enqueue_once_per_skb() {
 		"$((n + $($JQ "$out" counter udp-socket-enqueued unchanged_tail) +
 		     $($JQ "$out" counter udp-socket-enqueued queue_empty)))" -eq "$reads"
 	expect "udp-socket-enqueued samples" "$n" -gt 0
+}
+
+# A UDP reader on the other CPU empties the queue right after each
+# enqueue: sk_data_ready may find it empty (queue_empty), but never reads
+# the queue's head as a datagram. Before, tp_data_ready looked at qlen and
+# then at .prev, and a reader in between left .prev at the head: struct
+# sock's bytes read as an skb, counted no_rx_tstamp (2-35 in 5-8 s here;
+# issue #33 item 7). Every datagram is stamped (the tool is on before the
+# first), so none may count no_rx_tstamp, and each read is a sample or a
+# queue_empty call.
+test_enqueue_reader_drains() {
+	local out=$TMP/drain.json reads n
+	[ "$(nproc)" -ge 2 ] || { skip "needs 2 CPUs (sender and reader apart)"; return; }
+	start_tool "$out" -n "/run/netns/$NS_B" -e udp-socket-enqueued || return
+	serve udp 5014 --read-size 64 --duration-s 8 || return
+	taskset -pc 1 "$SERVER_PID" > /dev/null
+	taskset -c 0 ip netns exec "$NS_A" "$TG" client --proto udp --connect "$ADDR_B" \
+		--port 5014 --msg-size 16 --interval-us 0 --duration-s 6 > "$TMP/client.json"
+	wait_server
+	stop_tool
+	reads=$(json_field "$TMP/server.json" reads)
+	n=$($JQ "$out" count udp-socket-enqueued)
+	expect "udp-socket-enqueued no_rx_tstamp" \
+		"$($JQ "$out" counter udp-socket-enqueued no_rx_tstamp)" -eq 0
+	expect "udp-socket-enqueued samples + queue_empty = datagrams read" \
+		"$((n + $($JQ "$out" counter udp-socket-enqueued queue_empty)))" -eq "$reads"
+	expect "udp-socket-enqueued samples" "$n" -gt 100000
 }
 
 # Reads of an MPTCP socket are tcp-socket-read samples with -y (one per
