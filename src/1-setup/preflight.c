@@ -11,6 +11,34 @@
 #include "preflight.h"
 #include "privs.h"
 
+/*
+ * The /metrics server parses what any local client sends. Run by root
+ * without --user, it would run as uid 0: without capabilities, yet the
+ * owner of root's files and processes, and so would the process that
+ * holds the BPF objects after set-up. Like tcpdump and chronyd, the tool
+ * then takes a user of its own (issue #32 item 2): the package's
+ * "netstacklat", else "nobody" (its files are then opened and reopened
+ * as that user, as with --user).
+ */
+int nsl_preflight_user(struct nsl_options *o)
+{
+	static const char *const users[] = { "netstacklat", "nobody" };
+
+	if (o->user || !o->listen_port || geteuid() != 0)
+		return 0;
+	for (unsigned int i = 0; i < sizeof(users) / sizeof(users[0]); i++) {
+		if (getpwnam(users[i])) {
+			o->user = users[i];
+			pr_info("--listen: running as user '%s' once attached "
+				"(root without --user)\n", o->user);
+			return 0;
+		}
+	}
+	pr_warn("--listen as root needs --user NAME: no user 'netstacklat' "
+		"or 'nobody' here to take\n");
+	return -ENOENT;
+}
+
 int nsl_preflight(const struct nsl_options *o)
 {
 	if (syscall(__NR_bpf, -1, NULL, 0) < 0 && errno == ENOSYS) {

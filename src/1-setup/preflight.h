@@ -8,6 +8,13 @@
 
 #include "options.h"
 
+/*
+ * --listen run by root without --user: the user the tool takes itself
+ * (o->user set, and said on stderr), or -ENOENT after one line when there
+ * is none. 0 when --user was given or nothing needs one.
+ */
+int nsl_preflight_user(struct nsl_options *o);
+
 /* 0, or a negative errno after one line on stderr saying what is missing. */
 int nsl_preflight(const struct nsl_options *o);
 

@@ -141,7 +141,9 @@ int main(int argc, char **argv)
 	for (unsigned int i = 0; i < opts.nr_warnings; i++)
 		pr_warn("warning: %s\n", opts.warnings[i]);
 	libbpf_set_print(libbpf_print);
-	err = nsl_preflight(&opts);
+	err = nsl_preflight_user(&opts);
+	if (!err)
+		err = nsl_preflight(&opts);
 	if (err)
 		goto cleanup;
 

@@ -98,7 +98,8 @@ const struct argp_option nsl_argp_options[] = {
 	{ "version", 'V', NULL, 0, "Print program version", -1 },
 	{ "user", OPT_USER, "NAME", 0,
 	  "Once attached, run as this user (e.g. nobody); all capabilities "
-	  "are dropped in any case", 4 },
+	  "are dropped in any case. With --listen, root without it runs as "
+	  "netstacklat, else nobody", 4 },
 	{ "bpf-stats", OPT_BPF_STATS, NULL, 0,
 	  "Report what each BPF program costs: runs, ns per run, CPU share "
 	  "(turns on the kernel's BPF run-time statistics while running)", 4 },

@@ -164,9 +164,10 @@ test_prom_http() {
 # and a channel to the tool, and nothing else (src/4-sink/jail.c): no
 # capability, no_new_privs, a seccomp filter, no BPF fd or mapping. A
 # kill -9 of it is followed by answers again within 2 s (a new child,
-# counted on /metrics), and the reports go on throughout.
+# counted on /metrics), and the reports go on throughout. Run by root
+# without --user, the tool and its server run as a user of their own.
 test_prom_jail() {
-	local out=$TMP/jail.json child fds maps t0 t1 gaps
+	local out=$TMP/jail.json child fds maps t0 t1 gaps want
 	start_tool "$out" --listen "127.0.0.1:$PORT" -r 0.2 || return
 	wait_for 10 eval 'curl -sf "http://127.0.0.1:$PORT/metrics" > "$TMP/jail.prom"' ||
 		{ fail "no /metrics"; stop_tool; return; }
@@ -176,6 +177,14 @@ test_prom_jail() {
 	expect "the server's CapBnd" "$(awk '$1 == "CapBnd:" { print $2 }' /proc/"$child"/status)" = 0000000000000000
 	expect "the server's NoNewPrivs" "$(awk '$1 == "NoNewPrivs:" { print $2 }' /proc/"$child"/status)" = 1
 	expect "the server's Seccomp (2: filter)" "$(awk '$1 == "Seccomp:" { print $2 }' /proc/"$child"/status)" = 2
+	# root without --user: the tool takes a user of its own (issue #32 item 2)
+	want=$(id -u netstacklat 2>/dev/null || id -u nobody)
+	expect "the server's uids (real, effective, saved, fs)" \
+		"$(awk '$1 == "Uid:" { print $2, $3, $4, $5 }' /proc/"$child"/status)" = "$want $want $want $want"
+	expect "the tool's uids once attached" \
+		"$(awk '$1 == "Uid:" { print $2, $3, $4, $5 }' /proc/"$TOOL_PID"/status)" = "$want $want $want $want"
+	grep -q "running as user '$(id -un "$want")' once attached" "$TMP/tool.err" ||
+		fail "no word of the user taken: $(cat "$TMP/tool.err")"
 	fds=$(for f in /proc/"$child"/fd/*; do readlink "$f"; done)
 	printf '%s\n' "$fds" | grep -q 'anon_inode:bpf' && fail "the server holds a BPF fd: $(echo $fds)"
 	expect "the server's fds (stdin, stdout, stderr, socket, channel, epoll)" \
