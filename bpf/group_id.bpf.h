@@ -19,12 +19,19 @@
 #define NSL_EEXIST 17
 
 /*
- * The id of key in ids (a hash of struct nsl_group_key -> __u32), taken
- * from free_ids when key is new. 0 and *id, or -1 when no id is free (the
- * map is full), or -2 when key vanished meanwhile (the reader retired it
- * between our add and our look-up: a group that is gone).
+ * One try at the id of key in ids (a hash of struct nsl_group_key ->
+ * __u32), taken from free_ids when key is new. 0 and *id, or -1 when no
+ * id is free (the map is full), or -2 when key vanished meanwhile.
+ *
+ * The push of an id back never fails here: it goes back to the queue it
+ * was popped from, so there is room (max_entries is every id), and the
+ * queue's lock is never contended on this CPU by a program of ours
+ * (before 6.15 a raw spinlock, failing only in NMI context, which no
+ * program of ours runs in; from 6.15 a resilient spinlock that fails only
+ * on a deadlock, the same CPU holding it, or a 250 ms timeout:
+ * kernel/bpf/queue_stack_maps.c).
  */
-static __always_inline int nsl_group_id(void *ids, void *free_ids,
+static __always_inline int group_id_try(void *ids, void *free_ids,
 					const struct nsl_group_key *key,
 					__u32 *id)
 {
@@ -55,6 +62,28 @@ static __always_inline int nsl_group_id(void *ids, void *free_ids,
 		return -2;
 	*id = *found;
 	return 0;
+}
+
+/*
+ * The id of key: 0 and *id, or -1 when no id is free (the map is full).
+ * A try finds key vanished (-2) when the reader retired it between
+ * another CPU's add, which made ours fail, and our look-up: the group's
+ * interface or cgroup went away as its first packets came. The sample
+ * then takes a new group (the key is gone, so a second try adds it
+ * afresh), which the reader retires in turn: every packet is a sample.
+ * Before, it was dropped without a counter (issue #33 item 4). A second
+ * -2 needs the reader to retire the same key twice within one program
+ * run, which its once-per-interval checks never do; counted as map_full.
+ */
+static __always_inline int nsl_group_id(void *ids, void *free_ids,
+					const struct nsl_group_key *key,
+					__u32 *id)
+{
+	int err = group_id_try(ids, free_ids, key, id);
+
+	if (err == -2)
+		err = group_id_try(ids, free_ids, key, id);
+	return err == -2 ? -1 : err;
 }
 
 #endif /* NSL_GROUP_ID_BPF_H */

@@ -68,7 +68,6 @@ static __always_inline struct nsl_hist *group_hist_get(__u32 hook,
 {
 	struct nsl_group_key key = { .hook = hook, .netns = netns };
 	__u32 id;
-	int err;
 
 	if (cfg.group_by_ifindex)
 		key.ifindex = ifindex;
@@ -81,15 +80,11 @@ static __always_inline struct nsl_hist *group_hist_get(__u32 hook,
 				    hook == NSL_HOOK_UDP_SOCK_READ))
 		key.cgroup = bpf_get_current_cgroup_id();
 
-	err = nsl_group_id(&group_ids, &free_ids, &key, &id);
-	if (err == -1)
-		goto full;
-	if (err)
-		return NULL;	/* retired as we added it: the group is gone */
+	if (nsl_group_id(&group_ids, &free_ids, &key, &id)) {
+		count_event(hook, NSL_CNT_MAP_FULL);
+		return NULL;
+	}
 	return bpf_map_lookup_elem(&group_hist, &id);
-full:
-	count_event(hook, NSL_CNT_MAP_FULL);
-	return NULL;
 }
 
 /*

@@ -15,8 +15,11 @@
 char LICENSE[] SEC("license") = "GPL";
 
 #define NKEYS 64
-/* one id more per CPU: what a CPU holds while it loses a race is not free */
-#define NIDS (NKEYS + 2)
+/*
+ * one id more per CPU: what a CPU holds while it loses a race is not
+ * free; and one for race.c's retirer, between its delete and its push
+ */
+#define NIDS (NKEYS + 3)
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -40,6 +43,7 @@ struct {
 } runs SEC(".maps");
 
 __u64 full = 0;		/* no id for a new key */
+__u64 gone = 0;		/* a key retired as it was added: no id either */
 __u32 next_id = 0;	/* take_old's counter */
 
 static __always_inline int next_key(struct nsl_group_key *key)
@@ -61,8 +65,14 @@ int take_new(struct __sk_buff *skb)
 
 	if (next_key(&key))
 		return 0;
-	if (nsl_group_id(&ids, &free_ids, &key, &id) == -1)
+	switch (nsl_group_id(&ids, &free_ids, &key, &id)) {
+	case -1:
 		__sync_fetch_and_add(&full, 1);
+		break;
+	case -2:
+		__sync_fetch_and_add(&gone, 1);
+		break;
+	}
 	return 0;
 }
 

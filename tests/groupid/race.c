@@ -7,10 +7,18 @@
  * pushed back). Prints, for the scheme netstacklat uses and for the one it
  * replaced, the ids lost and the new keys that found no id:
  *
- *   race.c OBJ [ROUNDS]  ->  "new lost=0 full=0 races=R" / "old lost=L"
+ *   race.c OBJ [ROUNDS]  ->  "new lost=0 full=0 races=R" / "old lost=L" /
+ *                             "retire failed=F gone=G rounds=N"
  *
  * lost: ids that neither a key holds nor the free queue has at the end
  * of a round. races: rounds in which take_old lost an id (the race hit).
+ * gone: the last phase races the same way while a third thread deletes
+ * the keys as fast as it can, as the reader retires a group whose
+ * interface or cgroup went away (issue #33 item 4): a key that vanished
+ * between a CPU's failed add and its look-up. Each take must still end
+ * with an id (failed=0; gone: takes that ended on a vanished key, which
+ * nsl_group_id() no longer returns). It takes three CPUs at once (two
+ * adds, one delete): on two, the retirer runs only between runs.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -20,11 +28,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include "netstacklat.h"
 
 #define NKEYS 64
-#define NIDS (NKEYS + 2)	/* as in race.bpf.c */
+#define NIDS (NKEYS + 3)	/* as in race.bpf.c */
 #define REPEAT 256
 
 static int prog_fd;
@@ -43,6 +52,84 @@ static void *runner(void *arg)
 	pthread_barrier_wait(&start);
 	if (bpf_prog_test_run_opts(prog_fd, &o))
 		perror("BPF_PROG_TEST_RUN");
+	return NULL;
+}
+
+/* The offset of global name in the object's .bss (its BTF), or -1. */
+static long bss_offset(struct bpf_object *obj, const char *name)
+{
+	const struct btf *btf = bpf_object__btf(obj);
+	int sec = btf ? btf__find_by_name_kind(btf, ".bss", BTF_KIND_DATASEC) : -1;
+	const struct btf_type *t = sec > 0 ? btf__type_by_id(btf, sec) : NULL;
+	const struct btf_var_secinfo *v = t ? btf_var_secinfos(t) : NULL;
+
+	for (int i = 0; t && i < btf_vlen(t); i++, v++)
+		if (!strcmp(btf__name_by_offset(btf, btf__type_by_id(btf, v->type)->name_off), name))
+			return v->offset;
+	return -1;
+}
+
+/*
+ * Reads (set NULL) or writes global name of the object's .bss: 8 bytes,
+ * or 4 where the global is a __u32 (next_id). 0 or -1.
+ */
+static int bss_rw(struct bpf_object *obj, const char *name, __u64 *val, const __u64 *set)
+{
+	struct bpf_map *bss = bpf_object__find_map_by_name(obj, ".bss");
+	long off = bss_offset(obj, name);
+	size_t n = strcmp(name, "next_id") ? 8 : 4;
+	char buf[256];
+	int zero = 0;
+
+	if (!bss || off < 0 || off + 8 > (long)sizeof(buf) ||
+	    bpf_map__value_size(bss) > sizeof(buf) ||
+	    bpf_map_lookup_elem(bpf_map__fd(bss), &zero, buf))
+		return -1;
+	if (!set) {
+		*val = 0;
+		memcpy(val, buf + off, n);
+		return 0;
+	}
+	memcpy(buf + off, set, n);
+	return bpf_map_update_elem(bpf_map__fd(bss), &zero, buf, 0) ? -1 : 0;
+}
+
+static int bss_read(struct bpf_object *obj, const char *name, __u64 *val)
+{
+	return bss_rw(obj, name, val, NULL);
+}
+
+static int bss_write(struct bpf_object *obj, const char *name, __u64 v)
+{
+	return bss_rw(obj, name, NULL, &v);
+}
+
+static volatile int racing;
+
+static int ids_fd, free_fd;
+
+/*
+ * Deletes keys as they appear while the runners race, and hands their ids
+ * back at once (the reader retiring, without its wait: the ids are not
+ * counted in this phase, only what the takes returned).
+ */
+static void *retirer(void *arg)
+{
+	struct nsl_group_key key;
+	__u32 id;
+
+	cpu_set_t set;
+
+	(void)arg;
+	/* a third CPU where there is one: then it deletes during runs */
+	CPU_ZERO(&set);
+	CPU_SET(2, &set);
+	pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+	while (racing)
+		if (!bpf_map_get_next_key(ids_fd, NULL, &key) &&
+		    !bpf_map_lookup_elem(ids_fd, &key, &id) &&
+		    !bpf_map_delete_elem(ids_fd, &key))
+			bpf_map_update_elem(free_fd, NULL, &id, 0);
 	return NULL;
 }
 
@@ -78,9 +165,9 @@ int main(int argc, char **argv)
 {
 	int rounds = argc > 2 ? atoi(argv[2]) : 2000;
 	struct bpf_object *obj;
-	int ids_fd, free_fd, bss_ok;
+	int bss_ok;
 	long lost_new = 0, lost_old = 0, races = 0;
-	__u64 full = 0;
+	__u64 full = 0, gone = 0, full_before = 0, full_after = 0;
 
 	if (argc < 2) {
 		fprintf(stderr, "usage: %s OBJ [ROUNDS]\n", argv[0]);
@@ -116,28 +203,40 @@ int main(int argc, char **argv)
 		for (id = 0; id < NIDS; id++)
 			bpf_map_update_elem(free_fd, NULL, &id, 0);
 	}
-	{
-		struct bpf_map *bss = bpf_object__find_map_by_name(obj, ".bss");
-		int zero = 0;
-		struct { __u64 full; __u32 next_id; } v;
+	bss_ok = !bss_read(obj, "full", &full);
+	/* the control: ids from a counter, as before */
+	prog_fd = bpf_program__fd(bpf_object__find_program_by_name(obj, "take_old"));
+	for (int r = 0; bss_ok && r < rounds; r++) {
+		__u64 next_id = 0;
+		int n;
 
-		bss_ok = bss && !bpf_map_lookup_elem(bpf_map__fd(bss), &zero, &v);
-		if (bss_ok)
-			full = v.full;
-		/* the control: ids from a counter, as before */
-		prog_fd = bpf_program__fd(bpf_object__find_program_by_name(obj, "take_old"));
-		for (int r = 0; bss_ok && r < rounds; r++) {
-			int n;
-
-			v.next_id = 0;
-			bpf_map_update_elem(bpf_map__fd(bss), &zero, &v, 0);
-			race();
-			n = drain_keys(ids_fd, NULL);
-			bpf_map_lookup_elem(bpf_map__fd(bss), &zero, &v);
-			lost_old += v.next_id - n;
-			races += v.next_id != (__u32)n;
-		}
+		bss_ok = !bss_write(obj, "next_id", 0);
+		race();
+		n = drain_keys(ids_fd, NULL);
+		bss_ok = bss_ok && !bss_read(obj, "next_id", &next_id);
+		next_id = (__u32)next_id;
+		lost_old += next_id - n;
+		races += next_id != (__u64)n;
 	}
+	/* take_new again, while a third thread retires the keys as they come */
+	bss_ok = bss_ok && !bss_read(obj, "full", &full_before);
+	prog_fd = bpf_program__fd(bpf_object__find_program_by_name(obj, "take_new"));
+	for (int r = 0; bss_ok && r < rounds; r++) {
+		pthread_t t;
+		__u32 id;
+
+		racing = 1;
+		pthread_create(&t, NULL, retirer, NULL);
+		race();
+		racing = 0;
+		pthread_join(t, NULL);
+		drain_keys(ids_fd, NULL);
+		while (!bpf_map_lookup_and_delete_elem(free_fd, NULL, &id))
+			;
+		for (id = 0; id < NIDS; id++)
+			bpf_map_update_elem(free_fd, NULL, &id, 0);
+	}
+	bss_ok = bss_ok && !bss_read(obj, "gone", &gone) && !bss_read(obj, "full", &full_after);
 	if (!bss_ok) {
 		fprintf(stderr, "cannot read the object's .bss\n");
 		return 1;
@@ -145,5 +244,8 @@ int main(int argc, char **argv)
 	printf("new lost=%ld full=%llu rounds=%d\n", lost_new,
 	       (unsigned long long)full, rounds);
 	printf("old lost=%ld races=%ld\n", lost_old, races);
+	printf("retire failed=%llu gone=%llu rounds=%d\n",
+	       (unsigned long long)(full_after - full_before + gone),
+	       (unsigned long long)gone, rounds);
 	return 0;
 }
