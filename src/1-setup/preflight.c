@@ -29,8 +29,7 @@ int nsl_preflight_user(struct nsl_options *o)
 	for (unsigned int i = 0; i < sizeof(users) / sizeof(users[0]); i++) {
 		if (getpwnam(users[i])) {
 			o->user = users[i];
-			pr_info("--listen: running as user '%s' once attached "
-				"(root without --user)\n", o->user);
+			o->user_taken = true;
 			return 0;
 		}
 	}

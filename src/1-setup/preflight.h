@@ -10,8 +10,9 @@
 
 /*
  * --listen run by root without --user: the user the tool takes itself
- * (o->user set, and said on stderr), or -ENOENT after one line when there
- * is none. 0 when --user was given or nothing needs one.
+ * (o->user set, o->user_taken: main() says so once it listens), or
+ * -ENOENT after one line when there is none. 0 when --user was given or
+ * nothing needs one.
  */
 int nsl_preflight_user(struct nsl_options *o);
 

@@ -154,6 +154,10 @@ int main(int argc, char **argv)
 				opts.listen_addr, opts.listen_port, strerror(-err));
 			goto cleanup;
 		}
+		/* not the word the scripts wait for ("attached") */
+		if (opts.user_taken)
+			pr_info("--listen: running as user '%s' after set-up "
+				"(root without --user)\n", opts.user);
 	}
 	err = open_output(&opts, &out);
 	if (!err)

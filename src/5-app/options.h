@@ -39,6 +39,7 @@ struct nsl_options {
 	bool verbose;
 	bool bpf_stats;			/* report the BPF programs' run time */
 	const char *user;		/* --user: switch to it once attached */
+	bool user_taken;		/* user is not --user's: see nsl_preflight_user() */
 	/* --listen: serve /metrics; listen_port 0 when not asked for */
 	char listen_addr[64];		/* numeric IPv4 or IPv6 address */
 	uint16_t listen_port;

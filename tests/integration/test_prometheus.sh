@@ -183,7 +183,7 @@ test_prom_jail() {
 		"$(awk '$1 == "Uid:" { print $2, $3, $4, $5 }' /proc/"$child"/status)" = "$want $want $want $want"
 	expect "the tool's uids once attached" \
 		"$(awk '$1 == "Uid:" { print $2, $3, $4, $5 }' /proc/"$TOOL_PID"/status)" = "$want $want $want $want"
-	grep -q "running as user '$(id -un "$want")' once attached" "$TMP/tool.err" ||
+	grep -q "running as user '$(id -un "$want")' after set-up" "$TMP/tool.err" ||
 		fail "no word of the user taken: $(cat "$TMP/tool.err")"
 	fds=$(for f in /proc/"$child"/fd/*; do readlink "$f"; done)
 	printf '%s\n' "$fds" | grep -q 'anon_inode:bpf' && fail "the server holds a BPF fd: $(echo $fds)"
