@@ -103,6 +103,50 @@ static __always_inline int clock_moved(__s64 tai_mono)
 }
 
 /*
+ * A sample that came out suspicious (*lat = now_tai - off - tstamp
+ * negative, or 1 s and more), looked at again with tai_mono and the
+ * offset as one pair: 1 when the kernel's offsets moved since the loader read them
+ * (a clock_step), else 0 with *lat as it stands.
+ *
+ * The loader writes tai_offset_ns, then tai_mono_ns (release stores,
+ * nsl_loader_sync_clock()). The pair must never be a tai_mono_ns of after
+ * a change with an offset of before it: clock_moved() would find nothing
+ * moved and the sample, off by the change, would be recorded. So
+ * tai_mono_ns is read first and the offset after it, ordered:
+ * - MONO: there is one value, read once by the caller: tai_mono_ns is the
+ *   negation of tai_offset_ns (nsl_clock_read()).
+ * - TAI: tai_mono_ns is read, then the offset through an address that
+ *   depends on the value read (plus a zero the compiler cannot see
+ *   through: the verifier knows it is 0), and the latency again with it.
+ *   A CPU performs a load whose address depends on an earlier load after
+ *   it: x86 keeps loads in order anyway, and arm64 keeps address
+ *   dependencies (the order rcu_dereference() relies on). Two plain
+ *   loads (the code before issue #33 item 6) were ordered on x86 only.
+ *   Not an atomic with BPF_FETCH, a full barrier elsewhere: a kernel
+ *   before 5.12 refuses one anywhere in a program, even in a branch it
+ *   would drop ("BPF_STX uses reserved fields", found by the 5.10 VM
+ *   test). Only suspicious samples get here: the common one reads the
+ *   offset alone, one load fewer than before.
+ */
+static __always_inline int clock_recheck(__u64 now_tai, __u64 tstamp, __s64 off,
+					 __s64 *lat)
+{
+	__s64 tai_mono;
+	__u64 dep;
+
+	if (cfg.clock_mono)
+		return clock_moved(-off);
+	tai_mono = *(volatile __s64 *)&nsl_clock.tai_mono_ns;
+	dep = tai_mono;
+	asm volatile("%[d] &= 0" : [d] "+r"(dep));
+	off = *(volatile __s64 *)((char *)&nsl_clock.tai_offset_ns + dep);
+	*lat = (__s64)(now_tai - off - tstamp);
+	if (*lat >= 0 && *lat < NSL_CLOCK_CHECK_NS)
+		return 0;
+	return clock_moved(tai_mono);
+}
+
+/*
  * The loader's measure of CLOCK_TAI - CLOCK_MONOTONIC as the programs see
  * them (nsl_loader_sync_clock(), by BPF_PROG_TEST_RUN; never attached).
  * Not the same as userspace's: in a time namespace (unshare --time)

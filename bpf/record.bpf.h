@@ -97,20 +97,14 @@ static __always_inline void record_latency_at(__u32 hook, __u64 tstamp,
 					      __u64 now_tai, __u32 ifindex,
 					      __u64 netns)
 {
-	/*
-	 * tai_mono_ns is read before tai_offset_ns and the loader writes them
-	 * in the other order: an offset read here is never newer than the
-	 * tai_mono_ns it is checked against (x86: loads and stores are not
-	 * reordered with each other).
-	 */
-	__s64 tai_mono = *(volatile __s64 *)&nsl_clock.tai_mono_ns;
-	__s64 lat = (__s64)(now_tai - *(volatile __s64 *)&nsl_clock.tai_offset_ns -
-			    tstamp);
+	__s64 off = *(volatile __s64 *)&nsl_clock.tai_offset_ns;
+	__s64 lat = (__s64)(now_tai - off - tstamp);
 	struct nsl_hist *h;
 	__u64 slot;
 
+	/* the common sample reads the offset alone: see clock_recheck() */
 	if (lat < 0 || lat >= NSL_CLOCK_CHECK_NS) {
-		if (clock_moved(tai_mono)) {
+		if (clock_recheck(now_tai, tstamp, off, &lat)) {
 			count_event(hook, NSL_CNT_CLOCK_STEP);
 			return;
 		}

@@ -366,11 +366,12 @@ run_hol_all() {	# run_hol_all MODE
 # stamped after the step, read with the old offset, come out 5 s long;
 # the BPF side must see the step and count them as clock_step, not
 # record them. Then the loader follows (SIGCONT: its timerfd fired) and
-# 20 more are recorded. (run_clock_step NAME MODE)
+# 20 more are recorded. With -v: the tool says where its offset comes
+# from. (run_clock_step NAME MODE)
 run_clock_step() {
 	local t
 	serve $1 udp 5016 --count 40 --duration-s 60
-	tool_start $1 --attach=$2 -n /run/netns/B -e udp-socket-read -p $SERVER_PID
+	tool_start $1 --attach=$2 -v -n /run/netns/B -e udp-socket-read -p $SERVER_PID
 	kill -STOP $TOOL_PID
 	t=$(date +%s)
 	date -s "@$((t - 5))" > /dev/null || say "GUEST ERROR date -s"
