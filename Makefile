@@ -244,6 +244,14 @@ bench-memory: deps-test
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)scripts/bench-memory $(ARGS)
 
+# Issue #34: what the tool costs a real server, nginx + wrk over veth (the
+# paper's experiment), for docs/performance.md; needs root, installs
+# nginx-light and wrk, not part of `make test`: make bench-http ARGS="--rounds 9".
+.PHONY: bench-http
+bench-http: deps-test
+	$(Q)$(MAKE) --no-print-directory all $(OUTPUT)/tests/trafficgen
+	$(Q)scripts/bench-http $(ARGS)
+
 # Issue #8: the userspace under ASan+UBSan (make asan: .output/asan/netstacklat,
 # which tests/integration/test_sanitizers.sh runs), the option parser under
 # libFuzzer (make fuzz: FUZZ_TIME seconds, new inputs in .output/fuzz/new;
