@@ -401,7 +401,7 @@ static int retire_dead_netns(struct nsl_groups *g, const struct timespec *now)
 		gr = g->by_id[d.id];
 		if (!gr && !(gr = new_group(g, &d.key, d.id, now)))
 			return -ENOMEM;
-		if (gr->state != NSL_GROUP_LIVE || memcmp(&gr->key, &d.key, sizeof(d.key)))
+		if (gr->state != NSL_GROUP_LIVE || memcmp(&gr->key, &d.key, sizeof(d.key)) != 0)
 			continue;
 		if (!bpf_map_lookup_elem(g->c.ids_fd, &d.key, &id) && id == d.id)
 			retire(g, gr, now);
