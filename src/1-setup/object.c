@@ -316,7 +316,7 @@ int nsl_loader_load(struct nsl_loader *l, const struct nsl_options *o)
 		err = netstacklat_bpf__load(l->skel);
 		if (!err)
 			break;
-		/* the kprobe of dead namespaces: without it, as before it */
+		/* the program that finds dead namespaces: without it, as before it */
 		if (l->netns_gone_on && try_load(l, o, 0)) {
 			l->netns_gone_on = false;
 			snprintf(l->netns_gone_why, sizeof(l->netns_gone_why),
