@@ -92,6 +92,17 @@ struct nsl_group_key {
 };
 
 /*
+ * -I -n -1: a group whose namespace's inode number the kernel freed, its
+ * key already gone from group_ids (bpf/netns_gone.bpf.h), for the reader
+ * to retire (src/2-collect/groups.c).
+ */
+struct nsl_gone_group {
+	struct nsl_group_key key;
+	__u32 id;
+	__u32 pad;
+};
+
+/*
  * Samples dropped for reasons the user did not ask for, and samples left out
  * by design but worth knowing about. Per hook, so that a user can see why an
  * early hook stays empty on veth.
@@ -252,6 +263,8 @@ struct nsl_config {
 	 * (issue #32).
 	 */
 	__u64 offs_real_addr;
+	/* -I -n -1: cleanup_net(), the teardown of namespaces (bpf/netns_gone.bpf.h) */
+	__u64 cleanup_net;
 };
 
 #endif /* NETSTACKLAT_H */

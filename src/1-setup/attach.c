@@ -90,6 +90,21 @@ static int attach_hooks(struct nsl_loader *l)
 	return 0;
 }
 
+void nsl_loader_attach_netns_gone(struct nsl_loader *l)
+{
+	int err;
+
+	if (!l->netns_gone_on || l->netns_gone_link)
+		return;
+	l->netns_gone_link = bpf_program__attach(l->skel->progs.nsl_netns_gone);
+	if (l->netns_gone_link)
+		return;
+	err = -errno;
+	l->netns_gone_on = false;
+	snprintf(l->netns_gone_why, sizeof(l->netns_gone_why),
+		 "cannot attach raw_tp/workqueue_execute_end: %s", strerror(-err));
+}
+
 int nsl_loader_attach(struct nsl_loader *l, const struct nsl_options *o)
 {
 	int err;
@@ -122,6 +137,7 @@ int nsl_loader_attach(struct nsl_loader *l, const struct nsl_options *o)
 	err = attach_hooks(l);
 	if (err)
 		return err;
+	nsl_loader_attach_netns_gone(l);
 	/*
 	 * "attached" must mean measuring: the first packets would be
 	 * unstamped. On for 50 ms in a row: see nsl_rx_timestamps_wait().
@@ -145,6 +161,7 @@ void nsl_loader_close(struct nsl_loader *l)
 			if (l->hooks[h].nf_fds[i] > 0)
 				close(l->hooks[h].nf_fds[i]);
 	}
+	bpf_link__destroy(l->netns_gone_link);
 	ring_buffer__free(l->clock_events);
 	netstacklat_bpf__destroy(l->skel);
 	if (l->rx_tstamp_fd >= 0)

@@ -54,6 +54,15 @@ struct nsl_loader {
 	bool clock_set;		/* nsl_clock in the BPF object was written */
 	bool clock_warned;	/* said that it cannot be read any more */
 	struct ring_buffer *clock_events; /* BPF: "the clock moved" */
+	/*
+	 * -I -n -1: the program that tells the reader of dead namespaces'
+	 * groups (bpf/netns_gone.bpf.h). netns_gone_on while it is to load
+	 * or runs; netns_gone_why says why not, when wanted and refused.
+	 */
+	bool netns_gone_on;
+	char netns_gone_why[160];
+	uint64_t cleanup_net;	/* its address (cfg.cleanup_net) */
+	struct bpf_link *netns_gone_link;
 };
 
 /* Whether the kernel takes BPF atomic fetch-and-add (v5.12; -I/-C need it). */
@@ -104,6 +113,14 @@ int nsl_loader_sync_clock(struct nsl_loader *l);
  */
 int nsl_loader_clock_event_fd(struct nsl_loader *l);
 int nsl_loader_clock_event(struct nsl_loader *l);
+
+/*
+ * -I -n -1: attaches the program that finds dead namespaces (loaded with
+ * the object); where the kernel refuses it, says why in netns_gone_why
+ * and the reader falls back to --group-idle. -l calls it too, so that it
+ * tells what really attaches.
+ */
+void nsl_loader_attach_netns_gone(struct nsl_loader *l);
 
 void nsl_loader_close(struct nsl_loader *l);
 

@@ -20,6 +20,7 @@
 #include "log.h"
 #include "hist.h"
 #include "nflink.h"
+#include "probe.h"
 #include "report.h"
 #include "setup.h"
 #include "tstamp.h"
@@ -96,6 +97,8 @@ static void set_autoload(const struct nsl_loader *l, struct netstacklat_bpf *s,
 		bpf_program__set_autoload(p, false);
 	/* run by the loader itself, never attached (nsl_loader_sync_clock()) */
 	bpf_program__set_autoload(s->progs.nsl_clock_probe, true);
+	/* not a hook: only for groups keyed by namespace (bpf/netns_gone.bpf.h) */
+	bpf_program__set_autoload(s->progs.nsl_netns_gone, l->netns_gone_on);
 	for (int h = 0; h < NSL_NR_HOOKS; h++) {
 		const struct nsl_candidate *c = nsl_loader_chosen(l, h);
 
@@ -152,6 +155,7 @@ static void fill_config(const struct nsl_loader *l, const struct nsl_options *o,
 	cfg->max_groups = o->max_groups;
 	cfg->clock_mono = l->clock_mono;
 	cfg->offs_real_addr = l->clock_mono ? l->offs_real_addr : 0;
+	cfg->cleanup_net = l->netns_gone_on ? l->cleanup_net : 0;
 	cfg->mono_tstamp_limit = mono_tstamp_limit();
 	memcpy(cfg->udp_free_at, l->udp_free_at, sizeof(cfg->udp_free_at));
 	memcpy(cfg->udp_free_len, l->udp_free_len, sizeof(cfg->udp_free_len));
@@ -189,6 +193,12 @@ static struct netstacklat_bpf *open_object(const struct nsl_loader *l,
 	if (l->hooks[NSL_HOOK_NETNS_HANDOVER].method == NSL_METHOD_NONE)
 		bpf_map__set_max_entries(s->maps.handover_stamps, 1);
 	bpf_map__set_max_entries(s->maps.free_ids, nsl_loader_groups(o));
+	if (!l->netns_gone_on) {
+		bpf_map__set_max_entries(s->maps.gone_groups, 1);
+		bpf_map__set_max_entries(s->maps.netns_live, 1);
+	} else {
+		bpf_map__set_max_entries(s->maps.gone_groups, nsl_loader_groups(o));
+	}
 	/* 1.5 MB of last tails, only for sk_data_ready (bpf/netstacklat.bpf.c) */
 	if (l->hooks[NSL_HOOK_TCP_SOCK_ENQUEUED].method != NSL_METHOD_TRACEPOINT &&
 	    l->hooks[NSL_HOOK_UDP_SOCK_ENQUEUED].method != NSL_METHOD_TRACEPOINT)
@@ -280,6 +290,19 @@ int nsl_loader_load(struct nsl_loader *l, const struct nsl_options *o)
 
 	if (err)
 		return err;
+	l->netns_gone_on = o->group_ifindex && o->netns == NSL_NETNS_ALL &&
+			   !l->netns_gone_why[0];
+	if (l->netns_gone_on && !l->cleanup_net) {
+		static const char *const name[] = { "cleanup_net" };
+		uint64_t len = 0;
+
+		nsl_ksym_ranges(name, 1, &l->cleanup_net, &len);
+		if (!l->cleanup_net) {
+			l->netns_gone_on = false;
+			snprintf(l->netns_gone_why, sizeof(l->netns_gone_why),
+				 "no address for cleanup_net in /proc/kallsyms");
+		}
+	}
 	/* libbpf's own account of a refusal (the verifier's log) with -v only */
 	nsl_libbpf_quiet = true;
 	for (;;) {
@@ -293,6 +316,13 @@ int nsl_loader_load(struct nsl_loader *l, const struct nsl_options *o)
 		err = netstacklat_bpf__load(l->skel);
 		if (!err)
 			break;
+		/* the program that finds dead namespaces: without it, as before it */
+		if (l->netns_gone_on && try_load(l, o, 0)) {
+			l->netns_gone_on = false;
+			snprintf(l->netns_gone_why, sizeof(l->netns_gone_why),
+				 "its program refused at load: %s", strerror(-err));
+			continue;
+		}
 		/* the maps alone must load, or the failure is no hook's */
 		if (try_load(l, o, 0) || move_rejected_hooks(l, o) <= 0) {
 			pr_warn("cannot load the BPF programs: %s%s\n", strerror(-err),

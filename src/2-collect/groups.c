@@ -277,6 +277,28 @@ static void prune_gone(struct nsl_groups *g, const struct timespec *now)
 	g->nr_gone -= n;
 }
 
+/* A LIVE group of key, holding id, in by_id; NULL when out of memory. */
+static struct nsl_group *new_group(struct nsl_groups *g, const struct nsl_group_key *key,
+				   uint32_t id, const struct timespec *now)
+{
+	struct nsl_group *gr = calloc(1, sizeof(*gr));
+
+	if (!gr)
+		return NULL;
+	gr->key = *key;
+	gr->id = id;
+	gr->serial = ++g->serial;
+	gr->state = NSL_GROUP_LIVE;
+	gr->active = *now;
+	gr->active_tick = g->tick;
+	if (g->c.group_cgroup && key->cgroup)
+		gr->cgroup_path = nsl_cgroup_path(key->cgroup, false);
+	if (g->c.group_ifindex && key->ifindex)
+		ifindex_exists(g, gr);	/* its name */
+	g->by_id[id] = gr;
+	return gr;
+}
+
 /* New keys in group_ids: new groups (their ids were free until now). */
 static int learn_new(struct nsl_groups *g, const struct timespec *now)
 {
@@ -296,20 +318,8 @@ static int learn_new(struct nsl_groups *g, const struct timespec *now)
 			continue;
 		if (gr)	/* cannot be: an id is pushed back only after it left by_id */
 			continue;
-		gr = calloc(1, sizeof(*gr));
-		if (!gr)
+		if (!new_group(g, &key, id, now))
 			return -ENOMEM;
-		gr->key = key;
-		gr->id = id;
-		gr->serial = ++g->serial;
-		gr->state = NSL_GROUP_LIVE;
-		gr->active = *now;
-		gr->active_tick = g->tick;
-		if (g->c.group_cgroup && key.cgroup)
-			gr->cgroup_path = nsl_cgroup_path(key.cgroup, false);
-		if (g->c.group_ifindex && key.ifindex)
-			ifindex_exists(g, gr);	/* its name */
-		g->by_id[id] = gr;
 	}
 	return err == -ENOENT ? 0 : err;
 }
@@ -352,14 +362,53 @@ void nsl_groups_grace(struct nsl_groups *g)
  * key make a new group, with a new id), RETIRING until its reclaim.
  * False if the key could not be deleted (it stays LIVE).
  */
+static void set_retiring(struct nsl_groups *g, struct nsl_group *gr, const struct timespec *now)
+{
+	gr->state = NSL_GROUP_RETIRING;
+	gr->gone_tick = g->tick;
+	gr->gone_at = *now;
+}
+
 static bool retire(struct nsl_groups *g, struct nsl_group *gr, const struct timespec *now)
 {
 	if (bpf_map_delete_elem(g->c.ids_fd, &gr->key) && errno != ENOENT)
 		return false;
-	gr->state = NSL_GROUP_RETIRING;
-	gr->gone_tick = g->tick;
-	gr->gone_at = *now;
+	set_retiring(g, gr, now);
 	return true;
+}
+
+/*
+ * -I -n -1: the groups of dead namespaces, told by the BPF side after the
+ * kernel's teardown (bpf/netns_gone.bpf.h), keys already deleted: retired
+ * now, as a gone interface's, whatever --group-idle says. One that lived
+ * less than a tick is learnt here, with what it recorded. Its key may
+ * already serve a new namespace that got the inode number, under another
+ * id: that one is left alone (the key is deleted only where it still
+ * holds this id: the BPF side's delete failed).
+ */
+static int retire_dead_netns(struct nsl_groups *g, const struct timespec *now)
+{
+	struct nsl_gone_group d;
+
+	if (g->c.gone_fd < 0)
+		return 0;
+	while (!bpf_map_lookup_and_delete_elem(g->c.gone_fd, NULL, &d)) {
+		struct nsl_group *gr;
+		__u32 id;
+
+		if (d.id >= g->c.max)
+			continue;
+		gr = g->by_id[d.id];
+		if (!gr && !(gr = new_group(g, &d.key, d.id, now)))
+			return -ENOMEM;
+		if (gr->state != NSL_GROUP_LIVE || memcmp(&gr->key, &d.key, sizeof(d.key)) != 0)
+			continue;
+		if (!bpf_map_lookup_elem(g->c.ids_fd, &d.key, &id) && id == d.id)
+			retire(g, gr, now);
+		else
+			set_retiring(g, gr, now);
+	}
+	return errno == ENOENT ? 0 : -errno;
 }
 
 static int by_active_tick(const void *a, const void *b)
@@ -427,6 +476,8 @@ int nsl_groups_tick(struct nsl_groups *g)
 	prune_gone(g, &now);
 	if (!err)
 		err = learn_new(g, &now);
+	if (!err)
+		err = retire_dead_netns(g, &now);
 	g->live = g->retiring = 0;
 	for (uint32_t id = 0; id < g->c.max; id++) {
 		struct nsl_group *gr = g->by_id[id];

@@ -64,6 +64,7 @@ struct nsl_group {
 /* What the table needs: the maps (bpf/netstacklat.bpf.c) and how to check groups. */
 struct nsl_groups_conf {
 	int ids_fd, hist_fd, free_fd, counters_fd;
+	int gone_fd;			/* -I -n -1: dead namespaces' groups, or -1 */
 	uint32_t max;			/* --max-groups */
 	unsigned int schema;
 	bool group_ifindex, group_cgroup;

@@ -48,6 +48,18 @@ void nsl_list_kernel_notes(const struct nsl_loader *l, FILE *f)
 			"fetch-and-add (Linux 5.12)");
 }
 
+void nsl_list_netns_gone(const struct nsl_loader *l, const struct nsl_options *o, FILE *f)
+{
+	if (!o->group_ifindex || o->netns != NSL_NETNS_ALL)
+		return;
+	if (l->netns_gone_on)
+		fprintf(f, "groups of dead network namespaces: retired at the next interval "
+			"(raw_tp/workqueue_execute_end after cleanup_net)\n");
+	else
+		fprintf(f, "groups of dead network namespaces: retired after --group-idle "
+			"(%s)\n", l->netns_gone_why[0] ? l->netns_gone_why : "not loaded");
+}
+
 /* Netfilter links live in one namespace: say which, above all with -n -1. */
 void nsl_list_netfilter_scope(const struct nsl_loader *l, const struct nsl_options *o)
 {

@@ -168,11 +168,12 @@ int main(int argc, char **argv)
 		goto cleanup;
 	if (opts.list_probes) {
 		/* what really loads: a verifier may refuse what probing let by */
-		if (nsl_loader_nr_attached(&l))
-			nsl_loader_load(&l, &opts);
+		if (nsl_loader_nr_attached(&l) && !nsl_loader_load(&l, &opts))
+			nsl_loader_attach_netns_gone(&l);
 		printf("hooks and how they attach on this kernel:\n");
 		nsl_list_hooks(&l, stdout, true);
 		nsl_list_kernel_notes(&l, stdout);
+		nsl_list_netns_gone(&l, &opts, stdout);
 		goto cleanup;
 	}
 	err = nsl_install_signals();
@@ -184,6 +185,7 @@ int main(int argc, char **argv)
 		opts.include_hol ? "without" : "with");
 	nsl_list_hooks(&l, stderr, false);
 	nsl_list_netfilter_scope(&l, &opts);
+	nsl_list_netns_gone(&l, &opts, stderr);
 	err = nsl_run(&l, &opts, &out, &http);
 cleanup:
 	nsl_jail_stop(&http);

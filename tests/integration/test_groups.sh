@@ -8,7 +8,7 @@ RACE=$ROOT/.output/tests/groupid_race
 RACE_OBJ=$ROOT/.output/tests/groupid_race.bpf.o
 TESTS=(test_group_id_race test_cgroup_churn test_iface_churn test_netns_churn
        test_prom_churn test_gone_capped test_reclaim_fast_interval test_map_full_warns_once
-       test_idle_group_yields)
+       test_idle_group_yields test_dead_netns_reclaimed)
 PROM_TOOL_PORT=$((24000 + ID % 8000))
 PROM_PORT=$((PROM_TOOL_PORT + 1))
 MS=1000000		# ns in a millisecond
@@ -492,6 +492,59 @@ import json, sys
 print(sum(json.loads(l)["groups"].get("evicted", 0) for l in open(sys.argv[1])))' "$out")" -ge 1
 	expect "its samples + map_full = its reads" \
 		"$((got + $($JQ "$out" counter tcp-socket-read map_full)))" -eq "$reads"
+}
+
+# udp_lo N: N UDP datagrams over lo in the calling process's namespace,
+# each read before the next is sent (udp-socket-enqueued: one sample each)
+udp_lo() {
+	ip link set lo up && python3 -c '
+import socket, sys
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.bind(("127.0.0.1", 0))
+c = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+for _ in range(int(sys.argv[1])):
+    c.sendto(b"x", s.getsockname())
+    s.recv(16)' "$1"
+}
+
+# dead_netns_item J: a network namespace of its own, 3 datagrams, gone
+dead_netns_item() {
+	unshare -n bash -c "$(declare -f udp_lo); udp_lo 3"
+}
+
+# Issue #32 item 4: namespaces that die are retired at the next interval,
+# not after --group-idle (600 s), whose ids they held: 300 short-lived
+# namespaces, 4 alive at once, each sending 3 datagrams, under -I -n -1
+# --max-groups 48, beside a namespace that stays and sends before and
+# after them. No sample finds the table full, every datagram is a sample,
+# each namespace was a group of its own, found gone (before: map_full
+# from the 49th namespace on, and evicted, not reclaimed, groups). A dead
+# namespace's id is free again one teardown (cleanup_net() batches them)
+# and two intervals later: at about 10 namespaces a second, 16 ids were
+# too few (map_full 60 of 900 samples).
+DEAD_NETNS=${DEAD_NETNS:-300}
+test_dead_netns_reclaimed() {
+	local out=$TMP/deadns.json live=nsl$ID-live
+	ip netns add "$live" || { fail "cannot add a namespace"; return; }
+	AT_EXIT+=("ip netns del $live")
+	start_tool "$out" -n -1 -I -e udp-socket-enqueued --max-groups 48 -r 0.5 || return
+	grep -q "dead network namespaces: retired at the next interval" "$TMP/tool.err" ||
+		fail "the tool does not say it finds dead namespaces: $(tail -1 "$TMP/tool.err")"
+	ip netns exec "$live" bash -c "$(declare -f udp_lo); udp_lo 5"
+	churn_batches "$DEAD_NETNS" dead_netns_item
+	ip netns exec "$live" bash -c "$(declare -f udp_lo); udp_lo 5"
+	sleep 1.5	# a teardown, a tick that finds them and one that reclaims
+	stop_tool
+	ip netns del "$live"
+	expect "map_full" "$($JQ "$out" counter udp-socket-enqueued map_full)" -eq 0
+	expect "samples (3 a namespace, 10 of the one that stays)" \
+		"$($JQ "$out" count udp-socket-enqueued)" -eq $((DEAD_NETNS * 3 + 10))
+	expect "groups reclaimed" "$(sum_reclaimed "$out")" -ge "$DEAD_NETNS"
+	expect "groups evicted" "$(python3 -c '
+import json, sys
+print(sum(json.loads(l)["groups"].get("evicted", 0) for l in open(sys.argv[1])))' "$out")" -eq 0
+	expect "live groups in the last report (the namespace that stays)" \
+		"$(jq_last "$out" 'r["groups"]["live"]')" -eq 1
 }
 
 run_tests
