@@ -27,8 +27,9 @@
  * the skb's address, and taken back at the hand-over: the skb is the same
  * object all along (the qdisc queues it, nothing copies it), and its head
  * (the data buffer) tells a reused skb apart from a packet dropped on the
- * way (qdisc drops leave an entry the LRU map evicts). Only packets routed
- * to a hand-over device are remembered. A packet that reaches the device
+ * way. A packet dropped on the way takes its entry with it
+ * (tp_handover_drop). Only packets routed to a hand-over device are
+ * remembered. A packet that reaches the device
  * with its own RX stamp still set (nothing on its way cleared it) is
  * measured from it directly.
  *
@@ -295,6 +296,32 @@ int BPF_PROG(tp_handover_xmit, const struct sk_buff *skb,
 	     const struct net_device *dev)
 {
 	record_handover(skb, dev);
+	return 0;
+}
+
+/* ---- both: a remembered packet dropped on the way ------------------- */
+
+/*
+ * A packet remembered and then dropped (a qdisc over its limit, tbf; a
+ * neighbour that never resolves; a full veth ring) left its entry until
+ * the LRU pushed it out, and a later skb at the same address with the
+ * same head (the slab caches hand out the object freed last first) that
+ * reaches a hand-over without being remembered (bridged from pod to pod)
+ * was measured from that stale stamp (issue #33 item 5). kfree_skb fires
+ * for every drop: kfree_skb() (v5.10), kfree_skb_reason() (v5.17), and
+ * from v6.12 sk_skb_reason_drop(), which fires consume_skb instead for
+ * SKB_CONSUMED; the list and deferred (dev_kfree_skb_irq) frees go
+ * through the same (net/core/skbuff.c, net/core/dev.c). So the entry
+ * goes with its packet. On other packets' drops: one look-up, no lock.
+ */
+SEC("tp_btf/kfree_skb")
+int BPF_PROG(tp_handover_drop, struct sk_buff *skb)
+{
+	__u64 key = (__u64)skb;
+	struct nsl_fwd_stamp *st = bpf_map_lookup_elem(&handover_stamps, &key);
+
+	if (st && st->head == (__u64)skb->head)
+		bpf_map_delete_elem(&handover_stamps, &key);
 	return 0;
 }
 

@@ -72,14 +72,16 @@ const struct nsl_hook_desc nsl_hooks[NSL_NR_HOOKS] = {
 		/*
 		 * The RX stamp is remembered where the packet is forwarded
 		 * (the forward path clears it) and measured where veth hands
-		 * it over, after the qdisc (bpf/handover.bpf.h).
+		 * it over, after the qdisc (bpf/handover.bpf.h); forgotten
+		 * when the packet is dropped on the way.
 		 */
 		.cands = { FENTRY_NEEDS(NSL_NEED_HANDOVER_DEVS,
 					"fentry_ip_forward_finish",
 					"fentry_ip6_forward",
-					"fentry_dev_forward_skb"),
+					"fentry_dev_forward_skb", "tp_handover_drop"),
 			   NF_TP_NEEDS(NSL_NEED_HANDOVER_DEVS, "nf_handover_forward",
-				       NSL_NF_FORWARD_LAST, "tp_handover_xmit") },
+				       NSL_NF_FORWARD_LAST, "tp_handover_xmit",
+				       "tp_handover_drop") },
 	},
 };
 

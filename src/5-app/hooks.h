@@ -26,7 +26,7 @@ enum nsl_nf_place {
 };
 
 #define NSL_MAX_CANDIDATES 3
-#define NSL_MAX_PROGS 3
+#define NSL_MAX_PROGS 4
 
 /* What a candidate needs beyond its attach points, checked by the loader. */
 enum nsl_need {
