@@ -9,8 +9,9 @@
  * (record.bpf.h), the filters and the way in for an skb (filters.bpf.h),
  * TCP reads and the HOL filter (reads.bpf.h), then the programs of each
  * attach method: fentry.bpf.h, tracepoint.bpf.h, netfilter.bpf.h, and
- * the opt-in netns-handover hook (handover.bpf.h), and the kprobe that
- * tells the reader of dead namespaces' groups (netns_gone.bpf.h).
+ * the opt-in netns-handover hook (handover.bpf.h), and the tracepoint
+ * program that tells the reader of dead namespaces' groups
+ * (netns_gone.bpf.h).
  *
  * Every hook has an ordered list of attach methods (src/5-app/hooks.c); the
  * loader enables only the programs of the method it picked for each hook,

@@ -35,7 +35,6 @@ struct nsl_loader {
 	char netns_path[256];	/* netns of -n to enter, "" for our own */
 	uint64_t netns_ino;	/* the netns -n selects, 0 for all */
 	uint64_t nf_netns_ino;	/* where the netfilter hooks attach */
-	bool netns_resolved;
 	/* the filters of -i and -c, resolved (nsl_loader_resolve()) */
 	uint32_t ifidx[NSL_MAX_FILTER_ENTRIES];
 	uint64_t cgids[NSL_MAX_FILTER_ENTRIES];

@@ -145,7 +145,7 @@ static void fill_config(const struct nsl_loader *l, const struct nsl_options *o,
 	cfg->filter_cgroup = o->nr_cgroups > 0;
 	cfg->group_by_ifindex = o->group_ifindex;
 	cfg->group_by_cgroup = o->group_cgroup;
-	cfg->group_by_netns = o->group_ifindex && o->netns == NSL_NETNS_ALL;
+	cfg->group_by_netns = nsl_group_by_netns(o);
 	cfg->include_hol = o->include_hol;
 	cfg->sample_every = o->sample_every;
 	cfg->schema = o->schema;
@@ -286,12 +286,9 @@ static int fill_free_ids(const struct nsl_loader *l, const struct nsl_options *o
 
 int nsl_loader_load(struct nsl_loader *l, const struct nsl_options *o)
 {
-	int err = nsl_resolve_netns_once(l, o);
+	int err;
 
-	if (err)
-		return err;
-	l->netns_gone_on = o->group_ifindex && o->netns == NSL_NETNS_ALL &&
-			   !l->netns_gone_why[0];
+	l->netns_gone_on = nsl_group_by_netns(o) && !l->netns_gone_why[0];
 	if (l->netns_gone_on && !l->cleanup_net) {
 		static const char *const name[] = { "cleanup_net" };
 		uint64_t len = 0;

@@ -33,8 +33,6 @@ void nsl_choose_method(struct nsl_loader *l, const struct btf *vmlinux,
 /* Into the netns of -n (*saved: -1 when none), and back out of it. */
 int nsl_enter_target_netns(struct nsl_loader *l, int *saved);
 int nsl_leave_target_netns(int saved, int err);
-/* The netns -n selects, resolved once (l->netns_ino, l->netns_path). */
-int nsl_resolve_netns_once(struct nsl_loader *l, const struct nsl_options *o);
 /* Filter maps: after load (the maps exist), before attach (no samples yet). */
 int nsl_fill_filters(struct nsl_loader *l, const struct nsl_options *o);
 

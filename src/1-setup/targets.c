@@ -326,21 +326,10 @@ uint32_t nsl_loader_groups(const struct nsl_options *o)
 	return o->group_ifindex || o->group_cgroup ? o->max_groups : 1;
 }
 
-int nsl_resolve_netns_once(struct nsl_loader *l, const struct nsl_options *o)
-{
-	int err;
-
-	if (l->netns_resolved)
-		return 0;
-	err = resolve_netns(l, o, &l->netns_ino);
-	l->netns_resolved = !err;
-	return err;
-}
-
 int nsl_loader_resolve(struct nsl_loader *l, const struct nsl_options *o)
 {
 	/* the netns first: interface names are looked up inside it */
-	int err = nsl_resolve_netns_once(l, o);
+	int err = resolve_netns(l, o, &l->netns_ino);
 
 	if (!err)
 		err = resolve_ifaces(l, o, l->ifidx);

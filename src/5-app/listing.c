@@ -50,7 +50,7 @@ void nsl_list_kernel_notes(const struct nsl_loader *l, FILE *f)
 
 void nsl_list_netns_gone(const struct nsl_loader *l, const struct nsl_options *o, FILE *f)
 {
-	if (!o->group_ifindex || o->netns != NSL_NETNS_ALL)
+	if (!nsl_group_by_netns(o))
 		return;
 	if (l->netns_gone_on)
 		fprintf(f, "groups of dead network namespaces: retired at the next interval "

@@ -98,4 +98,13 @@ int nsl_parse_options(int argc, char **argv, struct nsl_options *o,
 /* Frees what parsing allocated (cgroup paths). */
 void nsl_free_options(struct nsl_options *o);
 
+/*
+ * -I with -n -1: groups are keyed by network namespace too (interface
+ * indices are per namespace).
+ */
+static inline bool nsl_group_by_netns(const struct nsl_options *o)
+{
+	return o->group_ifindex && o->netns == NSL_NETNS_ALL;
+}
+
 #endif /* NSL_OPTIONS_H */
