@@ -55,8 +55,8 @@ static void *runner(void *arg)
 	return NULL;
 }
 
-/* The offset of global name in the object's .bss (its BTF), or -1. */
-static long bss_offset(struct bpf_object *obj, const char *name)
+/* Global name of the object's .bss (its BTF): where, and *size; or NULL. */
+static const struct btf_var_secinfo *bss_var(struct bpf_object *obj, const char *name)
 {
 	const struct btf *btf = bpf_object__btf(obj);
 	int sec = btf ? btf__find_by_name_kind(btf, ".bss", BTF_KIND_DATASEC) : -1;
@@ -65,32 +65,31 @@ static long bss_offset(struct bpf_object *obj, const char *name)
 
 	for (int i = 0; t && i < btf_vlen(t); i++, v++)
 		if (!strcmp(btf__name_by_offset(btf, btf__type_by_id(btf, v->type)->name_off), name))
-			return v->offset;
-	return -1;
+			return v;
+	return NULL;
 }
 
 /*
- * Reads (set NULL) or writes global name of the object's .bss: 8 bytes,
- * or 4 where the global is a __u32 (next_id). 0 or -1.
+ * Reads (set NULL) or writes global name of the object's .bss, of the
+ * size its BTF gives (at most 8 bytes, little-endian). 0 or -1.
  */
 static int bss_rw(struct bpf_object *obj, const char *name, __u64 *val, const __u64 *set)
 {
 	struct bpf_map *bss = bpf_object__find_map_by_name(obj, ".bss");
-	long off = bss_offset(obj, name);
-	size_t n = strcmp(name, "next_id") ? 8 : 4;
+	const struct btf_var_secinfo *v = bss_var(obj, name);
 	char buf[256];
 	int zero = 0;
 
-	if (!bss || off < 0 || off + 8 > (long)sizeof(buf) ||
+	if (!bss || !v || v->size > sizeof(*val) || v->offset + v->size > sizeof(buf) ||
 	    bpf_map__value_size(bss) > sizeof(buf) ||
 	    bpf_map_lookup_elem(bpf_map__fd(bss), &zero, buf))
 		return -1;
 	if (!set) {
 		*val = 0;
-		memcpy(val, buf + off, n);
+		memcpy(val, buf + v->offset, v->size);
 		return 0;
 	}
-	memcpy(buf + off, set, n);
+	memcpy(buf + v->offset, set, v->size);
 	return bpf_map_update_elem(bpf_map__fd(bss), &zero, buf, 0) ? -1 : 0;
 }
 
@@ -116,9 +115,8 @@ static int ids_fd, free_fd;
 static void *retirer(void *arg)
 {
 	struct nsl_group_key key;
-	__u32 id;
-
 	cpu_set_t set;
+	__u32 id;
 
 	(void)arg;
 	/* a third CPU where there is one: then it deletes during runs */
@@ -131,6 +129,13 @@ static void *retirer(void *arg)
 		    !bpf_map_delete_elem(ids_fd, &key))
 			bpf_map_update_elem(free_fd, NULL, &id, 0);
 	return NULL;
+}
+
+/* Every id on the free queue (emptied before), as the loader fills it. */
+static void fill_free(void)
+{
+	for (__u32 id = 0; id < NIDS; id++)
+		bpf_map_update_elem(free_fd, NULL, &id, 0);
 }
 
 /* Both threads run the program once (REPEAT times each), at the same time. */
@@ -184,8 +189,7 @@ int main(int argc, char **argv)
 
 	/* the scheme in use: ids from the queue, given back by the "reader" */
 	prog_fd = bpf_program__fd(bpf_object__find_program_by_name(obj, "take_new"));
-	for (__u32 id = 0; id < NIDS; id++)
-		bpf_map_update_elem(free_fd, NULL, &id, 0);
+	fill_free();
 	for (int r = 0; r < rounds; r++) {
 		__u32 held[NIDS + 1], id;
 		int n, seen[NIDS] = { 0 }, free_n = 0, dup = 0;
@@ -200,8 +204,7 @@ int main(int argc, char **argv)
 			free_n++;
 		}
 		lost_new += NIDS - n - free_n + dup;
-		for (id = 0; id < NIDS; id++)
-			bpf_map_update_elem(free_fd, NULL, &id, 0);
+		fill_free();
 	}
 	bss_ok = !bss_read(obj, "full", &full);
 	/* the control: ids from a counter, as before */
@@ -214,7 +217,6 @@ int main(int argc, char **argv)
 		race();
 		n = drain_keys(ids_fd, NULL);
 		bss_ok = bss_ok && !bss_read(obj, "next_id", &next_id);
-		next_id = (__u32)next_id;
 		lost_old += next_id - n;
 		races += next_id != (__u64)n;
 	}
@@ -233,8 +235,7 @@ int main(int argc, char **argv)
 		drain_keys(ids_fd, NULL);
 		while (!bpf_map_lookup_and_delete_elem(free_fd, NULL, &id))
 			;
-		for (id = 0; id < NIDS; id++)
-			bpf_map_update_elem(free_fd, NULL, &id, 0);
+		fill_free();
 	}
 	bss_ok = bss_ok && !bss_read(obj, "gone", &gone) && !bss_read(obj, "full", &full_after);
 	if (!bss_ok) {
