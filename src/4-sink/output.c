@@ -341,8 +341,8 @@ int nsl_output_reopen(struct nsl_output *out)
 	if (fd < 0) {
 		/* keep writing where we did; say it once */
 		if (!out->warned)
-			pr_warn("-o: %s was moved away and cannot be opened again (%s): "
-				"writing on to the old file\n", out->path, strerror(-fd));
+			pr_warn("-o: cannot open %s again (%s): "
+				"writing on to the file already open\n", out->path, strerror(-fd));
 		out->warned = true;
 		return fd;
 	}
@@ -365,9 +365,21 @@ static void follow(struct nsl_output *out)
 {
 	struct stat a, b;
 
-	if (!fstat(out->fd, &a) && !stat(out->path, &b) &&
-	    a.st_dev == b.st_dev && a.st_ino == b.st_ino)
+	if (!stat(out->path, &b)) {
+		if (!fstat(out->fd, &a) && a.st_dev == b.st_dev && a.st_ino == b.st_ino)
+			return;
+	} else if (errno != ENOENT && errno != ENOTDIR) {
+		/*
+		 * Not a sign of a move: EACCES when --user cannot search a
+		 * directory the file was opened in as root. Rotation cannot
+		 * be followed then; the reports go on to the open file.
+		 */
+		if (!out->blind)
+			pr_warn("-o: cannot tell whether %s was rotated (%s): writing on "
+				"to the file already open\n", out->path, strerror(errno));
+		out->blind = true;
 		return;
+	}
 	nsl_output_reopen(out);
 }
 

@@ -70,6 +70,7 @@ struct nsl_output {
 	int fd;				/* written now; -1: atomic (none kept) */
 	bool eof_marker;		/* a Prometheus stream: "# EOF" after each */
 	bool warned;			/* said that a rotated file cannot be reopened */
+	bool blind;			/* said that rotation cannot be seen (stat fails) */
 	/*
 	 * The caller's, after open: non-zero (set by a signal handler) when
 	 * the tool is stopping. A write blocked on a reader that does not

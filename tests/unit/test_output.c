@@ -22,6 +22,7 @@
 #include <unistd.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include "output.h"
 
 static const struct nsl_format_opts json = { NSL_FMT_JSON, false };
@@ -230,6 +231,50 @@ static void test_rotation_cannot_reopen(void **state)
 	assert_int_equal(nsl_output_close(&out), 0);
 	assert_holds(moved, "", 100, 101);
 	assert_int_equal(rmdir(d->file), 0);
+}
+
+/*
+ * A name the process can no longer look at (it runs as --user after
+ * opening the file as root, in a directory only root can search): stat()
+ * fails with EACCES, which says nothing of a rotation. The reports go on
+ * to the open file, which is not taken for moved (nor warned about as
+ * one: "was moved away" was said, wrongly); one line says rotation cannot
+ * be followed. Root only (setresuid), in a child that drops to nobody.
+ */
+static void test_rotation_unseen_is_not_a_move(void **state)
+{
+	struct dir *d = *state;
+	struct nsl_output out;
+	const struct nsl_output_conf c = { .path = d->file, .format = NSL_FMT_JSON };
+	int status;
+	pid_t pid;
+
+	if (geteuid()) {
+		skip();
+		return;
+	}
+	assert_int_equal(chmod(d->path, 0700), 0);
+	assert_int_equal(nsl_output_open(&out, &c), 0);
+	write_report(&out, 100, &json);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (!pid) {
+		struct nsl_report r = report(101);
+		struct stat st;
+		bool ok;
+
+		if (setresgid(65534, 65534, 65534) || setresuid(65534, 65534, 65534))
+			_exit(2);
+		ok = stat(d->file, &st) && errno == EACCES &&
+		     !nsl_output_write(&out, &r, &json) &&
+		     !out.warned && out.blind;
+		_exit(ok ? 0 : 1);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	assert_int_equal(nsl_output_close(&out), 0);
+	assert_holds(d->file, "", 100, 101);
 }
 
 /*
@@ -684,6 +729,7 @@ int main(void)
 		T(test_follows_rename),
 		T(test_follows_unlink),
 		T(test_rotation_cannot_reopen),
+		T(test_rotation_unseen_is_not_a_move),
 		T(test_atomic_replaces),
 		T(test_atomic_failure_leaves_nothing),
 		T(test_stdout_prometheus_eof),
