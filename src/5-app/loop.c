@@ -57,10 +57,37 @@ static int drop_privileges(const struct nsl_loader *l, const struct nsl_options 
 	return 0;
 }
 
+static const int loop_signals[] = { SIGINT, SIGTERM, SIGHUP };
+
+static void loop_sigset(sigset_t *set)
+{
+	sigemptyset(set);
+	for (size_t i = 0; i < sizeof(loop_signals) / sizeof(loop_signals[0]); i++)
+		sigaddset(set, loop_signals[i]);
+}
+
+/*
+ * Set-up (probes, the load, the attach) runs with the stop signals
+ * blocked: one that comes then stays pending and reaches the handler
+ * as soon as nsl_install_signals() unblocks it, so the tool stops
+ * with its final report, as it would a moment later. Unblocked, it was
+ * lost where the shell had left SIGINT ignored (a background job: Linux
+ * drops an ignored signal unless it is blocked) and SIGTERM killed the
+ * tool without a report; a handler set this early would instead break
+ * set-up's own waits with EINTR.
+ */
+void nsl_hold_signals(void)
+{
+	sigset_t set;
+
+	loop_sigset(&set);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+}
+
 int nsl_install_signals(void)
 {
 	struct sigaction sa = { .sa_handler = on_signal };
-	int sigs[] = { SIGINT, SIGTERM, SIGHUP };
+	sigset_t set;
 
 	/*
 	 * SIGHUP as daemons take it: the log file opened again (logrotate's
@@ -68,11 +95,14 @@ int nsl_install_signals(void)
 	 * Restart=on-failure). No SA_RESTART: the sleep between reports must
 	 * wake up, and a blocked write must see a stop (output.c).
 	 */
-	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
-		if (sigaction(sigs[i], &sa, NULL))
+	for (size_t i = 0; i < sizeof(loop_signals) / sizeof(loop_signals[0]); i++)
+		if (sigaction(loop_signals[i], &sa, NULL))
 			return -errno;
 	/* a closed pipe shows up as EPIPE from the write instead */
 	signal(SIGPIPE, SIG_IGN);
+	/* what came during set-up is handled now */
+	loop_sigset(&set);
+	sigprocmask(SIG_UNBLOCK, &set, NULL);
 	return 0;
 }
 

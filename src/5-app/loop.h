@@ -13,7 +13,14 @@
 #include "options.h"
 #include "output.h"
 
-/* The stop signals' handlers; SIGPIPE ignored. 0 or a negative errno. */
+/* SIGINT, SIGTERM, SIGHUP blocked (kept pending) during set-up. */
+void nsl_hold_signals(void);
+
+/*
+ * The stop signals' handlers, then unblocked (one held since
+ * nsl_hold_signals() is handled now); SIGPIPE ignored. 0 or a negative
+ * errno.
+ */
 int nsl_install_signals(void);
 
 /*

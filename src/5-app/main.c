@@ -128,6 +128,7 @@ int main(int argc, char **argv)
 	/* the /metrics server's process, started by us (src/4-sink/jail.c) */
 	if (argc > 1 && !strcmp(argv[1], NSL_JAIL_ARGV1))
 		return nsl_jail_child_main(argc, argv);
+	nsl_hold_signals();
 	if (nsl_parse_options(argc, argv, &opts, 0)) {
 		pr_warn("%s\n", opts.errmsg);
 		nsl_free_options(&opts);
