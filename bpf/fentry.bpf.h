@@ -112,7 +112,7 @@ int BPF_PROG(fexit_udp_enqueue_schedule_skb, struct sock *sk,
 		record_rx_fields(NSL_HOOK_UDP_SOCK_ENQUEUED, snap->tstamp,
 				 snap->ifindex, snap->is_rx,
 				 cfg.netns_ino || cfg.group_by_netns ?
-				 sk_netns(sk) : 0, 0, snap->entry_tai);
+				 sk_net(sk) : NULL, 0, snap->entry_tai);
 	return 0;
 }
 
@@ -157,7 +157,7 @@ static __always_inline void record_udp_read(struct sock *sk, __u64 ts,
 		return;
 	}
 	record_latency(NSL_HOOK_UDP_SOCK_READ, ts, ifindex,
-		       cfg.group_by_netns ? sk_netns(sk) : 0);
+		       cfg.group_by_netns ? sk_net(sk) : NULL);
 }
 
 /*

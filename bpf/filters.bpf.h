@@ -27,9 +27,14 @@ static __always_inline int ifindex_selected(__u32 ifindex)
  * vmlinux.h's preserve_access_index): no bpf_probe_read_kernel() call per
  * field on the per-packet path.
  */
+static __always_inline struct net *sk_net(struct sock *sk)
+{
+	return sk->__sk_common.skc_net.net;
+}
+
 static __always_inline __u64 sk_netns(struct sock *sk)
 {
-	return sk->__sk_common.skc_net.net->ns.inum;
+	return sk_net(sk)->ns.inum;
 }
 
 static __always_inline int sk_netns_selected(struct sock *sk)
@@ -44,9 +49,9 @@ static __always_inline int sk_netns_selected(struct sock *sk)
  * is rejected by the 6.1 verifier: it follows the sk == NULL branch into a
  * NULL skb; the callers here always have an skb.)
  */
-static __always_inline __u64 rx_netns(struct sock *sk, struct sk_buff *skb)
+static __always_inline struct net *rx_net(struct sock *sk, struct sk_buff *skb)
 {
-	return sk ? sk_netns(sk) : skb->dev->nd_net.net->ns.inum;
+	return sk ? sk_net(sk) : skb->dev->nd_net.net;
 }
 
 /*
@@ -96,19 +101,19 @@ static __always_inline int reader_selected(struct sock *sk)
  * tstamp, 0 when RX timestamping was off when it arrived (nothing to
  * measure: no_rx_tstamp); ifindex its skb_iif (read only with -i/-I);
  * is_rx whether tstamp is an RX timestamp (nsl_skb_tstamp_is_rx());
- * netns its namespace (read only with -n or -I -n -1), already checked
- * when netns_known; now_tai the moment the sample stands for (nsl_now()),
+ * net its namespace (read only with -n or -I -n -1, else NULL), already
+ * checked when netns_known; now_tai the moment the sample stands for (nsl_now()),
  * or 0 for now: the clock is read only for a sample that passed the
  * filters.
  */
 static __always_inline void record_rx_fields(__u32 hook, __u64 ts,
 					     __u32 ifindex, int is_rx,
-					     __u64 netns, int netns_known,
+					     struct net *net, int netns_known,
 					     __u64 now_tai)
 {
 	if (need_ifindex() && !ifindex_selected(ifindex))
 		return;
-	if (!netns_known && cfg.netns_ino && netns != cfg.netns_ino)
+	if (!netns_known && cfg.netns_ino && net->ns.inum != cfg.netns_ino)
 		return;
 	/*
 	 * after the filters: counters cover what -i/-n select, as samples
@@ -122,7 +127,7 @@ static __always_inline void record_rx_fields(__u32 hook, __u64 ts,
 		return;
 	}
 	record_latency_at(hook, ts, now_tai ?: nsl_now(), ifindex,
-			  cfg.group_by_netns ? netns : 0);
+			  cfg.group_by_netns ? net : NULL);
 }
 
 /*
@@ -152,14 +157,14 @@ static __always_inline void record_rx_picked(struct sk_buff *skb,
 					     struct sock *sk, __u32 hook,
 					     int netns_known)
 {
-	__u64 netns = 0;
+	struct net *net = NULL;
 	__u64 ts;
 
 	if ((!netns_known && cfg.netns_ino) || cfg.group_by_netns)
-		netns = rx_netns(sk, skb);
+		net = rx_net(sk, skb);
 	ts = skb->tstamp;
 	record_rx_fields(hook, ts, need_ifindex() ? skb->skb_iif : 0,
-			 rx_tstamp_is_rx(skb, sk, ts), netns, netns_known, 0);
+			 rx_tstamp_is_rx(skb, sk, ts), net, netns_known, 0);
 }
 
 /* skb on its way in; sk the socket it was queued on, NULL before it has one */

@@ -20,8 +20,9 @@
 
 /*
  * One try at the id of key in ids (a hash of struct nsl_group_key ->
- * __u32), taken from free_ids when key is new. 0 and *id, or -1 when no
- * id is free (the map is full), or -2 when key vanished meanwhile.
+ * __u32), taken from free_ids when key is new. 0 and *id (1 and *id when
+ * this call added key with an id it took), or -1 when no id is free (the
+ * map is full), or -2 when key vanished meanwhile.
  *
  * The push of an id back never fails here: it goes back to the queue it
  * was popped from, so there is room (max_entries is every id), and the
@@ -52,7 +53,7 @@ static __always_inline int group_id_try(void *ids, void *free_ids,
 	}
 	err = bpf_map_update_elem(ids, key, id, BPF_NOEXIST);
 	if (!err)
-		return 0;
+		return 1;
 	/* -EEXIST: another CPU added key first, and its id serves */
 	bpf_map_push_elem(free_ids, id, 0);
 	if (err != -NSL_EEXIST)
@@ -65,7 +66,8 @@ static __always_inline int group_id_try(void *ids, void *free_ids,
 }
 
 /*
- * The id of key: 0 and *id, or -1 when no id is free (the map is full).
+ * The id of key: 0 and *id (1 when this call took *id for key), or -1
+ * when no id is free (the map is full).
  * A try finds key vanished (-2) when the reader retired it between
  * another CPU's add, which made ours fail, and our look-up: the group's
  * interface or cgroup went away as its first packets came. The sample

@@ -153,7 +153,7 @@ static __always_inline void record_handover(const struct sk_buff *skb,
 					    const struct net_device *dev)
 {
 	struct nsl_fwd_stamp *st;
-	__u64 key = (__u64)skb, ts, netns = 0;
+	__u64 key = (__u64)skb, ts;
 	__u32 ifindex = 0;
 	__u16 proto;
 	int own;
@@ -195,11 +195,8 @@ static __always_inline void record_handover(const struct sk_buff *skb,
 		if (!ifindex_selected(ifindex))
 			return;
 	}
-	if (cfg.netns_ino || cfg.group_by_netns) {
-		netns = dev->nd_net.net->ns.inum;
-		if (cfg.netns_ino && netns != cfg.netns_ino)
-			return;
-	}
+	if (cfg.netns_ino && dev->nd_net.net->ns.inum != cfg.netns_ino)
+		return;
 	if (!ts) {
 		count_event(NSL_HOOK_NETNS_HANDOVER, NSL_CNT_HANDOVER_UNMATCHED);
 		return;
@@ -210,7 +207,7 @@ static __always_inline void record_handover(const struct sk_buff *skb,
 		return;
 	}
 	record_latency(NSL_HOOK_NETNS_HANDOVER, ts, ifindex,
-		       cfg.group_by_netns ? netns : 0);
+		       cfg.group_by_netns ? dev->nd_net.net : NULL);
 }
 
 /* ---- fentry: the forwarding functions and __dev_forward_skb() -------- */

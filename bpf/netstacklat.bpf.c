@@ -43,6 +43,7 @@ const volatile struct nsl_config cfg = {};
 #include "clock.bpf.h"
 
 #include "maps.bpf.h"
+#include "owner_quota.bpf.h"
 #include "record.bpf.h"
 #include "filters.bpf.h"
 #include "reads.bpf.h"

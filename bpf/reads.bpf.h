@@ -163,7 +163,7 @@ static __always_inline void record_tcp_read(struct sock *sk, __u64 ts)
 			into = NSL_HIST_TCP_READ_HOL;
 		}
 	}
-	record_latency(into, ts, ifindex, cfg.group_by_netns ? sk_netns(sk) : 0);
+	record_latency(into, ts, ifindex, cfg.group_by_netns ? sk_net(sk) : NULL);
 }
 
 /*

@@ -62,13 +62,22 @@ static __always_inline int sample_skip(__u32 hook)
 	return 0;
 }
 
+/*
+ * The histogram of the sample's group; net its namespace with -I -n -1,
+ * else NULL. A key new to group_ids whose namespace's owner holds its
+ * --owner-quota of ids already gets none (counted), before it can take
+ * one (bpf/owner_quota.bpf.h).
+ */
 static __always_inline struct nsl_hist *group_hist_get(__u32 hook,
 						       __u32 ifindex,
-						       __u64 netns)
+						       struct net *net)
 {
-	struct nsl_group_key key = { .hook = hook, .netns = netns };
-	__u32 id;
+	struct nsl_group_key key = { .hook = hook };
+	__u32 id, owner = 0;
+	int err;
 
+	if (net)
+		key.netns = net->ns.inum;
 	if (cfg.group_by_ifindex)
 		key.ifindex = ifindex;
 	/*
@@ -80,10 +89,20 @@ static __always_inline struct nsl_hist *group_hist_get(__u32 hook,
 				    hook == NSL_HOOK_UDP_SOCK_READ))
 		key.cgroup = bpf_get_current_cgroup_id();
 
-	if (nsl_group_id(&group_ids, &free_ids, &key, &id)) {
+	if (cfg.owner_quota && net && !bpf_map_lookup_elem(&group_ids, &key)) {
+		owner = netns_owner(net);
+		if (owner && owner_over_quota(owner)) {
+			count_event(hook, NSL_CNT_OWNER_QUOTA);
+			return NULL;
+		}
+	}
+	err = nsl_group_id(&group_ids, &free_ids, &key, &id);
+	if (err < 0) {
 		count_event(hook, NSL_CNT_MAP_FULL);
 		return NULL;
 	}
+	if (err > 0 && owner)
+		owner_took(owner, id);
 	return bpf_map_lookup_elem(&group_hist, &id);
 }
 
@@ -95,7 +114,7 @@ static __always_inline struct nsl_hist *group_hist_get(__u32 hook,
  */
 static __always_inline void record_latency_at(__u32 hook, __u64 tstamp,
 					      __u64 now_tai, __u32 ifindex,
-					      __u64 netns)
+					      struct net *net)
 {
 	__s64 off = *(volatile __s64 *)&nsl_clock.tai_offset_ns;
 	__s64 lat = (__s64)(now_tai - off - tstamp);
@@ -114,7 +133,7 @@ static __always_inline void record_latency_at(__u32 hook, __u64 tstamp,
 		}
 	}
 	if (cfg.group_by_ifindex || cfg.group_by_cgroup)
-		h = group_hist_get(hook, ifindex, netns);
+		h = group_hist_get(hook, ifindex, net);
 	else
 		h = bpf_map_lookup_elem(&hist, &hook);
 	if (!h)
@@ -143,9 +162,9 @@ static __always_inline void record_latency_at(__u32 hook, __u64 tstamp,
 
 /* The latency of tstamp now. */
 static __always_inline void record_latency(__u32 hook, __u64 tstamp,
-					   __u32 ifindex, __u64 netns)
+					   __u32 ifindex, struct net *net)
 {
-	record_latency_at(hook, tstamp, nsl_now(), ifindex, netns);
+	record_latency_at(hook, tstamp, nsl_now(), ifindex, net);
 }
 
 #endif /* NSL_RECORD_BPF_H */

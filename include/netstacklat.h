@@ -119,6 +119,7 @@ enum nsl_counter {
 	NSL_CNT_QUEUE_EMPTY,	/* sk_data_ready: UDP reader took the datagram */
 	NSL_CNT_NO_RX_TSTAMP,	/* tcp-socket-read: the read's skb lost its stamp */
 	NSL_CNT_HANDOVER_UNMATCHED, /* netns-handover: no stamp, none remembered */
+	NSL_CNT_OWNER_QUOTA,	/* -I -n -1: the netns's owner holds its quota */
 	NSL_NR_COUNTERS,
 };
 
@@ -265,6 +266,11 @@ struct nsl_config {
 	__u64 offs_real_addr;
 	/* -I -n -1: cleanup_net(), the teardown of namespaces (bpf/netns_gone.bpf.h) */
 	__u64 cleanup_net;
+	/*
+	 * -I -n -1: the ids the namespaces of one unprivileged owner may
+	 * hold (--owner-quota; 0: no quota), see owner_over_quota()
+	 */
+	__u32 owner_quota;
 };
 
 #endif /* NETSTACKLAT_H */

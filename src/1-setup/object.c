@@ -153,6 +153,7 @@ static void fill_config(const struct nsl_loader *l, const struct nsl_options *o,
 	memcpy(cfg->schema_thresholds, nsl_schema_thresholds(o->schema),
 	       sizeof(cfg->schema_thresholds));
 	cfg->max_groups = o->max_groups;
+	cfg->owner_quota = nsl_owner_quota(o);
 	cfg->clock_mono = l->clock_mono;
 	cfg->offs_real_addr = l->clock_mono ? l->offs_real_addr : 0;
 	cfg->cleanup_net = l->netns_gone_on ? l->cleanup_net : 0;
@@ -193,6 +194,14 @@ static struct netstacklat_bpf *open_object(const struct nsl_loader *l,
 	if (l->hooks[NSL_HOOK_NETNS_HANDOVER].method == NSL_METHOD_NONE)
 		bpf_map__set_max_entries(s->maps.handover_stamps, 1);
 	bpf_map__set_max_entries(s->maps.free_ids, nsl_loader_groups(o));
+	/* owners are allocated as they come; id_owner is an id's */
+	if (nsl_owner_quota(o)) {
+		bpf_map__set_max_entries(s->maps.id_owner, nsl_loader_groups(o));
+	} else {
+		bpf_map__set_max_entries(s->maps.id_owner, 1);
+		bpf_map__set_max_entries(s->maps.owner_taken, 1);
+		bpf_map__set_max_entries(s->maps.owner_released, 1);
+	}
 	if (!l->netns_gone_on) {
 		bpf_map__set_max_entries(s->maps.gone_groups, 1);
 		bpf_map__set_max_entries(s->maps.netns_live, 1);

@@ -217,6 +217,27 @@ static int add_gone(struct nsl_groups *g, struct nsl_group *gr)
 }
 
 /*
+ * --owner-quota: an id that a namespace of an unprivileged owner took
+ * (id_owner, set by the BPF side) is given back to that owner's count
+ * before the id is free again, so that no program can mark it meanwhile
+ * (bpf/owner_quota.bpf.h). The released counts are written here alone.
+ * Should the update fail, the owner keeps counting the id: its quota
+ * shrinks by one, no other owner's does.
+ */
+static void release_owner(struct nsl_groups *g, uint32_t id)
+{
+	uint32_t owner, none = 0;
+	uint64_t released = 0;
+
+	if (!g->c.owner_quota || bpf_map_lookup_elem(g->c.id_owner_fd, &id, &owner) || !owner)
+		return;
+	bpf_map_lookup_elem(g->c.owner_released_fd, &owner, &released);	/* none yet: 0 */
+	released++;
+	bpf_map_update_elem(g->c.owner_released_fd, &owner, &released, BPF_ANY);
+	bpf_map_update_elem(g->c.id_owner_fd, &id, &none, BPF_ANY);
+}
+
+/*
  * RETIRING since an earlier tick: its final totals out, the histogram
  * zeroed, then the id back on the queue (in this order: the id is only
  * free once its histogram is zero).
@@ -248,6 +269,7 @@ static int reclaim(struct nsl_groups *g, struct nsl_group *gr,
 	g->reclaimed++;
 	if (bpf_map_update_elem(g->c.hist_fd, &id, g->zero, BPF_ANY))
 		return -errno;	/* the id stays out of use: better than mixed counts */
+	release_owner(g, id);
 	if (bpf_map_update_elem(g->c.free_fd, NULL, &id, 0))
 		return -errno;
 	return 0;

@@ -152,6 +152,12 @@ const struct nsl_counter_desc nsl_counters[NSL_NR_COUNTERS] = {
 		"than its netfilter link, segmented on the way, bridged "
 		"without br_netfilter).",
 		HOOK(NETNS_HANDOVER) },
+	[NSL_CNT_OWNER_QUOTA] = {
+		"owner_quota",
+		"Samples dropped because their network namespace had no "
+		"histogram yet and the unprivileged user that made it holds "
+		"its --owner-quota of them (-I -n -1).",
+		ALL_HOOKS },
 };
 
 const char *nsl_hook_names(uint32_t hooks, const char *sep, char *buf,

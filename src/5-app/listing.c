@@ -58,6 +58,12 @@ void nsl_list_netns_gone(const struct nsl_loader *l, const struct nsl_options *o
 	else
 		fprintf(f, "groups of dead network namespaces: retired after --group-idle "
 			"(%s)\n", l->netns_gone_why[0] ? l->netns_gone_why : "not loaded");
+	if (nsl_owner_quota(o))
+		fprintf(f, "network namespaces of an unprivileged user: %u groups at most "
+			"(--owner-quota)\n", nsl_owner_quota(o));
+	else
+		fprintf(f, "network namespaces of an unprivileged user: no limit "
+			"(--owner-quota 0)\n");
 }
 
 /* Netfilter links live in one namespace: say which, above all with -n -1. */

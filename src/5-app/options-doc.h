@@ -23,6 +23,7 @@ enum {
 	OPT_APPEND,
 	OPT_GROUP_IDLE,
 	OPT_SERIES_GRACE,
+	OPT_OWNER_QUOTA,
 };
 
 extern const struct argp_option nsl_argp_options[];

@@ -86,6 +86,9 @@ static const struct int_option {
 	{ .key = OPT_MAX_GROUPS, .opt = "--max-groups", .min = 1, .max = 1 << 20,
 	  .field = FIELD(uint32_t, max_groups), .what = "an integer",
 	  .say_range = true },
+	{ .key = OPT_OWNER_QUOTA, .opt = "--owner-quota", .min = 0, .max = 1 << 20,
+	  .field = FIELD(uint32_t, owner_quota), .what = "an integer",
+	  .say_range = true },
 	{ .key = OPT_GROUP_IDLE, .opt = "--group-idle", .min = 1,
 	  .max = NSL_MAX_SECONDS, .field = FIELD(uint32_t, group_idle_s),
 	  .what = "a number of seconds", .say_range = true },
@@ -291,6 +294,7 @@ static void set_defaults(struct nsl_options *o)
 	o->format = NSL_FMT_TABLE;
 	o->netns = NSL_NETNS_OWN;
 	o->max_groups = NSL_MAX_GROUPS;
+	o->owner_quota = NSL_OWNER_QUOTA_AUTO;
 	o->sample_every = 1;
 	o->group_idle_s = NSL_GROUP_IDLE_S;
 	o->series_grace_s = NSL_SERIES_GRACE_S;

@@ -67,6 +67,8 @@ struct nsl_options {
 	bool group_ifindex;
 	bool group_cgroup;
 	uint32_t max_groups;		/* histograms of the grouped maps */
+	/* --owner-quota: ids of one unprivileged owner's namespaces, or AUTO */
+	uint32_t owner_quota;
 	/* --group-idle: groups that cannot be checked go after so long idle */
 	uint32_t group_idle_s;
 	/* --series-grace: Prometheus keeps a reclaimed group's series so long */
@@ -105,6 +107,23 @@ void nsl_free_options(struct nsl_options *o);
 static inline bool nsl_group_by_netns(const struct nsl_options *o)
 {
 	return o->group_ifindex && o->netns == NSL_NETNS_ALL;
+}
+
+/* --owner-quota not given: an eighth of --max-groups (at least 1) */
+#define NSL_OWNER_QUOTA_AUTO UINT32_MAX
+
+/*
+ * The ids the network namespaces of one unprivileged owner may hold
+ * (bpf/owner_quota.bpf.h): only where groups are keyed by namespace;
+ * 0: no quota.
+ */
+static inline uint32_t nsl_owner_quota(const struct nsl_options *o)
+{
+	if (!nsl_group_by_netns(o))
+		return 0;
+	if (o->owner_quota == NSL_OWNER_QUOTA_AUTO)
+		return o->max_groups / 8 ? o->max_groups / 8 : 1;
+	return o->owner_quota;
 }
 
 #endif /* NSL_OPTIONS_H */

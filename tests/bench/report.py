@@ -19,20 +19,20 @@ import sys
 import textwrap
 
 WORKLOADS = ("stream", "rr", "udp")
-# the baseline runs the first four (an older build may lack --resolution)
-BASE_CONFIGS = ("ours", "ours_y", "ours_I", "ours_C")
+# the baseline runs these (an older build may lack --resolution)
+BASE_CONFIGS = ("ours", "ours_y", "ours_I", "ours_Iall", "ours_C")
 SAMPLED = (8, 64)      # --sample N, issue #26
 COST_CONFIGS = (BASE_CONFIGS + ("ours_r8", "ours_C8") + tuple(f"ours_s{n}" for n in SAMPLED)
                 + ("ours_ctxfloor",))
 # scripts/bench --baseline: the baseline build's configurations are ours
 # with this prefix, its throughput mode is "base".
 BASE = "base_"
-OPTIONS = {"ours": "", "ours_y": "-y", "ours_I": "-I", "ours_C": "-C",
+OPTIONS = {"ours": "", "ours_y": "-y", "ours_I": "-I", "ours_Iall": "-I -n -1", "ours_C": "-C",
            "ours_s8": "N=8", "ours_s64": "N=64"}
 
 
 def base_configs(configs):
-    """The baseline's configurations: the first four, and --sample's where
+    """The baseline's configurations: BASE_CONFIGS, and --sample's where
     scripts/bench ran them (a baseline that has the option)."""
     return BASE_CONFIGS + tuple(f"ours_s{n}" for n in SAMPLED if f"{BASE}ours_s{n}" in configs)
 

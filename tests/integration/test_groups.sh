@@ -8,7 +8,7 @@ RACE=$ROOT/.output/tests/groupid_race
 RACE_OBJ=$ROOT/.output/tests/groupid_race.bpf.o
 TESTS=(test_group_id_race test_cgroup_churn test_iface_churn test_netns_churn
        test_prom_churn test_gone_capped test_reclaim_fast_interval test_map_full_warns_once
-       test_idle_group_yields test_dead_netns_reclaimed)
+       test_idle_group_yields test_dead_netns_reclaimed test_owner_quota)
 PROM_TOOL_PORT=$((24000 + ID % 8000))
 PROM_PORT=$((PROM_TOOL_PORT + 1))
 MS=1000000		# ns in a millisecond
@@ -545,6 +545,74 @@ import json, sys
 print(sum(json.loads(l)["groups"].get("evicted", 0) for l in open(sys.argv[1])))' "$out")" -eq 0
 	expect "live groups in the last report (the namespace that stays)" \
 		"$(jq_last "$out" 'r["groups"]["live"]')" -eq 1
+}
+
+# Issue #32 item 4: no tenant takes every group. An unprivileged user
+# (nobody) makes 200 network namespaces in a user namespace of its own
+# and keeps them busy (a datagram each every 0.1 s) under -I -n -1
+# --max-groups 64, so its quota is 8 (--max-groups / 8); a namespace root
+# makes meanwhile gets its own histogram with all its samples. The
+# tenant's namespaces hold their quota (a few more: CPUs that passed the
+# check at once), and every datagram of theirs is a sample or counted as
+# owner_quota. Before: the tenant took all 64 ids and root's namespace
+# had none (its samples map_full).
+TENANT_NETNS=${TENANT_NETNS:-200}
+test_owner_quota() {
+	local out=$TMP/quota.json dir ns=nsl$ID-owned pid inum sent groups samples
+	# where nobody may read the script and write (not TMP: root's 0700)
+	dir=$(mktemp -d /tmp/nsl-tenant.XXXXXX) || { fail "mktemp"; return; }
+	AT_EXIT+=("rm -rf $dir")
+	cp "$ROOT/tests/integration/tenant_netns.py" "$dir/" && chmod 777 "$dir" ||
+		{ fail "cannot prepare $dir"; return; }
+	ip netns add "$ns" || { fail "cannot add a namespace"; return; }
+	AT_EXIT+=("ip netns del $ns")
+	inum=$(stat -L -c %i "/run/netns/$ns")
+	start_tool "$out" -n -1 -I -e udp-socket-enqueued --max-groups 64 -r 0.2 || return
+	grep -q "network namespaces of an unprivileged user: 8 groups at most" "$TMP/tool.err" ||
+		fail "the tool does not say the quota: $(grep unprivileged "$TMP/tool.err")"
+	setpriv --reuid 65534 --regid 65534 --clear-groups "$PYTHON" \
+		"$dir/tenant_netns.py" "$TENANT_NETNS" 4 0.1 "$dir/ready" \
+		> "$dir/sent" 2> "$dir/err" &
+	pid=$!
+	if ! wait_for 30 test -s "$dir/ready"; then
+		wait "$pid"
+		stop_tool
+		skip "an unprivileged user cannot make network namespaces here: $(tail -1 "$dir/err")"
+		return
+	fi
+	sleep 1	# the tenant's namespaces take what ids they may
+	ip netns exec "$ns" bash -c "$(declare -f udp_lo); udp_lo 50"
+	wait "$pid"
+	sleep 0.5
+	stop_tool
+	ip netns del "$ns"
+	sent=$(cat "$dir/sent")
+	"$PYTHON" - "$out" "$dir/ready" > "$dir/judged" <<'PY'
+import json, sys
+tenant = {int(l) for l in open(sys.argv[2])}
+groups, samples = set(), 0
+for line in open(sys.argv[1]):
+    for h in json.loads(line)["histograms"]:
+        if h["hook"] == "udp-socket-enqueued" and h.get("netns") in tenant:
+            groups.add(h["netns"])
+            samples += h["count"]
+print(len(groups), samples)
+PY
+	read -r groups samples < "$dir/judged"
+	echo "  the tenant's $TENANT_NETNS namespaces: $groups with a histogram, $samples samples," \
+	     "owner_quota $($JQ "$out" counter udp-socket-enqueued owner_quota), of $sent datagrams"
+	expect "root's namespace: its samples" "$(python3 -c '
+import json, sys
+print(sum(h["count"] for l in open(sys.argv[1]) for h in json.loads(l)["histograms"]
+          if h["hook"] == "udp-socket-enqueued" and h.get("netns") == int(sys.argv[2])))' \
+		"$out" "$inum")" -eq 50
+	expect "the tenant's namespaces with a histogram (quota 8, CPUs $(nproc))" \
+		"$groups" -le $((8 + $(nproc)))
+	expect "the tenant's namespaces with a histogram" "$groups" -ge 8
+	expect "owner_quota" "$($JQ "$out" counter udp-socket-enqueued owner_quota)" -gt 0
+	expect "map_full" "$($JQ "$out" counter udp-socket-enqueued map_full)" -eq 0
+	expect "the tenant's samples + owner_quota = its datagrams ($sent)" \
+		"$((samples + $($JQ "$out" counter udp-socket-enqueued owner_quota)))" -eq "$sent"
 }
 
 run_tests

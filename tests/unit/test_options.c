@@ -246,6 +246,32 @@ static void test_sample(void **state)
 }
 
 /*
+ * --owner-quota: only where groups are keyed by namespace (-I -n -1);
+ * not given, an eighth of --max-groups (at least 1); 0 turns it off.
+ */
+static void test_owner_quota(void **state)
+{
+	const char *by_netns[] = { "-I", "-n", "-1", NULL };
+	const char *small[] = { "-I", "-n", "-1", "--max-groups", "7", NULL };
+	const char *given[] = { "-I", "-n", "-1", "--owner-quota", "3", NULL };
+	const char *off[] = { "-I", "-n", "-1", "--owner-quota", "0", NULL };
+	const char *own_netns[] = { "-I", "--owner-quota", "3", NULL };
+	struct nsl_options o;
+
+	(void)state;
+	assert_int_equal(parse(&o, by_netns), 0);
+	assert_int_equal(nsl_owner_quota(&o), NSL_MAX_GROUPS / 8);
+	assert_int_equal(parse(&o, small), 0);
+	assert_int_equal(nsl_owner_quota(&o), 1);
+	assert_int_equal(parse(&o, given), 0);
+	assert_int_equal(nsl_owner_quota(&o), 3);
+	assert_int_equal(parse(&o, off), 0);
+	assert_int_equal(nsl_owner_quota(&o), 0);
+	assert_int_equal(parse(&o, own_netns), 0);
+	assert_int_equal(nsl_owner_quota(&o), 0);
+}
+
+/*
  * The bounded integers: the least and the greatest value are taken, one
  * beyond either end is refused with exactly this message.
  */
@@ -282,6 +308,10 @@ static const struct int_case ints[] = {
 	  U32_FIELD(series_grace_s),
 	  "--series-grace: '-1' is not a number of seconds in 0..31536000",
 	  "--series-grace: '31536001' is not a number of seconds in 0..31536000" },
+	{ "--owner-quota", "0", "1048576", "-1", "1048577", 0, 1048576,
+	  U32_FIELD(owner_quota),
+	  "--owner-quota: '-1' is not an integer in 0..1048576",
+	  "--owner-quota: '1048577' is not an integer in 0..1048576" },
 	{ "--sample", "1", "65536", "0", "65537", 1, 65536,
 	  U32_FIELD(sample_every),
 	  "--sample: '0' is not an integer in 1..65536",
@@ -549,6 +579,7 @@ int main(void)
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_resolution),
 		cmocka_unit_test(test_sample),
+		cmocka_unit_test(test_owner_quota),
 		cmocka_unit_test(test_int_bounds),
 		cmocka_unit_test(test_flags),
 		cmocka_unit_test(test_words),
