@@ -73,7 +73,7 @@ static __always_inline struct nsl_hist *group_hist_get(__u32 hook,
 						       struct net *net)
 {
 	struct nsl_group_key key = { .hook = hook };
-	__u32 id, owner = 0;
+	__u32 id, owner = 0, *found;
 	int err;
 
 	if (net)
@@ -89,7 +89,13 @@ static __always_inline struct nsl_hist *group_hist_get(__u32 hook,
 				    hook == NSL_HOOK_UDP_SOCK_READ))
 		key.cgroup = bpf_get_current_cgroup_id();
 
-	if (cfg.owner_quota && net && !bpf_map_lookup_elem(&group_ids, &key)) {
+	/* the common case: the key has its id (one look-up, as ever) */
+	found = bpf_map_lookup_elem(&group_ids, &key);
+	if (found) {
+		id = *found;
+		return bpf_map_lookup_elem(&group_hist, &id);
+	}
+	if (cfg.owner_quota && net) {
 		owner = netns_owner(net);
 		if (owner && owner_over_quota(owner)) {
 			count_event(hook, NSL_CNT_OWNER_QUOTA);
