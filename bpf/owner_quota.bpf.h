@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * -I -n -1: the ids one unprivileged owner's network namespaces may hold
- * (issue #32 item 4). Any local user may make network namespaces (an
- * unprivileged user namespace first, as Debian allows) and keep
- * thousands alive and busy, each a group of its own: without a bound one
- * user takes every id and every new pod's samples go to map_full.
+ * -I -n -1 and -C: the ids one unprivileged owner's network namespaces
+ * and cgroups may hold (issue #32 item 4). Any local user may make
+ * network namespaces (an unprivileged user namespace first, as Debian
+ * allows), and cgroups in a subtree delegated to it, and keep thousands
+ * alive and busy, each a group of its own: without a bound one user
+ * takes every id and every new pod's samples go to map_full. (A cgroup's
+ * owner: cgroup_owner() below.)
  *
  * The owner of a namespace is the user that made the first user
  * namespace below the initial one on the way to it: net->user_ns, then
@@ -83,6 +85,29 @@ static __always_inline __u32 netns_owner(struct net *net)
 		return uid ? uid + 1 : 0;
 	}
 	return 0;
+}
+
+/*
+ * -C: the owner's uid + 1 of the reading task's cgroup (the one whose id
+ * bpf_get_current_cgroup_id() gives), 0 when root owns it. A cgroup's
+ * owner is its directory's: cgroup_mkdir() gives a new cgroup its
+ * creator's fsuid and fsgid unless they are root's
+ * (cgroup_kn_set_ugid(), kernel/cgroup/cgroup.c, v5.10 to v7.2), and a
+ * delegation (systemd's Delegate=, user@.service) chowns its subtree's
+ * top to the user, so every cgroup a tenant made or was given is its
+ * own. The owner lives in the kernfs node's attributes (kn->iattr, made
+ * by the first kernfs_setattr(); NULL: never set, root's). Probe reads:
+ * only a new key's path comes here.
+ */
+static __always_inline __u32 cgroup_owner(void)
+{
+	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+	struct kernfs_iattrs *ia = BPF_CORE_READ(task, cgroups, dfl_cgrp, kn, iattr);
+	__u32 uid = 0;
+
+	if (ia && bpf_core_read(&uid, sizeof(uid), &ia->ia_uid.val))
+		uid = 0;
+	return uid ? uid + 1 : 0;
 }
 
 /* Whether owner (uid + 1) holds its quota of ids already. */

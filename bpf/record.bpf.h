@@ -64,9 +64,9 @@ static __always_inline int sample_skip(__u32 hook)
 
 /*
  * The histogram of the sample's group; net its namespace with -I -n -1,
- * else NULL. A key new to group_ids whose namespace's owner holds its
- * --owner-quota of ids already gets none (counted), before it can take
- * one (bpf/owner_quota.bpf.h).
+ * else NULL. A key new to group_ids whose namespace's owner (or, with
+ * -C, whose cgroup's owner) holds its --owner-quota of ids already gets
+ * none (counted), before it can take one (bpf/owner_quota.bpf.h).
  */
 static __always_inline struct nsl_hist *group_hist_get(__u32 hook,
 						       __u32 ifindex,
@@ -74,7 +74,7 @@ static __always_inline struct nsl_hist *group_hist_get(__u32 hook,
 {
 	struct nsl_group_key key = { .hook = hook };
 	__u32 id, owner = 0, *found;
-	int err;
+	int err, by_cgroup = 0;
 
 	if (net)
 		key.netns = net->ns.inum;
@@ -86,8 +86,10 @@ static __always_inline struct nsl_hist *group_hist_get(__u32 hook,
 	 */
 	if (cfg.group_by_cgroup && (hook == NSL_HOOK_TCP_SOCK_READ ||
 				    hook == NSL_HIST_TCP_READ_HOL ||
-				    hook == NSL_HOOK_UDP_SOCK_READ))
+				    hook == NSL_HOOK_UDP_SOCK_READ)) {
 		key.cgroup = bpf_get_current_cgroup_id();
+		by_cgroup = 1;
+	}
 
 	/* the common case: the key has its id (one look-up, as ever) */
 	found = bpf_map_lookup_elem(&group_ids, &key);
@@ -95,8 +97,11 @@ static __always_inline struct nsl_hist *group_hist_get(__u32 hook,
 		id = *found;
 		return bpf_map_lookup_elem(&group_hist, &id);
 	}
-	if (cfg.owner_quota && net) {
-		owner = netns_owner(net);
+	if (cfg.owner_quota) {
+		if (net)
+			owner = netns_owner(net);
+		if (!owner && by_cgroup)
+			owner = cgroup_owner();
 		if (owner && owner_over_quota(owner)) {
 			count_event(hook, NSL_CNT_OWNER_QUOTA);
 			return NULL;

@@ -154,9 +154,9 @@ const struct nsl_counter_desc nsl_counters[NSL_NR_COUNTERS] = {
 		HOOK(NETNS_HANDOVER) },
 	[NSL_CNT_OWNER_QUOTA] = {
 		"owner_quota",
-		"Samples dropped because their network namespace had no "
-		"histogram yet and the unprivileged user that made it holds "
-		"its --owner-quota of them (-I -n -1).",
+		"Samples dropped because their network namespace or cgroup had "
+		"no histogram yet and the unprivileged user that made or owns it "
+		"holds its --owner-quota of them (-I -n -1, -C).",
 		ALL_HOOKS },
 };
 

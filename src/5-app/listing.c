@@ -48,22 +48,27 @@ void nsl_list_kernel_notes(const struct nsl_loader *l, FILE *f)
 			"fetch-and-add (Linux 5.12)");
 }
 
-void nsl_list_netns_gone(const struct nsl_loader *l, const struct nsl_options *o, FILE *f)
+void nsl_list_group_policy(const struct nsl_loader *l, const struct nsl_options *o, FILE *f)
 {
-	if (!nsl_group_by_netns(o))
+	const char *what = nsl_group_by_netns(o) ?
+			   (o->group_cgroup ? "network namespaces and cgroups" : "network namespaces") :
+			   "cgroups";
+
+	if (nsl_group_by_netns(o)) {
+		if (l->netns_gone_on)
+			fprintf(f, "groups of dead network namespaces: retired at the next interval "
+				"(raw_tp/workqueue_execute_end after cleanup_net)\n");
+		else
+			fprintf(f, "groups of dead network namespaces: retired after --group-idle "
+				"(%s)\n", l->netns_gone_why[0] ? l->netns_gone_why : "not loaded");
+	} else if (!o->group_cgroup) {
 		return;
-	if (l->netns_gone_on)
-		fprintf(f, "groups of dead network namespaces: retired at the next interval "
-			"(raw_tp/workqueue_execute_end after cleanup_net)\n");
-	else
-		fprintf(f, "groups of dead network namespaces: retired after --group-idle "
-			"(%s)\n", l->netns_gone_why[0] ? l->netns_gone_why : "not loaded");
+	}
 	if (nsl_owner_quota(o))
-		fprintf(f, "network namespaces of an unprivileged user: %u groups at most "
-			"(--owner-quota)\n", nsl_owner_quota(o));
+		fprintf(f, "%s of an unprivileged user: %u groups at most (--owner-quota)\n",
+			what, nsl_owner_quota(o));
 	else
-		fprintf(f, "network namespaces of an unprivileged user: no limit "
-			"(--owner-quota 0)\n");
+		fprintf(f, "%s of an unprivileged user: no limit (--owner-quota 0)\n", what);
 }
 
 /* Netfilter links live in one namespace: say which, above all with -n -1. */

@@ -18,9 +18,10 @@ void nsl_list_hooks(const struct nsl_loader *l, FILE *f, bool all);
 void nsl_list_kernel_notes(const struct nsl_loader *l, FILE *f);
 /*
  * -I -n -1: how groups of dead namespaces are found (at once, by the
- * program of bpf/netns_gone.bpf.h, or after --group-idle, and why).
+ * program of bpf/netns_gone.bpf.h, or after --group-idle, and why); with
+ * it or -C, the quota of an unprivileged owner's groups.
  */
-void nsl_list_netns_gone(const struct nsl_loader *l, const struct nsl_options *o, FILE *f);
+void nsl_list_group_policy(const struct nsl_loader *l, const struct nsl_options *o, FILE *f);
 /* The network namespace the netfilter hooks' links live in (stderr). */
 void nsl_list_netfilter_scope(const struct nsl_loader *l, const struct nsl_options *o);
 

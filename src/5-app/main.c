@@ -174,7 +174,7 @@ int main(int argc, char **argv)
 		printf("hooks and how they attach on this kernel:\n");
 		nsl_list_hooks(&l, stdout, true);
 		nsl_list_kernel_notes(&l, stdout);
-		nsl_list_netns_gone(&l, &opts, stdout);
+		nsl_list_group_policy(&l, &opts, stdout);
 		goto cleanup;
 	}
 	err = nsl_install_signals();
@@ -186,7 +186,7 @@ int main(int argc, char **argv)
 		opts.include_hol ? "without" : "with");
 	nsl_list_hooks(&l, stderr, false);
 	nsl_list_netfilter_scope(&l, &opts);
-	nsl_list_netns_gone(&l, &opts, stderr);
+	nsl_list_group_policy(&l, &opts, stderr);
 	err = nsl_run(&l, &opts, &out, &http);
 cleanup:
 	nsl_jail_stop(&http);

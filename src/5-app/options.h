@@ -113,13 +113,13 @@ static inline bool nsl_group_by_netns(const struct nsl_options *o)
 #define NSL_OWNER_QUOTA_AUTO UINT32_MAX
 
 /*
- * The ids the network namespaces of one unprivileged owner may hold
- * (bpf/owner_quota.bpf.h): only where groups are keyed by namespace;
- * 0: no quota.
+ * The ids the network namespaces and cgroups of one unprivileged owner
+ * may hold (bpf/owner_quota.bpf.h): only where groups are keyed by
+ * namespace (-I -n -1) or cgroup (-C); 0: no quota.
  */
 static inline uint32_t nsl_owner_quota(const struct nsl_options *o)
 {
-	if (!nsl_group_by_netns(o))
+	if (!nsl_group_by_netns(o) && !o->group_cgroup)
 		return 0;
 	if (o->owner_quota == NSL_OWNER_QUOTA_AUTO)
 		return o->max_groups / 8 ? o->max_groups / 8 : 1;

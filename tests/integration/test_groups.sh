@@ -8,7 +8,8 @@ RACE=$ROOT/.output/tests/groupid_race
 RACE_OBJ=$ROOT/.output/tests/groupid_race.bpf.o
 TESTS=(test_group_id_race test_cgroup_churn test_iface_churn test_netns_churn
        test_prom_churn test_gone_capped test_reclaim_fast_interval test_map_full_warns_once
-       test_idle_group_yields test_dead_netns_reclaimed test_owner_quota)
+       test_idle_group_yields test_dead_netns_reclaimed test_owner_quota
+       test_owner_quota_cgroups)
 PROM_TOOL_PORT=$((24000 + ID % 8000))
 PROM_PORT=$((PROM_TOOL_PORT + 1))
 MS=1000000		# ns in a millisecond
@@ -613,6 +614,73 @@ print(sum(h["count"] for l in open(sys.argv[1]) for h in json.loads(l)["histogra
 	expect "map_full" "$($JQ "$out" counter udp-socket-enqueued map_full)" -eq 0
 	expect "the tenant's samples + owner_quota = its datagrams ($sent)" \
 		"$((samples + $($JQ "$out" counter udp-socket-enqueued owner_quota)))" -eq "$sent"
+}
+
+# The same for cgroups (-C): an unprivileged user (nobody) in a cgroup
+# delegated to it (chowned, as systemd's Delegate= does) makes 100
+# cgroups, each with a TCP reader that reads every 0.1 s, under -C
+# --max-groups 64 (quota 8); a cgroup root makes meanwhile gets its own
+# histogram with every read. Before: the tenant held all 64 ids and
+# root's cgroup had none (its reads map_full).
+TENANT_CGROUPS=${TENANT_CGROUPS:-100}
+test_owner_quota_cgroups() {
+	local out=$TMP/quota-cg.json dir top id reads groups samples quota
+	[ -n "$CG_ROOT" ] && [ -w "$CG_ROOT/cgroup.procs" ] || { skip "no writable cgroup v2"; return; }
+	rm -f "$TMP"/cg-*.json "$TMP"/cg-*.id
+	dir=$(mktemp -d /tmp/nsl-tenant.XXXXXX) || { fail "mktemp"; return; }
+	AT_EXIT+=("rm -rf $dir")
+	cp "$ROOT/tests/integration/tenant_cgroups.py" "$dir/" && chmod 777 "$dir" ||
+		{ fail "cannot prepare $dir"; return; }
+	top=$CG_ROOT/nsl$ID-tenant
+	mkdir "$top" && chown 65534:65534 "$top" "$top/cgroup.procs" ||
+		{ fail "cannot delegate $top"; return; }
+	AT_EXIT+=("rmdir $top/c[0-9]* $top")
+	start_tool "$out" -n -1 -C -y -e tcp-socket-read --max-groups 64 -r 0.2 || return
+	grep -q "cgroups of an unprivileged user: 8 groups at most" "$TMP/tool.err" ||
+		fail "the tool does not say the quota: $(grep unprivileged "$TMP/tool.err")"
+	# the shell joins the delegated cgroup as root, then becomes the tenant
+	sh -c 'echo $$ > "$1/cgroup.procs" && exec setpriv --reuid 65534 --regid 65534 \
+		--clear-groups "$2" "$3/tenant_cgroups.py" "$1" "$4" 4 0.1 "$3/ready"' sh \
+		"$top" "$PYTHON" "$dir" "$TENANT_CGROUPS" > "$dir/reads" 2> "$dir/err" &
+	local pid=$!
+	wait_for 30 test -s "$dir/ready" ||
+		{ wait "$pid"; stop_tool; fail "the tenant's cgroups: $(tail -1 "$dir/err")"; return; }
+	sleep 1	# the tenant's cgroups take what ids they may
+	CHURN_MSGS=40 CHURN_GAP_US=20000
+	cg_reader 950 6950 || fail "root's reader did not run"
+	CHURN_MSGS=8 CHURN_GAP_US=50000
+	wait "$pid"
+	sleep 0.5
+	stop_tool
+	rmdir "$top"/c[0-9]* "$top"
+	id=$(cat "$TMP/cg-950.id")
+	reads=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["reads"])' "$TMP/cg-950.json")
+	"$PYTHON" - "$out" "$dir/ready" > "$dir/judged" <<'PY'
+import json, sys
+tenant = {int(l) for l in open(sys.argv[2])}
+groups, samples = set(), 0
+for line in open(sys.argv[1]):
+    for h in json.loads(line)["histograms"]:
+        if h["hook"] == "tcp-socket-read" and h.get("cgroup") in tenant:
+            groups.add(h["cgroup"])
+            samples += h["count"]
+print(len(groups), samples)
+PY
+	read -r groups samples < "$dir/judged"
+	quota=$($JQ "$out" counter tcp-socket-read owner_quota)
+	echo "  the tenant's $TENANT_CGROUPS cgroups: $groups with a histogram, $samples samples," \
+	     "owner_quota $quota, of $(cat "$dir/reads") reads; root's cgroup: $reads reads"
+	expect "root's cgroup: its samples" "$(python3 -c '
+import json, sys
+print(sum(h["count"] for l in open(sys.argv[1]) for h in json.loads(l)["histograms"]
+          if h["hook"] == "tcp-socket-read" and h.get("cgroup") == int(sys.argv[2])))' \
+		"$out" "$id")" -eq "$reads"
+	expect "the tenant's cgroups with a histogram (quota 8, CPUs $(nproc))" \
+		"$groups" -le $((8 + $(nproc)))
+	expect "the tenant's cgroups with a histogram" "$groups" -ge 8
+	expect "owner_quota" "$quota" -gt 0
+	expect "map_full" "$($JQ "$out" counter tcp-socket-read map_full)" -eq 0
+	expect "the tenant's samples + owner_quota = its reads" "$((samples + quota))" -eq "$(cat "$dir/reads")"
 }
 
 run_tests

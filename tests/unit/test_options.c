@@ -246,8 +246,9 @@ static void test_sample(void **state)
 }
 
 /*
- * --owner-quota: only where groups are keyed by namespace (-I -n -1);
- * not given, an eighth of --max-groups (at least 1); 0 turns it off.
+ * --owner-quota: only where groups are keyed by namespace (-I -n -1) or
+ * cgroup (-C); not given, an eighth of --max-groups (at least 1); 0
+ * turns it off.
  */
 static void test_owner_quota(void **state)
 {
@@ -256,6 +257,7 @@ static void test_owner_quota(void **state)
 	const char *given[] = { "-I", "-n", "-1", "--owner-quota", "3", NULL };
 	const char *off[] = { "-I", "-n", "-1", "--owner-quota", "0", NULL };
 	const char *own_netns[] = { "-I", "--owner-quota", "3", NULL };
+	const char *cgroups[] = { "-C", NULL };
 	struct nsl_options o;
 
 	(void)state;
@@ -269,6 +271,8 @@ static void test_owner_quota(void **state)
 	assert_int_equal(nsl_owner_quota(&o), 0);
 	assert_int_equal(parse(&o, own_netns), 0);
 	assert_int_equal(nsl_owner_quota(&o), 0);
+	assert_int_equal(parse(&o, cgroups), 0);
+	assert_int_equal(nsl_owner_quota(&o), NSL_MAX_GROUPS / 8);
 }
 
 /*
