@@ -97,6 +97,12 @@ stamps_left() {
 # from the sender across the node, the tool (node_tool, args from
 # TOOL_ARGS) around it. POD_READS: what the reader got; STAMPS_LEFT:
 # stamps_left before the tool stopped.
+# pod_udp_in NS: the kernel's count of UDP datagrams delivered in NS
+pod_udp_in() {
+	ip netns exec "$1" nstat -az UdpInDatagrams 2>/dev/null |
+		awk '$1 == "UdpInDatagrams" { n = $2 } END { print n + 0 }'
+}
+
 pod_udp() {
 	local out=$1 count=$2 interval=$3 addr=${4:-$PADDR_P} pod=${POD_NS:-$NS_P}
 	SHORT=0
@@ -106,11 +112,14 @@ pod_udp() {
 	BG_PIDS+=($!)
 	local srv=$!
 	wait_for 10 test -s "$TMP/ready" || { fail "pod reader did not start"; return 1; }
+	local in0
+	in0=$(pod_udp_in "$pod")
 	node_tool "$out" -n -1 -I "${TOOL_ARGS[@]}" || return 1
 	ip netns exec "$NS_A" "$TG" client --proto udp --connect "$addr" --port 5301 \
 		--count "$count" --interval-us "$interval" > "$TMP/client.json" ||
 		fail "client failed: $(cat "$TMP/client.json")"
 	wait "$srv" || fail "pod reader exited with $?"
+	POD_UDP_IN=$(($(pod_udp_in "$pod") - in0))
 	STAMPS_LEFT=$(stamps_left)
 	stop_tool
 	POD_READS=$(json_field "$TMP/server.json" reads)
@@ -189,9 +198,9 @@ shortfall_facts() {
 	for p in tp_handover_xmit tp_data_ready; do
 		echo "    recursion_misses $p: $($JQ "$1" recursion $p 2>/dev/null)"
 	done
-	echo "    qdisc of the pod's veth: $(tc -s -n "$NS_B" qdisc show dev "${POD_IF:-$IF_HN}" 2>&1 | tr -s ' \n' ' ')"
-	echo "    the pod's Udp InDatagrams: $(ip netns exec "${POD_NS:-$NS_P}" nstat -az UdpInDatagrams 2>/dev/null |
-		awk '$1 == "UdpInDatagrams" { print $2 }')"
+	echo "    the tbf qdisc at the run's end: ${QDISC_STATS:-?}"
+	echo "    the pod's UdpInDatagrams during the run: ${POD_UDP_IN:-?}; the client sent" \
+	     "$(json_field "$TMP/client.json" writes 2>/dev/null || echo "?")"
 	echo "    per report, hand-over / pod's enqueued: $("$PYTHON" -c '
 import json, sys
 out = []
@@ -290,6 +299,7 @@ test_handover_tbf_wait() {
 		latency ${TBF_LATENCY_MS}ms || { fail "cannot add tbf"; return; }
 	TOOL_ARGS=(-e ip-start,udp-start,udp-socket-enqueued,netns-handover)
 	pod_udp "$out" 400 200
+	QDISC_STATS=$(tc -s -n "$NS_B" qdisc show dev "$IF_HN" 2>&1 | tr -s ' \n' ' ')
 	tc -n "$NS_B" qdisc del dev "$IF_HN" root
 	expect "datagrams the pod read (tbf drops the excess)" "$POD_READS" -ge 50 || return
 	# the datagrams dropped after they were remembered took their stamps
@@ -412,6 +422,7 @@ test_handover_bridged() {
 		latency ${TBF_LATENCY_MS}ms || { fail "cannot add tbf"; return; }
 	TOOL_ARGS=(-e udp-socket-enqueued,netns-handover)
 	POD_NS=$NS_Q POD_IF=$IF_QN pod_udp "$out" 400 200 $QADDR_P
+	QDISC_STATS=$(tc -s -n "$NS_B" qdisc show dev "$IF_QN" 2>&1 | tr -s ' \n' ' ')
 	tc -n "$NS_B" qdisc del dev "$IF_QN" root
 	expect "datagrams the bridged pod read (tbf drops the excess)" "$POD_READS" -ge 50 || return
 	tbf_shortfall "$out"
