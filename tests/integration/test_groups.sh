@@ -548,6 +548,24 @@ print(sum(json.loads(l)["groups"].get("evicted", 0) for l in open(sys.argv[1])))
 		"$(jq_last "$out" 'r["groups"]["live"]')" -eq 1
 }
 
+# groups_of OUT HOOK KEY IDS: "GROUPS SAMPLES": how many groups of HOOK
+# whose KEY (netns, cgroup) is one of the numbers in the file IDS had a
+# histogram in OUT, and their samples
+groups_of() {
+	"$PYTHON" - "$@" <<'PY'
+import json, sys
+out, hook, key, ids = sys.argv[1:5]
+wanted = {int(l) for l in open(ids)}
+groups, samples = set(), 0
+for line in open(out):
+    for h in json.loads(line)["histograms"]:
+        if h["hook"] == hook and h.get(key) in wanted:
+            groups.add(h[key])
+            samples += h["count"]
+print(len(groups), samples)
+PY
+}
+
 # Issue #32 item 4: no tenant takes every group. An unprivileged user
 # (nobody) makes 200 network namespaces in a user namespace of its own
 # and keeps them busy (a datagram each every 0.1 s) under -I -n -1
@@ -588,25 +606,12 @@ test_owner_quota() {
 	stop_tool
 	ip netns del "$ns"
 	sent=$(cat "$dir/sent")
-	"$PYTHON" - "$out" "$dir/ready" > "$dir/judged" <<'PY'
-import json, sys
-tenant = {int(l) for l in open(sys.argv[2])}
-groups, samples = set(), 0
-for line in open(sys.argv[1]):
-    for h in json.loads(line)["histograms"]:
-        if h["hook"] == "udp-socket-enqueued" and h.get("netns") in tenant:
-            groups.add(h["netns"])
-            samples += h["count"]
-print(len(groups), samples)
-PY
-	read -r groups samples < "$dir/judged"
+	read -r groups samples < <(groups_of "$out" udp-socket-enqueued netns "$dir/ready")
 	echo "  the tenant's $TENANT_NETNS namespaces: $groups with a histogram, $samples samples," \
 	     "owner_quota $($JQ "$out" counter udp-socket-enqueued owner_quota), of $sent datagrams"
-	expect "root's namespace: its samples" "$(python3 -c '
-import json, sys
-print(sum(h["count"] for l in open(sys.argv[1]) for h in json.loads(l)["histograms"]
-          if h["hook"] == "udp-socket-enqueued" and h.get("netns") == int(sys.argv[2])))' \
-		"$out" "$inum")" -eq 50
+	echo "$inum" > "$dir/root"
+	expect "root's namespace: its samples" \
+		"$(groups_of "$out" udp-socket-enqueued netns "$dir/root" | cut -d' ' -f2)" -eq 50
 	expect "the tenant's namespaces with a histogram (quota 8, CPUs $(nproc))" \
 		"$groups" -le $((8 + $(nproc)))
 	expect "the tenant's namespaces with a histogram" "$groups" -ge 8
@@ -655,26 +660,13 @@ test_owner_quota_cgroups() {
 	rmdir "$top"/c[0-9]* "$top"
 	id=$(cat "$TMP/cg-950.id")
 	reads=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["reads"])' "$TMP/cg-950.json")
-	"$PYTHON" - "$out" "$dir/ready" > "$dir/judged" <<'PY'
-import json, sys
-tenant = {int(l) for l in open(sys.argv[2])}
-groups, samples = set(), 0
-for line in open(sys.argv[1]):
-    for h in json.loads(line)["histograms"]:
-        if h["hook"] == "tcp-socket-read" and h.get("cgroup") in tenant:
-            groups.add(h["cgroup"])
-            samples += h["count"]
-print(len(groups), samples)
-PY
-	read -r groups samples < "$dir/judged"
+	read -r groups samples < <(groups_of "$out" tcp-socket-read cgroup "$dir/ready")
 	quota=$($JQ "$out" counter tcp-socket-read owner_quota)
 	echo "  the tenant's $TENANT_CGROUPS cgroups: $groups with a histogram, $samples samples," \
 	     "owner_quota $quota, of $(cat "$dir/reads") reads; root's cgroup: $reads reads"
-	expect "root's cgroup: its samples" "$(python3 -c '
-import json, sys
-print(sum(h["count"] for l in open(sys.argv[1]) for h in json.loads(l)["histograms"]
-          if h["hook"] == "tcp-socket-read" and h.get("cgroup") == int(sys.argv[2])))' \
-		"$out" "$id")" -eq "$reads"
+	echo "$id" > "$dir/root"
+	expect "root's cgroup: its samples" \
+		"$(groups_of "$out" tcp-socket-read cgroup "$dir/root" | cut -d' ' -f2)" -eq "$reads"
 	expect "the tenant's cgroups with a histogram (quota 8, CPUs $(nproc))" \
 		"$groups" -le $((8 + $(nproc)))
 	expect "the tenant's cgroups with a histogram" "$groups" -ge 8
