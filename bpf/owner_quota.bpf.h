@@ -19,11 +19,11 @@
  * runtime's user-namespaced pods) have no owner: no quota.
  *
  * An owner holds taken - released ids: owner_taken counts the ids its
- * namespaces took (here, atomically), owner_released those the reader
+ * namespaces and cgroups took (here, atomically), owner_released those the reader
  * gave back (src/2-collect/groups.c, the only writer), so that neither
  * side writes the other's count. id_owner[id] says whose an id is, for
  * the reader. Looked at only when a key has no id yet: a packet of a
- * namespace with its id pays nothing; one refused for its owner's quota
+ * group with its id pays nothing; one refused for its owner's quota
  * pays the walk and two look-ups each time (that owner's own traffic).
  * Two CPUs may pass the check at once: an owner may hold a few ids more
  * than its quota (one per CPU at most).
@@ -114,9 +114,7 @@ static __always_inline __u32 cgroup_owner(void)
 static __always_inline int owner_over_quota(__u32 owner)
 {
 	__u64 *taken = bpf_map_lookup_elem(&owner_taken, &owner);
-	__u64 *released;
-
-	__u64 t, r;
+	__u64 *released, t, r;
 
 	if (!taken)
 		return 0;
@@ -145,7 +143,7 @@ static __always_inline int owner_count(__u32 owner)
 }
 
 /*
- * id went to a namespace of owner (uid + 1): counted, and marked for the
+ * id went to a namespace or cgroup of owner (uid + 1): counted, and marked for the
  * reader to release when it reclaims the id (only an id counted is
  * marked, so that released never passes taken).
  */

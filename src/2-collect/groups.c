@@ -217,7 +217,7 @@ static int add_gone(struct nsl_groups *g, struct nsl_group *gr)
 }
 
 /*
- * --owner-quota: an id that a namespace of an unprivileged owner took
+ * --owner-quota: an id that a namespace or cgroup of an unprivileged owner took
  * (id_owner, set by the BPF side) is given back to that owner's count
  * before the id is free again, so that no program can mark it meanwhile
  * (bpf/owner_quota.bpf.h). The released counts are written here alone.

@@ -65,7 +65,7 @@ struct nsl_group {
 struct nsl_groups_conf {
 	int ids_fd, hist_fd, free_fd, counters_fd;
 	int gone_fd;			/* -I -n -1: dead namespaces' groups, or -1 */
-	/* --owner-quota (-I -n -1): whose each id is, what owners gave back */
+	/* --owner-quota (-I -n -1, -C): whose each id is, what owners gave back */
 	bool owner_quota;
 	int id_owner_fd, owner_released_fd;
 	uint32_t max;			/* --max-groups */

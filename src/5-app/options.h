@@ -67,7 +67,7 @@ struct nsl_options {
 	bool group_ifindex;
 	bool group_cgroup;
 	uint32_t max_groups;		/* histograms of the grouped maps */
-	/* --owner-quota: ids of one unprivileged owner's namespaces, or AUTO */
+	/* --owner-quota: ids of one unprivileged owner's namespaces and cgroups, or AUTO */
 	uint32_t owner_quota;
 	/* --group-idle: groups that cannot be checked go after so long idle */
 	uint32_t group_idle_s;
