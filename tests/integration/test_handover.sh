@@ -96,30 +96,31 @@ stamps_left() {
 # default the routed pod; its veth's node end POD_IF), COUNT datagrams
 # from the sender across the node, the tool (node_tool, args from
 # TOOL_ARGS) around it. POD_READS: what the reader got; STAMPS_LEFT:
-# stamps_left before the tool stopped.
-# pod_udp_in NS: the kernel's count of UDP datagrams delivered in NS
-pod_udp_in() {
-	ip netns exec "$1" nstat -az UdpInDatagrams 2>/dev/null |
-		awk '$1 == "UdpInDatagrams" { n = $2 } END { print n + 0 }'
-}
-
+# stamps_left before the tool stopped. What ran in PID 1's context, where
+# this machine's kernel runs no tracing program (lib.sh, init_ctx_start()),
+# is counted meanwhile: SKIP_HO, the pod veth's net_dev_start_xmit (the
+# hand-over's second half, tp_handover_xmit); SKIP_ENQ, UDP sk_data_ready
+# (tp_data_ready); SKIP_FREE, IPv4 kfree_skb (tp_handover_drop).
 pod_udp() {
 	local out=$1 count=$2 interval=$3 addr=${4:-$PADDR_P} pod=${POD_NS:-$NS_P}
-	SHORT=0
 	rm -f "$TMP/ready" "$TMP/server.json"
 	ip netns exec "$pod" "$TG" server --proto udp --bind "$addr" --port 5301 \
 		--duration-s 4 --ready-file "$TMP/ready" --report "$TMP/server.json" > /dev/null &
 	BG_PIDS+=($!)
 	local srv=$!
 	wait_for 10 test -s "$TMP/ready" || { fail "pod reader did not start"; return 1; }
-	local in0
-	in0=$(pod_udp_in "$pod")
 	node_tool "$out" -n -1 -I "${TOOL_ARGS[@]}" || return 1
+	init_ctx_start net:net_dev_start_xmit "name == \"${POD_IF:-$IF_HN}\"" \
+		sock:sk_data_ready "protocol == 17" skb:kfree_skb "protocol == 2048"
 	ip netns exec "$NS_A" "$TG" client --proto udp --connect "$addr" --port 5301 \
 		--count "$count" --interval-us "$interval" > "$TMP/client.json" ||
 		fail "client failed: $(cat "$TMP/client.json")"
 	wait "$srv" || fail "pod reader exited with $?"
-	POD_UDP_IN=$(($(pod_udp_in "$pod") - in0))
+	init_ctx_stop
+	SKIP_HO=${INIT_CTX[0]:-0} SKIP_ENQ=${INIT_CTX[1]:-0} SKIP_FREE=${INIT_CTX[2]:-0}
+	[ $((SKIP_HO + SKIP_ENQ + SKIP_FREE)) -gt 0 ] &&
+		echo "  NOTE: in PID 1's context, where this kernel runs no tracing program:" \
+		     "$SKIP_HO of the pod veth's xmits, $SKIP_ENQ UDP sk_data_ready, $SKIP_FREE IPv4 kfree_skb"
 	STAMPS_LEFT=$(stamps_left)
 	stop_tool
 	POD_READS=$(json_field "$TMP/server.json" reads)
@@ -134,11 +135,11 @@ pod_udp() {
 # counters by which that hook says it could not sample it (the
 # fallback's reader took it first: docs/hooks.md; it arrived without a
 # stamp; these counters are not per namespace, so other tests' traffic
-# can only add to them).
+# can only add to them), or passed while PID 1 ran (SKIP_ENQ: pod_udp()).
 expect_pod_enqueued() {
 	enqueued_seen "$1"
-	expect "pod's udp-socket-enqueued samples ($ENQ_N) + counters ($ENQ_WHY)" \
-		"$((ENQ_N + ENQ_C))" -ge "$((POD_READS - SHORT))"
+	expect "pod's udp-socket-enqueued samples ($ENQ_N) + counters ($ENQ_WHY) + calls in PID 1's context ($SKIP_ENQ${INIT_CTX_WHY:+, $INIT_CTX_WHY})" \
+		"$((ENQ_N + ENQ_C + SKIP_ENQ))" -ge "$POD_READS"
 }
 
 # enqueued_seen OUT: ENQ_N, the pod's udp-socket-enqueued samples; ENQ_C,
@@ -164,70 +165,21 @@ handover_seen() {
 	HO_U=$($JQ "$out" counter netns-handover handover_unmatched)
 }
 
-# tbf_shortfall OUT: sets SHORT to the number of datagrams the pod read
-# that neither the hand-over nor the pod's udp-socket-enqueued sampled or
-# counted, when both hooks miss the same number and it is at most 4 % of
-# the reads (else 0: the checks then fail). An open problem, printed
-# whenever it happens, never hidden: seen only with tbf on the pod's
-# veth, after test_groups.sh, about 1 run in 3 (138 and 139 of 143 reads,
-# no counter moved; stop 22's CI: 142 of 144). Both hooks are tracepoint
-# programs on this host and miss the same datagrams, so the loss is
-# upstream of what they record; its cause is not found yet.
-tbf_shortfall() {
-	local k
-	handover_seen "$1" "${HO[@]}"
-	enqueued_seen "$1"
-	k=$((POD_READS - HO_N - HO_C - HO_U))
-	if [ "$k" -gt 0 ] && [ "$k" -eq $((POD_READS - ENQ_N - ENQ_C)) ] &&
-	   [ $((k * 25)) -le "$POD_READS" ]; then
-		SHORT=$k
-		echo "  NOTE: $k of $POD_READS datagrams the pod read were seen by neither" \
-		     "netns-handover nor udp-socket-enqueued, no counter moved (the open problem" \
-		     "of tbf_shortfall(); tolerated up to 4 %)"
-		shortfall_facts "$1"
-	fi
-}
-
-# shortfall_facts OUT: what issue #33 item 2 asks to measure when the
-# shortfall shows (it shows about once in three full runs, after
-# test_groups.sh): the programs' recursion misses, the node veth's qdisc
-# (sent, dropped, requeues), the pod's own count of datagrams delivered,
-# and the hooks' counts per report.
-shortfall_facts() {
-	local p
-	for p in tp_handover_xmit tp_data_ready; do
-		echo "    recursion_misses $p: $($JQ "$1" recursion $p 2>/dev/null)"
-	done
-	echo "    the tbf qdisc at the run's end: ${QDISC_STATS:-?}"
-	echo "    the pod's UdpInDatagrams during the run: ${POD_UDP_IN:-?}; the client sent" \
-	     "$(json_field "$TMP/client.json" writes 2>/dev/null || echo "?")"
-	echo "    per report, hand-over / pod's enqueued: $("$PYTHON" -c '
-import json, sys
-out = []
-for line in open(sys.argv[1]):
-    r = json.loads(line)
-    n = {"netns-handover": 0, "udp-socket-enqueued": 0}
-    for h in r["histograms"]:
-        if h["hook"] in n:
-            n[h["hook"]] += h["count"]
-    out.append("%d/%d" % (n["netns-handover"], n["udp-socket-enqueued"]))
-print(" ".join(out))' "$1")"
-}
-
 # expect_one_per_datagram OUT HOOK [KEY=VALUE..]: one hand-over sample
 # per datagram the pod read: none more, and none less but those a
 # counter names: clock_step (other tests on this machine set the TAI
 # offset), handover_unmatched (no stamp to measure from: the kernel's RX
 # timestamping was off when it arrived; test_handover_no_qdisc requires
-# none). Counters are not per group: the count can only be allowed to
-# fall short by as much. The counters are in the message, for a failure.
+# none), and the xmits that ran in PID 1's context (SKIP_HO: pod_udp()).
+# Counters are not per group: the count can only be allowed to fall short
+# by as much. The counters are in the message, for a failure.
 expect_one_per_datagram() {
 	local out=$1 x; shift
 	handover_seen "$out" "$@"
 	x=$($JQ "$out" counter netns-handover not_rx_tstamp)
 	expect "netns-handover samples ($*), at most one per datagram delivered" "$HO_N" -le "$POD_READS" &&
-	expect "netns-handover samples ($HO_N) + clock_step ($HO_C) + handover_unmatched ($HO_U), at least one per datagram delivered (not_rx_tstamp $x)" \
-		"$((HO_N + HO_C + HO_U))" -ge "$((POD_READS - SHORT))"
+	expect "netns-handover samples ($HO_N) + clock_step ($HO_C) + handover_unmatched ($HO_U) + xmits in PID 1's context ($SKIP_HO${INIT_CTX_WHY:+, $INIT_CTX_WHY}), at least one per datagram delivered (not_rx_tstamp $x)" \
+		"$((HO_N + HO_C + HO_U + SKIP_HO))" -ge "$POD_READS"
 }
 
 # counters_of OUT HOOK...: every counter of these hooks, for a failure
@@ -299,7 +251,6 @@ test_handover_tbf_wait() {
 		latency ${TBF_LATENCY_MS}ms || { fail "cannot add tbf"; return; }
 	TOOL_ARGS=(-e ip-start,udp-start,udp-socket-enqueued,netns-handover)
 	pod_udp "$out" 400 200
-	QDISC_STATS=$(tc -s -n "$NS_B" qdisc show dev "$IF_HN" 2>&1 | tr -s ' \n' ' ')
 	tc -n "$NS_B" qdisc del dev "$IF_HN" root
 	expect "datagrams the pod read (tbf drops the excess)" "$POD_READS" -ge 50 || return
 	# the datagrams dropped after they were remembered took their stamps
@@ -309,9 +260,10 @@ test_handover_tbf_wait() {
 	if [ "$STAMPS_LEFT" = "?" ]; then
 		fail "cannot count the tool's remembered stamps (bpftool, handover_stamps)"
 	else
-		expect "remembered stamps left after the run ($((400 - POD_READS)) dropped)" "$STAMPS_LEFT" -eq 0
+		# but those whose xmit or drop ran in PID 1's context (pod_udp())
+		expect "remembered stamps left after the run ($((400 - POD_READS)) dropped)" \
+			"$STAMPS_LEFT" -le $((SKIP_HO + SKIP_FREE))
 	fi
-	tbf_shortfall "$out"
 	expect_one_per_datagram "$out" "${HO[@]}" ||
 		counters_of "$out" netns-handover udp-socket-enqueued
 	echo "  tbf: $POD_READS of 400 datagrams delivered, netns-handover p50/p90/p99 <=" \
@@ -422,10 +374,8 @@ test_handover_bridged() {
 		latency ${TBF_LATENCY_MS}ms || { fail "cannot add tbf"; return; }
 	TOOL_ARGS=(-e udp-socket-enqueued,netns-handover)
 	POD_NS=$NS_Q POD_IF=$IF_QN pod_udp "$out" 400 200 $QADDR_P
-	QDISC_STATS=$(tc -s -n "$NS_B" qdisc show dev "$IF_QN" 2>&1 | tr -s ' \n' ' ')
 	tc -n "$NS_B" qdisc del dev "$IF_QN" root
 	expect "datagrams the bridged pod read (tbf drops the excess)" "$POD_READS" -ge 50 || return
-	tbf_shortfall "$out"
 	expect_one_per_datagram "$out" "${HO[@]}" ||
 		counters_of "$out" netns-handover
 	expect "handover_unmatched (bridged)" \

@@ -246,13 +246,14 @@ while time.monotonic() < end:
 # runs meanwhile, the shared lock), so samples + counters <= datagrams <=
 # samples + counters + misses. Measured here (6.18, 2 CPUs, ~6,000
 # datagrams, three runs): 50-82 misses, of 62-98 datagrams neither
-# sampled nor counted. What is left (4-16) is the open problem of
-# tbf_shortfall() (test_handover.sh, issue #33 item 2): without the load,
-# 0 misses and still 8 of 6,058 datagrams unseen, no counter moved. It is
-# tolerated up to 0.5 % of the datagrams and printed; the misses must be
-# in the report (it had no such key before) and provoked.
+# sampled nor counted. The rest (4-16, also without the load: issue #33
+# item 2) were delivered while a thread of PID 1 was the current task,
+# where this machine's kernel runs no tracing program and counts nothing
+# (lib.sh, init_ctx_start()): perf counts those sk_data_ready calls, and
+# they complete the sum, exactly. The misses must be in the report (it
+# had no such key before) and provoked.
 test_recursion_misses_counted() {
-	local out=$TMP/recursion.json reads n c x miss left cpu pids=()
+	local out=$TMP/recursion.json reads n c x miss init cpu pids=()
 	"$NSL" -l -e udp-socket-enqueued | grep -Eq "^  udp-socket-enqueued +tracepoint " ||
 		{ skip "udp-socket-enqueued does not attach by tracepoint here"; return; }
 	AT_EXIT+=("tc -n $NS_A qdisc del dev $IF_A root")
@@ -267,9 +268,12 @@ test_recursion_misses_counted() {
 		BG_PIDS+=($!)
 		pids+=($!)
 	done
+	init_ctx_start sock:sk_data_ready "protocol == 17"
 	client udp 5204 --count 1000000 --msg-size 1000 --interval-us 700 --duration-s 5
 	wait "${pids[@]}"
 	wait_server
+	init_ctx_stop
+	init=${INIT_CTX[0]:-0}
 	stop_tool
 	tc -n "$NS_A" qdisc del dev "$IF_A" root
 	reads=$(json_field "$TMP/server.json" reads)
@@ -281,17 +285,14 @@ test_recursion_misses_counted() {
 	done
 	miss=$($JQ "$out" recursion tp_data_ready)
 	echo "  $reads datagrams read: $n samples, $c in counters" \
-	     "($($JQ "$out" counters udp-socket-enqueued)), tp_data_ready recursion_misses $miss"
+	     "($($JQ "$out" counters udp-socket-enqueued)), tp_data_ready recursion_misses $miss," \
+	     "UDP sk_data_ready calls in PID 1's context ${INIT_CTX_WHY:-$init}"
 	expect "recursion_misses in the report (a number)" "$miss" -ge 0 || return
 	expect "datagrams read (tbf drops the excess)" "$reads" -ge 3000 || return
 	expect "recursion_misses provoked" "$miss" -gt 0
 	expect "samples + counters, at most one per datagram" "$((n + c))" -le "$reads"
-	left=$((reads - n - c - miss))
-	[ "$left" -gt 0 ] &&
-		echo "  NOTE: $left of $reads datagrams neither sampled nor counted nor missed" \
-		     "(the open problem of tbf_shortfall(); tolerated up to 0.5 %)"
-	expect "samples + counters + recursion_misses, at least one per datagram but 0.5 %" \
-		"$((n + c + miss))" -ge "$((reads - reads / 200))"
+	expect "samples + counters + recursion_misses + calls in PID 1's context${INIT_CTX_WHY:+ ($INIT_CTX_WHY)}, at least one per datagram" \
+		"$((n + c + miss + init))" -ge "$reads"
 }
 
 
