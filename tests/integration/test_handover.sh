@@ -59,6 +59,21 @@ node_tool() {
 	NSL=$TMP/nsl-node start_tool "$@"
 }
 
+# scoped_tool OUT ARGS...: one more instance, in the node's namespace,
+# whose selection (-n, -i) is the test's traffic alone: its counters,
+# which are not per group, are then that traffic's (the -n -1 instance's
+# are every namespace's, so other traffic could hide a miss there).
+# SCOPED_PIDS: the instances running.
+scoped_tool() {
+	local out=$1; shift
+	: > "$out.err"
+	ip netns exec "$NS_B" "$ROOT/netstacklat" -F json -r 1 -o "$out" "$@" 2> "$out.err" &
+	BG_PIDS+=($!)
+	SCOPED_PIDS+=($!)
+	wait_for 20 grep -q "attached" "$out.err" ||
+		{ fail "scoped instance ($*) did not attach: $(tail -2 "$out.err")"; return 1; }
+}
+
 # A second pod, as docker and the bridge CNI plugin make them: the node
 # routes to a bridge (the pod's gateway address is the bridge's) and the
 # pod's veth is a port of it.
@@ -110,6 +125,9 @@ pod_udp() {
 	local srv=$!
 	wait_for 10 test -s "$TMP/ready" || { fail "pod reader did not start"; return 1; }
 	node_tool "$out" -n -1 -I "${TOOL_ARGS[@]}" || return 1
+	SCOPED_PIDS=()
+	scoped_tool "$out.ho" -i "${POD_IF:-$IF_HN}" -e netns-handover &&
+	scoped_tool "$out.pod" -n "/run/netns/$pod" -e udp-socket-enqueued || return 1
 	init_ctx_start net:net_dev_start_xmit "name == \"${POD_IF:-$IF_HN}\"" \
 		sock:sk_data_ready "protocol == 17" skb:kfree_skb "protocol == 2048"
 	ip netns exec "$NS_A" "$TG" client --proto udp --connect "$addr" --port 5301 \
@@ -123,6 +141,8 @@ pod_udp() {
 		     "$SKIP_HO of the pod veth's xmits, $SKIP_ENQ UDP sk_data_ready, $SKIP_FREE IPv4 kfree_skb"
 	STAMPS_LEFT=$(stamps_left)
 	stop_tool
+	kill -INT "${SCOPED_PIDS[@]}" 2> /dev/null
+	wait "${SCOPED_PIDS[@]}" || fail "a scoped instance exited with $?"
 	POD_READS=$(json_field "$TMP/server.json" reads)
 	POD_NETNS=$(stat -L -c %i "/run/netns/$pod")
 	NODE_NETNS=$(stat -L -c %i "/run/netns/$NS_B")
@@ -134,20 +154,25 @@ pod_udp() {
 # udp-socket-enqueued sample in the pod's namespace, or one of the
 # counters by which that hook says it could not sample it (the
 # fallback's reader took it first: docs/hooks.md; it arrived without a
-# stamp; these counters are not per namespace, so other tests' traffic
-# can only add to them), or passed while PID 1 ran (SKIP_ENQ: pod_udp()).
+# stamp), or passed while PID 1 ran (SKIP_ENQ: pod_udp()). These
+# counters are not per namespace and other traffic can add to them: the
+# same is asked of the instance of the pod's namespace alone
+# (scoped_tool()), whose counters are the pod's.
 expect_pod_enqueued() {
-	enqueued_seen "$1"
+	enqueued_seen "$1" "${POD[@]}"
 	expect "pod's udp-socket-enqueued samples ($ENQ_N) + counters ($ENQ_WHY) + calls in PID 1's context ($SKIP_ENQ${INIT_CTX_WHY:+, $INIT_CTX_WHY})" \
+		"$((ENQ_N + ENQ_C + SKIP_ENQ))" -ge "$POD_READS"
+	enqueued_seen "$1.pod"
+	expect "the same by an instance of the pod's namespace alone: samples ($ENQ_N) + counters ($ENQ_WHY) + calls in PID 1's context ($SKIP_ENQ)" \
 		"$((ENQ_N + ENQ_C + SKIP_ENQ))" -ge "$POD_READS"
 }
 
-# enqueued_seen OUT: ENQ_N, the pod's udp-socket-enqueued samples; ENQ_C,
-# the counters by which that hook says it could not sample a datagram
-# (expect_pod_enqueued()), ENQ_WHY the same by name
+# enqueued_seen OUT [KEY=VALUE..]: ENQ_N, the udp-socket-enqueued samples
+# of that selection; ENQ_C, the counters by which that hook says it could
+# not sample a datagram (expect_pod_enqueued()), ENQ_WHY the same by name
 enqueued_seen() {
 	local k v
-	ENQ_N=$($JQ "$1" count udp-socket-enqueued "${POD[@]}") ENQ_C=0 ENQ_WHY=
+	ENQ_N=$($JQ "$1" count udp-socket-enqueued "${@:2}") ENQ_C=0 ENQ_WHY=
 	for k in queue_empty unchanged_tail clock_step no_rx_tstamp; do
 		v=$($JQ "$1" counter udp-socket-enqueued $k)
 		ENQ_C=$((ENQ_C + v))
@@ -172,13 +197,18 @@ handover_seen() {
 # timestamping was off when it arrived; test_handover_no_qdisc requires
 # none), and the xmits that ran in PID 1's context (SKIP_HO: pod_udp()).
 # Counters are not per group: the count can only be allowed to fall short
-# by as much. The counters are in the message, for a failure.
+# by as much, and is judged again by the instance of the pod's veth alone
+# (scoped_tool()), whose counters are this traffic's. The counters are in
+# the message, for a failure.
 expect_one_per_datagram() {
 	local out=$1 x; shift
 	handover_seen "$out" "$@"
 	x=$($JQ "$out" counter netns-handover not_rx_tstamp)
 	expect "netns-handover samples ($*), at most one per datagram delivered" "$HO_N" -le "$POD_READS" &&
 	expect "netns-handover samples ($HO_N) + clock_step ($HO_C) + handover_unmatched ($HO_U) + xmits in PID 1's context ($SKIP_HO${INIT_CTX_WHY:+, $INIT_CTX_WHY}), at least one per datagram delivered (not_rx_tstamp $x)" \
+		"$((HO_N + HO_C + HO_U + SKIP_HO))" -ge "$POD_READS" || return
+	handover_seen "$out.ho" netns-handover
+	expect "the same by an instance of the pod's veth alone (-i): samples ($HO_N) + clock_step ($HO_C) + handover_unmatched ($HO_U) + xmits in PID 1's context ($SKIP_HO)" \
 		"$((HO_N + HO_C + HO_U + SKIP_HO))" -ge "$POD_READS"
 }
 
