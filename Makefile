@@ -60,7 +60,7 @@ UNIT_TESTS := $(patsubst tests/unit/%.c,$(OUTPUT)/tests/%,$(wildcard tests/unit/
 # test_trixie.sh builds them with another release's compilers)
 TEST_PROGS := $(OUTPUT)/tests/trafficgen $(OUTPUT)/tests/tunwire $(OUTPUT)/tests/settai
 TEST_PROGS += $(OUTPUT)/testbed/dropper.bpf.o $(OUTPUT)/testbed/dropper-nofetch.bpf.o
-TEST_PROGS += $(OUTPUT)/testbed/unstamp.bpf.o
+TEST_PROGS += $(OUTPUT)/testbed/unstamp.bpf.o $(OUTPUT)/testbed/napi.bpf.o
 TEST_TOOLS := $(TEST_PROGS)
 # the group id race in the kernel (tests/groupid/, test_groups.sh)
 TEST_TOOLS += $(OUTPUT)/tests/groupid_race $(OUTPUT)/tests/groupid_race.bpf.o
@@ -196,7 +196,7 @@ clean:
 # drops chosen TCP segments, as these kernels have no netem.
 .PHONY: testbed loss-sweep hol-wan
 testbed: $(OUTPUT)/testbed/dropper.bpf.o $(OUTPUT)/testbed/dropper-nofetch.bpf.o \
-	 $(OUTPUT)/testbed/unstamp.bpf.o
+	 $(OUTPUT)/testbed/unstamp.bpf.o $(OUTPUT)/testbed/napi.bpf.o
 
 $(OUTPUT)/testbed:
 	$(Q)mkdir -p $@

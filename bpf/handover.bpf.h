@@ -146,7 +146,15 @@ static __always_inline void handover_remember(struct sk_buff *skb)
  * ICMP errors: new skbs) have skb_iif 0, which __netif_receive_skb_core()
  * sets for every packet received (v6.1 to v7.2, net/core/dev.c) and
  * forwarding keeps. (Seen: a new bridge's IPv6 link-local traffic to its
- * port counted as handover_unmatched.) Counters and samples cover what
+ * port counted as handover_unmatched.) A packet veth sent back comes
+ * again with skb_iif 0 too: from v6.16 veth_xmit() returns
+ * NETDEV_TX_BUSY when the peer's NAPI ring is full and this end has a
+ * qdisc, which sends the same skb again later (dev_requeue_skb()), and
+ * its first attempt's __dev_forward_skb() -> skb_scrub_packet() zeroed
+ * skb_iif (and the stamp): the first attempt is the sample, the retry
+ * neither a sample nor a counter (test_handover_requeued: 10 to 43
+ * requeues a run, one sample per datagram, none unmatched; issue #33
+ * item 5 expected the retry to count handover_unmatched). Counters and samples cover what
  * -i/-n select, the device being the host's end of the pair.
  */
 static __always_inline void record_handover(const struct sk_buff *skb,
