@@ -170,6 +170,16 @@ static void exec_child(const struct nsl_jail *j, int chan, int null)
 	if (syscall(SYS_close_range, 6U, ~0U, 0U))
 		for (int fd = 6; fd < 65536; fd++)
 			close(fd);
+	/*
+	 * The signal mask survives fork() and exec: a child forked by the
+	 * keeper thread (a restart), which blocks every signal, or during
+	 * set-up, which holds SIGINT/TERM/HUP, would serve with them blocked
+	 * (SIGTERM from an administrator then did nothing).
+	 */
+	sigset_t none;
+
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
 	syscall(SYS_execveat, 5, "", argv, environ, AT_EMPTY_PATH);
 	_exit(127);
 }

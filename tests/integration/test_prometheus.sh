@@ -177,6 +177,8 @@ test_prom_jail() {
 	expect "the server's CapBnd" "$(awk '$1 == "CapBnd:" { print $2 }' /proc/"$child"/status)" = 0000000000000000
 	expect "the server's NoNewPrivs" "$(awk '$1 == "NoNewPrivs:" { print $2 }' /proc/"$child"/status)" = 1
 	expect "the server's Seccomp (2: filter)" "$(awk '$1 == "Seccomp:" { print $2 }' /proc/"$child"/status)" = 2
+	# no signal blocked: it was forked while set-up held SIGINT/TERM/HUP
+	expect "the server's blocked signals" "$(awk '$1 == "SigBlk:" { print $2 }' /proc/"$child"/status)" = 0000000000000000
 	# root without --user: the tool takes a user of its own (issue #32 item 2)
 	want=$(id -u netstacklat 2>/dev/null || id -u nobody)
 	expect "the server's uids (real, effective, saved, fs)" \
@@ -205,6 +207,10 @@ test_prom_jail() {
 	expect "ms from the kill to an answer" "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%d", (b - a) * 1000 }')" -le 2000
 	expect "netstacklat_metrics_server_restarts_total" \
 		"$(awk '$1 == "netstacklat_metrics_server_restarts_total" { print $2 }' "$TMP/jail2.prom")" = 1
+	# the new one was forked by the keeper thread, which blocks every signal
+	child=$(child_of "$TOOL_PID")
+	expect "the new server's blocked signals" \
+		"$(awk '$1 == "SigBlk:" { print $2 }' /proc/"$child"/status 2>/dev/null)" = 0000000000000000
 	kill -0 "$TOOL_PID" || fail "the tool died with its server"
 	sleep 1
 	stop_tool
