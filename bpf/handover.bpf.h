@@ -152,10 +152,11 @@ static __always_inline void handover_remember(struct sk_buff *skb)
  * qdisc, which sends the same skb again later (dev_requeue_skb()), and
  * its first attempt's __dev_forward_skb() -> skb_scrub_packet() zeroed
  * skb_iif (and the stamp): the first attempt is the sample, the retry
- * neither a sample nor a counter (test_handover_requeued: 10 to 43
+ * neither a sample nor a counter (test_handover_requeued: 10 to 189
  * requeues a run, one sample per datagram, none unmatched; issue #33
- * item 5 expected the retry to count handover_unmatched). Counters and samples cover what
- * -i/-n select, the device being the host's end of the pair.
+ * item 5 expected the retry to count handover_unmatched). Counters and
+ * samples cover what -i/-n select, the device being the host's end of
+ * the pair.
  */
 static __always_inline void record_handover(const struct sk_buff *skb,
 					    const struct net_device *dev)

@@ -482,7 +482,7 @@ test_idle_group_yields() {
 	stop_tool
 	rmdir "$CG_ROOT/nsl$ID-churn-910" "$CG_ROOT/nsl$ID-churn-911"
 	id=$(cat "$TMP/cg-912.id")
-	reads=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["reads"])' "$TMP/cg-912.json")
+	reads=$(json_field "$TMP/cg-912.json" reads)
 	got=$(python3 -c '
 import json, sys
 print(sum(h["count"] for l in open(sys.argv[1]) for h in json.loads(l)["histograms"]
@@ -659,7 +659,7 @@ test_owner_quota_cgroups() {
 	stop_tool
 	rmdir "$top"/c[0-9]* "$top"
 	id=$(cat "$TMP/cg-950.id")
-	reads=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["reads"])' "$TMP/cg-950.json")
+	reads=$(json_field "$TMP/cg-950.json" reads)
 	read -r groups samples < <(groups_of "$out" tcp-socket-read cgroup "$dir/ready")
 	quota=$($JQ "$out" counter tcp-socket-read owner_quota)
 	echo "  the tenant's $TENANT_CGROUPS cgroups: $groups with a histogram, $samples samples," \

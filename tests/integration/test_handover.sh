@@ -452,7 +452,7 @@ test_handover_sampled() {
 # nor counter. The testbed's napi program spends tens of microseconds on
 # each packet, in a NAPI thread (threaded NAPI) while the node forwards
 # on another CPU, so the ring fills and pfifo on the node's end requeues
-# (10 to 43 times a run here). Every datagram is one hand-over sample,
+# (10 to 189 times a run here). Every datagram is one hand-over sample,
 # and none is unmatched; on a kernel before 6.16 nothing requeues: SKIP.
 test_handover_requeued() {
 	local out=$TMP/requeue.json obj=$ROOT/.output/testbed/napi.bpf.o rmem requeues pin= napi=
