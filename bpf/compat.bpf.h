@@ -8,6 +8,7 @@
 #define NSL_COMPAT_BPF_H
 
 #include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
 #include <bpf/bpf_core_read.h>
 
 #include "tstamp.h"
@@ -118,6 +119,33 @@ static __always_inline __u64 nsl_tss_rx_ns(struct scm_timestamping_internal *tss
 	    bpf_core_field_size(k->ts[0]) == sizeof(__s64))
 		return k->ts[0];
 	return nsl_timespec64_ns(o->ts[0].tv_sec, o->ts[0].tv_nsec);
+}
+
+/*
+ * v6.2, "bpf: Add a kfunc for generic type cast" (bpf_rdonly_cast(), for
+ * every program type): the verifier turns the call into a register move
+ * and the loads through its result into inline fault-tolerant ones. __weak:
+ * an object that calls it still loads its other programs where the kernel
+ * lacks it; but the 5.10 and 6.1 verifiers refuse a program that calls a
+ * kfunc they do not know even in dead code, so only programs that need a
+ * newer kernel anyway may call it.
+ */
+extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym __weak;
+
+/*
+ * sk, whose sk_protocol the caller found to be IPPROTO_TCP, as the
+ * tcp_sock it is (a socket being read is a full one). With cast (a
+ * constant: the caller needs v6.3 and so has bpf_rdonly_cast()) without a
+ * call; else by bpf_skc_to_tcp_sock(), a helper call, which on a host
+ * with return-thunk mitigations (AMD's SRSO "safe RET", this project's
+ * machines) costs some 20 ns a read: docs/performance.md. NULL: the
+ * helper refused.
+ */
+static __always_inline struct tcp_sock *nsl_tcp_sk(struct sock *sk, int cast)
+{
+	if (cast)
+		return bpf_rdonly_cast(sk, bpf_core_type_id_kernel(struct tcp_sock));
+	return bpf_skc_to_tcp_sock(sk);
 }
 
 #endif /* NSL_COMPAT_BPF_H */

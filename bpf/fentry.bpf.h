@@ -125,13 +125,14 @@ int BPF_PROG(fexit_udp_enqueue_schedule_skb, struct sock *sk,
  * before tcp_recv_timestamp() clears it for a socket that did not ask
  * for software timestamps. A struct timespec64 before v7.1, a ktime_t
  * since: nsl_tss_rx_ns() (compat.bpf.h). mptcp_recvmsg() calls it too,
- * with the MPTCP socket.
+ * with the MPTCP socket. Runs on 5.10 and 6.1 too: no bpf_rdonly_cast().
  */
 SEC("fentry/tcp_recv_timestamp")
 int BPF_PROG(fentry_tcp_recv_timestamp, struct msghdr *msg, struct sock *sk,
 	     struct scm_timestamping_internal *tss)
 {
-	record_tcp_read(sk, nsl_tss_rx_ns(tss));
+	if (sk_netns_selected(sk))
+		record_tcp_read(sk, nsl_tss_rx_ns(tss), 0);
 	return 0;
 }
 

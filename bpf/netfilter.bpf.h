@@ -36,10 +36,8 @@ int nf_ip_start(struct bpf_nf_ctx *ctx)
  * dereference; bpf_rdonly_cast() (v6.2, for every program type; netfilter
  * programs came in v6.4) types it, and the verifier turns the call into a
  * register move and the field load into an inline fault-tolerant one: no
- * bpf_probe_read_kernel() call per packet. __weak: kernels without it
- * still load the other programs of this object.
+ * bpf_probe_read_kernel() call per packet (compat.bpf.h declares it).
  */
-extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym __weak;
 
 static __always_inline __u8 nf_l4_protocol(struct bpf_nf_ctx *ctx)
 {

@@ -32,16 +32,18 @@ static __always_inline struct nsl_hol_state *hol_state_get(struct sock *sk)
  * Returns 1 when the read may have waited for a retransmission (or the
  * socket could not be read, which we must treat the same way), and
  * advances the socket's HOL state. Counts the read's fate only when
- * counted (a read --sample leaves out only moves the state).
+ * counted (a read --sample leaves out only moves the state). cast: as for
+ * nsl_tcp_sk().
  */
-static __always_inline int tcp_read_hol_blocked(struct sock *sk, int counted)
+static __always_inline int tcp_read_hol_blocked(struct sock *sk, int counted,
+						int cast)
 {
 	struct nsl_hol_input in = {};
 	struct nsl_hol_state *st;
 	struct tcp_sock *tp;
 	struct sk_buff *last;
 
-	tp = bpf_skc_to_tcp_sock(sk);
+	tp = nsl_tcp_sk(sk, cast);
 	if (!tp)
 		goto err;
 	in.rcv_ooopack = tp->rcv_ooopack;
@@ -81,9 +83,11 @@ err:
 
 /*
  * Whether the filters select a TCP read of sk, and ts is an RX timestamp
- * to measure from; *ifindex its interface (with -i/-I). The stamp's
- * failures are counted when counted (a read --sample leaves out counts
- * nothing).
+ * to measure from; *ifindex its interface (with -i/-I). The namespace is
+ * not asked: the callers of record_tcp_read() ask it first, as the cheapest
+ * way out (the tracepoint fallback before it looks for the read's state).
+ * The stamp's failures are counted when counted (a read --sample leaves
+ * out counts nothing).
  *
  * A read has no stamp when tcp_collapse() rebuilt the last skb it took
  * (v6.1 to v7.2, net/ipv4/tcp_input.c, from tcp_prune_queue() under
@@ -103,8 +107,6 @@ static __always_inline int tcp_read_selected(struct sock *sk, __u64 ts,
 		if (!ifindex_selected(*ifindex))
 			return 0;
 	}
-	if (!sk_netns_selected(sk))
-		return 0;
 	if ((__s64)ts <= 0) {
 		if (counted)
 			count_event(NSL_HOOK_TCP_SOCK_READ, NSL_CNT_NO_RX_TSTAMP);
@@ -119,10 +121,11 @@ static __always_inline int tcp_read_selected(struct sock *sk, __u64 ts,
 }
 
 /*
- * A TCP read that returned data; ts is the RX timestamp of the last skb it
- * took (tcp_update_recv_tstamps() in tcp_recvmsg_locked(), for the skbs
- * whose TCP_SKB_CB()->has_rxtstamp is set), 0 when that skb has none
- * (tcp_read_selected()).
+ * A TCP read that returned data, of a socket in the namespace -n selects
+ * (the caller asked sk_netns_selected()); ts is the RX timestamp of the
+ * last skb it took (tcp_update_recv_tstamps() in tcp_recvmsg_locked(), for
+ * the skbs whose TCP_SKB_CB()->has_rxtstamp is set), 0 when that skb has
+ * none (tcp_read_selected()). cast: as for nsl_tcp_sk().
  *
  * The HOL state advances only with a read that tcp_read_selected()
  * passes: a read no filter selects, or without a stamp, leaves it as it
@@ -132,7 +135,8 @@ static __always_inline int tcp_read_selected(struct sock *sk, __u64 ts,
  * an unsampled one does, thinned; and so that the sockets of other
  * processes and namespaces get no HOL state (hol_lru) in either.
  */
-static __always_inline void record_tcp_read(struct sock *sk, __u64 ts)
+static __always_inline void record_tcp_read(struct sock *sk, __u64 ts,
+					    int cast)
 {
 	__u32 into = NSL_HOOK_TCP_SOCK_READ;	/* the histogram */
 	__u32 ifindex = 0;
@@ -144,7 +148,7 @@ static __always_inline void record_tcp_read(struct sock *sk, __u64 ts)
 	if (!tcp_read_selected(sk, ts, &ifindex, !skip))
 		return;
 	if (skip) {
-		tcp_read_hol_blocked(sk, 0);
+		tcp_read_hol_blocked(sk, 0, cast);
 		return;
 	}
 	if (!cfg.include_hol) {
@@ -159,7 +163,7 @@ static __always_inline void record_tcp_read(struct sock *sk, __u64 ts)
 		if (sk->sk_protocol == IPPROTO_MPTCP) {
 			count_event(NSL_HOOK_TCP_SOCK_READ, NSL_CNT_MPTCP_EXCLUDED);
 			into = NSL_HIST_TCP_READ_HOL;
-		} else if (tcp_read_hol_blocked(sk, 1)) {
+		} else if (tcp_read_hol_blocked(sk, 1, cast)) {
 			into = NSL_HIST_TCP_READ_HOL;
 		}
 	}
