@@ -49,6 +49,23 @@ static __always_inline int tail_is_new(struct sock *sk, struct sk_buff *tail,
 }
 
 /*
+ * make bench's floor in context (scripts/bench, ours_ctxfloor): in a build
+ * with NSL_BENCH_CLOCK_ONLY the two recording tracepoint programs read the
+ * clock and return, every other program as in the tool, sharing the caches
+ * as they do. Never in the tool: 0, and the compiler drops the test.
+ */
+static __always_inline int bench_clock_only(void)
+{
+#ifdef NSL_BENCH_CLOCK_ONLY
+	if (bpf_ktime_get_tai_ns() == 1)	/* the result used: never dropped */
+		count_event(NSL_HOOK_TCP_SOCK_ENQUEUED, NSL_CNT_NEGATIVE);
+	return 1;
+#else
+	return 0;
+#endif
+}
+
+/*
  * sock_def_readable() fires sk_data_ready (and so do the data_ready
  * callbacks of sunrpc, kTLS, MPTCP subflows, ... before they call it as
  * well), for every socket family: filter on inet TCP/UDP. The skb just
@@ -82,16 +99,8 @@ int BPF_PROG(tp_data_ready, struct sock *sk)
 	__u64 ts;
 	int skip;
 
-#ifdef NSL_BENCH_CLOCK_ONLY
-	/*
-	 * make bench's floor in context (scripts/bench, ours_ctxfloor): the
-	 * clock read alone, in a build whose other programs are all there,
-	 * sharing the caches as they do. Never in the tool.
-	 */
-	if (bpf_ktime_get_tai_ns() == 1)
-		count_event(NSL_HOOK_TCP_SOCK_ENQUEUED, NSL_CNT_NEGATIVE);
-	return 0;
-#endif
+	if (bench_clock_only())
+		return 0;
 	if (family != AF_INET && family != AF_INET6)
 		return 0;
 	switch (sk->sk_protocol) {
@@ -279,6 +288,8 @@ int BPF_PROG(tp_recv_length, struct sock *sk, int ret, int flags)
 	struct nsl_read_state *rs;
 	__u64 ts, read_sk;
 
+	if (bench_clock_only())
+		return 0;
 	/*
 	 * Every recvmsg() of every socket fires this: leave the others at
 	 * once, before the task-storage lookup, and TCP reads of another

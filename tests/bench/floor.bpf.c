@@ -76,6 +76,14 @@ int BPF_PROG(floor_empty_rl, struct sock *sk, int ret, int flags)
 	return 0;
 }
 
+/* tp_recv_length records a read here: the clock at its attach point */
+SEC("tp_btf/sock_recv_length")
+int BPF_PROG(floor_clock_rl, struct sock *sk, int ret, int flags)
+{
+	bpf_ktime_get_tai_ns();
+	return 0;
+}
+
 /*
  * netns-handover's fallback runs here for every packet any device sends:
  * its cost on the packets it ignores is measured against this.

@@ -66,7 +66,7 @@ FLOOR_OF = {
     "tp_handover_xmit": "floor_empty_xmit",
 }
 FLOOR_PROGS = ("floor_empty", "floor_empty2", "floor_clock", "floor_map",
-               "floor_empty_cp", "floor_empty_rl", "nf_pre_empty",
+               "floor_empty_cp", "floor_empty_rl", "floor_clock_rl", "nf_pre_empty",
                "nf_floor_empty", "nf_floor_empty2", "nf_floor_clock",
                "floor_empty_xmit")
 KNOWN = list(FLOOR_OF) + list(FLOOR_PROGS)
@@ -342,26 +342,34 @@ def program_rows(cost, tool):
     return rows
 
 
-def data_ready_floors(cost):
-    """tp_data_ready (issue #26) against two clock-only floors, ns per run
-    per workload: floor_clock alone (floor.bpf.c, no other program
-    attached) and the same clock read in tp_data_ready's place in a full
-    build of the tool (ours_ctxfloor: the other programs share the caches,
-    as they do with ours)."""
-    ours = cost["ours"].get("tp_data_ready")
-    ctx = cost["ours_ctxfloor"].get("tp_data_ready")
-    alone = cost["floor"].get("floor_clock")
-    if not ours:
-        return None
+# The recording tracepoint programs and the clock-only program of
+# floor.bpf.c at the same attach point.
+CLOCK_FLOOR_OF = {"tp_data_ready": "floor_clock", "tp_recv_length": "floor_clock_rl"}
+
+
+def clock_floors(cost):
+    """The recording tracepoint programs (issues #26, #34) against two
+    clock-only floors each, ns per run per workload: the clock-only
+    program at the same attach point alone (floor.bpf.c, no other program
+    attached) and the same clock read in the program's place in a full
+    build of the tool (ours_ctxfloor: the other programs share the
+    caches, as they do with ours)."""
     out = {}
-    for w in WORKLOADS + ("all",):
-        o = ours["avg_ns"] if w == "all" else avg_in(ours, w)
-        a = (alone or {}).get("avg_ns") if w == "all" else avg_in(alone, w)
-        c = (ctx or {}).get("avg_ns") if w == "all" else avg_in(ctx, w)
-        out[w] = {"ours_ns": o, "floor_alone_ns": a, "floor_in_context_ns": c,
-                  "ratio_alone": o / a if o and a else None,
-                  "ratio_in_context": o / c if o and c else None}
-    return out
+    for name, floor in CLOCK_FLOOR_OF.items():
+        ours = cost["ours"].get(name)
+        ctx = cost["ours_ctxfloor"].get(name)
+        alone = cost["floor"].get(floor)
+        if not ours:
+            continue
+        out[name] = {}
+        for w in WORKLOADS + ("all",):
+            o = ours["avg_ns"] if w == "all" else avg_in(ours, w)
+            a = (alone or {}).get("avg_ns") if w == "all" else avg_in(alone, w)
+            c = (ctx or {}).get("avg_ns") if w == "all" else avg_in(ctx, w)
+            out[name][w] = {"ours_ns": o, "floor_alone_ns": a, "floor_in_context_ns": c,
+                            "ratio_alone": o / a if o and a else None,
+                            "ratio_in_context": o / c if o and c else None}
+    return out or None
 
 
 CPUS_WORKLOADS = ("udp", "udp2")
@@ -402,17 +410,21 @@ def print_grouped_by_cpus(rows):
     print("  (-I extra: what -I costs above ungrouped at 2 busy CPUs, less what it costs at 1)")
 
 
-def print_data_ready_floors(f):
-    print("\ntp_data_ready against its clock-only floor (issue #26), ns per run:")
-    print("  %-8s %6s %12s %6s %16s %6s" % ("workload", "ours", "floor alone", "ratio",
-                                             "floor in context", "ratio"))
-    for w in ("all",) + WORKLOADS:
-        r = f[w]
-        print("  %-8s %6s %12s %6s %16s %6s" % (
-            w, fmt(r["ours_ns"]), fmt(r["floor_alone_ns"]), fmt(r["ratio_alone"], ".2f"),
-            fmt(r["floor_in_context_ns"]), fmt(r["ratio_in_context"], ".2f")))
-    print("  (alone: floor_clock with no other program attached; in context: the clock\n"
-          "  alone in tp_data_ready's place, the tool's other programs attached)")
+def print_clock_floors(floors):
+    print("\nthe recording tracepoint programs against their clock-only floors (issues #26,"
+          "\n#34), ns per run:")
+    print("  %-15s %-8s %6s %12s %6s %16s %6s" % ("program", "workload", "ours", "floor alone",
+                                                  "ratio", "floor in context", "ratio"))
+    for name, f in floors.items():
+        for w in ("all",) + WORKLOADS:
+            r = f[w]
+            print("  %-15s %-8s %6s %12s %6s %16s %6s" % (
+                name if w == "all" else "", w, fmt(r["ours_ns"]), fmt(r["floor_alone_ns"]),
+                fmt(r["ratio_alone"], ".2f"), fmt(r["floor_in_context_ns"]),
+                fmt(r["ratio_in_context"], ".2f")))
+    print("  (alone: %s with no other program attached; in context: the\n"
+          "  clock alone in the program's place, the tool's other programs attached)"
+          % " and ".join(CLOCK_FLOOR_OF.values()))
 
 
 def minus(a, b):
@@ -735,7 +747,7 @@ def main():
                      "tool_bpf_stats": tool},
         "throughput": tput,
         "report_cost": rep,
-        "data_ready_floors": data_ready_floors(cost),
+        "clock_floors": clock_floors(cost),
         "grouped_by_cpus": grouped_by_cpus(raw, cost_rounds),
         "bucket_lookup": slot,
         "shared_counter_add": atomic,
@@ -750,8 +762,8 @@ def main():
         json.dump(result, f, indent=1)
         f.write("\n")
     print_table(header, rows, events, cost["floor"], tput, rep, targets, seconds, rounds)
-    if result["data_ready_floors"]:
-        print_data_ready_floors(result["data_ready_floors"])
+    if result["clock_floors"]:
+        print_clock_floors(result["clock_floors"])
     if result["grouped_by_cpus"]:
         print_grouped_by_cpus(result["grouped_by_cpus"])
     if slot:
