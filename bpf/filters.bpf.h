@@ -76,17 +76,30 @@ static __always_inline __u32 sk_queued(struct sock *sk)
 	return n;
 }
 
-/* The filters that only make sense in the reading process's context. */
-static __always_inline int reader_selected(struct sock *sk)
+/* -p: whether the current task belongs to a selected process */
+static __always_inline int pid_selected(void)
 {
-	if (cfg.min_queue_len && sk_queued(sk) < cfg.min_queue_len)
-		return 0;
-	if (cfg.filter_pid) {
-		__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	__u32 tgid, word;
+	__u64 *bits;
 
-		if (!bpf_map_lookup_elem(&filter_pid, &tgid))
-			return 0;
-	}
+	if (!cfg.filter_pid)
+		return 1;
+	tgid = bpf_get_current_pid_tgid() >> 32;
+	word = tgid / 64;
+	bits = bpf_map_lookup_elem(&filter_pid, &word);
+	return bits && (*bits & (1ULL << (tgid % 64)));
+}
+
+/*
+ * -p and -c: whether the reading task is one of the selected processes,
+ * in one of the selected cgroups. The same for every read of a task (but
+ * for a move to another cgroup): the TCP read hooks ask it before any
+ * other work (tp_recv_length(), fentry_tcp_recv_timestamp()).
+ */
+static __always_inline int task_selected(void)
+{
+	if (!pid_selected())
+		return 0;
 	if (cfg.filter_cgroup) {
 		__u64 cg = bpf_get_current_cgroup_id();
 
@@ -94,6 +107,18 @@ static __always_inline int reader_selected(struct sock *sk)
 			return 0;
 	}
 	return 1;
+}
+
+/* -q: the socket's queue after the read */
+static __always_inline int queue_selected(struct sock *sk)
+{
+	return !cfg.min_queue_len || sk_queued(sk) >= cfg.min_queue_len;
+}
+
+/* The filters that only make sense in the reading process's context. */
+static __always_inline int reader_selected(struct sock *sk)
+{
+	return queue_selected(sk) && task_selected();
 }
 
 /*

@@ -82,12 +82,22 @@ err:
 }
 
 /*
- * Whether the filters select a TCP read of sk, and ts is an RX timestamp
- * to measure from; *ifindex its interface (with -i/-I). The namespace is
- * not asked: the callers of record_tcp_read() ask it first, as the cheapest
- * way out (the tracepoint fallback before it looks for the read's state).
- * The stamp's failures are counted when counted (a read --sample leaves
- * out counts nothing).
+ * What the TCP read hooks ask first, before any other work (the tracepoint
+ * fallback before it looks for the read's state): the socket's namespace
+ * (-n) and the reading process and cgroup (-p, -c), the cheapest ways out
+ * for the reads of everything else. Under --sample the countdown comes
+ * after them (docs/hooks.md, "Sampling").
+ */
+static __always_inline int tcp_read_wanted(struct sock *sk)
+{
+	return sk_netns_selected(sk) && task_selected();
+}
+
+/*
+ * Whether the other filters select a TCP read of sk (tcp_read_wanted()
+ * passed), and ts is an RX timestamp to measure from; *ifindex its
+ * interface (with -i/-I). The stamp's failures are counted when counted
+ * (a read --sample leaves out counts nothing).
  *
  * A read has no stamp when tcp_collapse() rebuilt the last skb it took
  * (v6.1 to v7.2, net/ipv4/tcp_input.c, from tcp_prune_queue() under
@@ -100,7 +110,7 @@ err:
 static __always_inline int tcp_read_selected(struct sock *sk, __u64 ts,
 					     __u32 *ifindex, int counted)
 {
-	if (!reader_selected(sk))
+	if (!queue_selected(sk))
 		return 0;
 	if (need_ifindex()) {
 		*ifindex = nsl_sk_rx_ifindex(sk);
@@ -121,11 +131,11 @@ static __always_inline int tcp_read_selected(struct sock *sk, __u64 ts,
 }
 
 /*
- * A TCP read that returned data, of a socket in the namespace -n selects
- * (the caller asked sk_netns_selected()); ts is the RX timestamp of the
- * last skb it took (tcp_update_recv_tstamps() in tcp_recvmsg_locked(), for
- * the skbs whose TCP_SKB_CB()->has_rxtstamp is set), 0 when that skb has
- * none (tcp_read_selected()). cast: as for nsl_tcp_sk().
+ * A TCP read that returned data, which tcp_read_wanted() passed; ts is
+ * the RX timestamp of the last skb it took (tcp_update_recv_tstamps() in
+ * tcp_recvmsg_locked(), for the skbs whose TCP_SKB_CB()->has_rxtstamp is
+ * set), 0 when that skb has none (tcp_read_selected()). cast: as for
+ * nsl_tcp_sk().
  *
  * The HOL state advances only with a read that tcp_read_selected()
  * passes: a read no filter selects, or without a stamp, leaves it as it

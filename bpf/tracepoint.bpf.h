@@ -173,9 +173,12 @@ static __always_inline int tcp_skb_has_rxtstamp(const struct sk_buff *skb)
  * whose read this is. Keep the last timestamp, as tcp_recvmsg does in tss:
  * it takes those of the skbs with has_rxtstamp only, including a collapsed
  * skb's 0 (record_tcp_read()), so this does the same. Only for a socket
- * in the namespace -n selects: tp_recv_length() leaves the reads of the
- * others before it looks for state, so they need none (the same socket's
- * namespace, asked at both ends).
+ * in the namespace -n selects, and a process -p selects: tp_recv_length()
+ * leaves the reads of the others before it looks for state, so they need
+ * none (the same socket's namespace and the same task's process, asked at
+ * both ends); a bit of an array costs less than the task-storage lookup
+ * it spares. Not -c: the cgroup id and a hash lookup cost more than the
+ * lookup (tp_recv_length() asks it, and never takes such a task's state).
  */
 SEC("tp_btf/skb_copy_datagram_iovec")
 int BPF_PROG(tp_tcp_copy_datagram, const struct sk_buff *skb, int len)
@@ -184,7 +187,8 @@ int BPF_PROG(tp_tcp_copy_datagram, const struct sk_buff *skb, int len)
 	struct sock *sk = skb->sk;
 	__u64 ts = skb->tstamp;
 
-	if (!sk || !sk_is_tcp_reader(sk) || !sk_netns_selected(sk))
+	if (!sk || !sk_is_tcp_reader(sk) || !sk_netns_selected(sk) ||
+	    !pid_selected())
 		return 0;
 	if ((__s64)ts <= 0 && !tcp_skb_has_rxtstamp(skb))
 		return 0;
@@ -292,20 +296,22 @@ int BPF_PROG(tp_recv_length, struct sock *sk, int ret, int flags)
 		return 0;
 	/*
 	 * Every recvmsg() of every socket fires this: leave the others at
-	 * once, before the task-storage lookup, and TCP reads of another
-	 * namespace than -n's too (tp_tcp_copy_datagram() left them no
-	 * state), and those that returned nothing: tcp_recvmsg_locked()
-	 * returns the bytes copied once it copied any, so such a read
-	 * copied nothing (an event loop's read that found the queue empty:
-	 * -EAGAIN), and left no state but where its first copy faulted
-	 * (-EFAULT): the stamp of the skb it tried, which the next read of
-	 * that skb replaces. A TCP read that returns data has
+	 * once, before the task-storage lookup. So too TCP reads that
+	 * tcp_read_wanted() refuses (another namespace or process: no
+	 * state, as tp_tcp_copy_datagram() keeps none for them; another
+	 * cgroup: its state is never taken, and the task's next copy
+	 * replaces it), and those that returned nothing: once
+	 * tcp_recvmsg_locked() copied any bytes it returns their number, so
+	 * such a read copied nothing (an event loop's read that found the
+	 * queue empty: -EAGAIN), and left no state but where its first copy
+	 * faulted (-EFAULT: the stamp of the skb it tried, which the next
+	 * read of that skb replaces). A TCP read that returns data has
 	 * copied it, and a UDP read has consumed its datagram, so the state
 	 * is always fresh by then. sock_recv_length came with v6.3:
 	 * bpf_rdonly_cast() is there.
 	 */
 	if (proto == IPPROTO_TCP || proto == IPPROTO_MPTCP) {
-		if (ret <= 0 || !sk_netns_selected(sk))
+		if (ret <= 0 || !tcp_read_wanted(sk))
 			return 0;
 		rs = read_state_take(NSL_HOOK_TCP_SOCK_READ, &ts, &read_sk);
 		if (rs && read_sk == (__u64)sk && !(flags & MSG_ERRQUEUE))

@@ -131,6 +131,10 @@ struct nsl_counters {
 #define NSL_MAX_GROUPS 4096
 /* Upper bound of entries in each of the -i, -p and -c filter lists. */
 #define NSL_MAX_FILTER_ENTRIES 1024
+/* PID_MAX_LIMIT (include/linux/threads.h): every pid is below it */
+#define NSL_PID_LIMIT 4194304
+/* -p's bitmap (filter_pid): a bit per pid, 64 to a word */
+#define NSL_PID_WORDS (NSL_PID_LIMIT / 64)
 
 /*
  * "now" in the clock of skb->tstamp (CLOCK_REALTIME) is

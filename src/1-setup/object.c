@@ -190,6 +190,9 @@ static struct netstacklat_bpf *open_object(const struct nsl_loader *l,
 	/* the grouped maps cost memory per group: only when grouping */
 	bpf_map__set_max_entries(s->maps.group_ids, nsl_loader_groups(o));
 	bpf_map__set_max_entries(s->maps.group_hist, nsl_loader_groups(o));
+	/* -p's bitmap: its 512 KiB only with -p */
+	if (!o->nr_pids)
+		bpf_map__set_max_entries(s->maps.filter_pid, 1);
 	/* preallocated (an LRU): its 2 MiB only when netns-handover runs */
 	if (l->hooks[NSL_HOOK_NETNS_HANDOVER].method == NSL_METHOD_NONE)
 		bpf_map__set_max_entries(s->maps.handover_stamps, 1);

@@ -268,6 +268,20 @@ static int fill_set(int fd, const void *key)
 	return bpf_map_update_elem(fd, key, &one, BPF_ANY) ? -errno : 0;
 }
 
+/* -p's bitmap (bpf/maps.bpf.h, filter_pid): pid's bit set in its word */
+static int fill_pid(int fd, __u32 pid)
+{
+	__u32 word = pid / 64;
+	__u64 bits;
+
+	if (pid >= NSL_PID_LIMIT)
+		return -ERANGE;
+	if (bpf_map_lookup_elem(fd, &word, &bits))
+		return -errno;
+	bits |= 1ULL << (pid % 64);
+	return bpf_map_update_elem(fd, &word, &bits, BPF_ANY) ? -errno : 0;
+}
+
 /* Filter maps: after load (the maps exist), before attach (no samples yet). */
 int nsl_fill_filters(struct nsl_loader *l, const struct nsl_options *o)
 {
@@ -277,7 +291,7 @@ int nsl_fill_filters(struct nsl_loader *l, const struct nsl_options *o)
 	for (unsigned int i = 0; i < o->nr_ifaces && !err; i++)
 		err = fill_set(bpf_map__fd(s->maps.filter_ifindex), &l->ifidx[i]);
 	for (unsigned int i = 0; i < o->nr_pids && !err; i++)
-		err = fill_set(bpf_map__fd(s->maps.filter_pid), &o->pids[i]);
+		err = fill_pid(bpf_map__fd(s->maps.filter_pid), o->pids[i]);
 	for (unsigned int i = 0; i < o->nr_cgroups && !err; i++)
 		err = fill_set(bpf_map__fd(s->maps.filter_cgroup), &l->cgids[i]);
 	if (err)

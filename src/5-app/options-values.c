@@ -173,8 +173,7 @@ static int pid_item(struct argp_state *state, const char *opt, const char *s)
 	struct parse_state *ps = state->input;
 	uint64_t v;
 
-	/* PID_MAX_LIMIT is 4194304 (include/linux/threads.h) */
-	if (nsl_opt_u64(s, 1, 4194304, &v))
+	if (nsl_opt_u64(s, 1, NSL_PID_LIMIT - 1, &v))
 		return nsl_opt_fail(state, "%s: '%s' is not a valid PID", opt, s);
 	for (unsigned int i = 0; i < ps->o->nr_pids; i++)
 		if (ps->o->pids[i] == v)

@@ -20,7 +20,7 @@ import textwrap
 
 WORKLOADS = ("stream", "rr", "udp")
 # the baseline runs these (an older build may lack --resolution)
-BASE_CONFIGS = ("ours", "ours_y", "ours_I", "ours_Iall", "ours_C")
+BASE_CONFIGS = ("ours", "ours_y", "ours_I", "ours_Iall", "ours_C", "ours_p")
 SAMPLED = (8, 64)      # --sample N, issue #26
 COST_CONFIGS = (BASE_CONFIGS + ("ours_r8", "ours_C8") + tuple(f"ours_s{n}" for n in SAMPLED)
                 + ("ours_ctxfloor",))
@@ -28,7 +28,7 @@ COST_CONFIGS = (BASE_CONFIGS + ("ours_r8", "ours_C8") + tuple(f"ours_s{n}" for n
 # with this prefix, its throughput mode is "base".
 BASE = "base_"
 OPTIONS = {"ours": "", "ours_y": "-y", "ours_I": "-I", "ours_Iall": "-I -n -1", "ours_C": "-C",
-           "ours_s8": "N=8", "ours_s64": "N=64"}
+           "ours_p": "-p 1", "ours_s8": "N=8", "ours_s64": "N=64"}
 
 
 def base_configs(configs):
@@ -370,6 +370,37 @@ def clock_floors(cost):
                             "ratio_alone": o / a if o and a else None,
                             "ratio_in_context": o / c if o and c else None}
     return out or None
+
+
+# The TCP read programs: what a read the tool does not select costs.
+READ_PROGS = ("tp_tcp_copy_datagram", "tp_recv_length")
+
+
+def unselected_reads(cost):
+    """Issue #34: a read the tool does not select must cost about the
+    empty program. ns per run of the TCP read programs in the TCP
+    workloads with -p 1 (every process but PID 1 left out: no read is
+    selected), against the empty program at the same attach point and
+    against the defaults (the server's reads selected)."""
+    out = {}
+    for name in READ_PROGS:
+        p = cost.get("ours_p", {}).get(name)
+        if not p:
+            continue
+        fprog = cost["floor"].get(FLOOR_OF[name])
+        out[name] = {w: {"unselected_ns": avg_in(p, w), "floor_ns": avg_in(fprog, w),
+                         "selected_ns": avg_in(cost["ours"].get(name), w)}
+                     for w in ("stream", "rr")}
+    return out or None
+
+
+def print_unselected_reads(u):
+    print("\nreads the tool does not select (issue #34; -p 1: every process but PID 1 left"
+          "\nout), ns per run: unselected / the empty program / the defaults (selected)")
+    for name, per_w in u.items():
+        print("  %-22s %s" % (name, "   ".join(
+            "%s %s / %s / %s" % (w, fmt(r["unselected_ns"]), fmt(r["floor_ns"]),
+                                 fmt(r["selected_ns"])) for w, r in per_w.items())))
 
 
 CPUS_WORKLOADS = ("udp", "udp2")
@@ -727,10 +758,15 @@ def main():
     sampled = tuple(f"{BASE}ours_s{n}" for n in SAMPLED
                     if os.path.exists(os.path.join(raw, f"cost-{BASE}ours_s{n}-r1.tool.jsonl")))
     configs = COST_CONFIGS + (tuple(BASE + c for c in BASE_CONFIGS) + sampled if has_base else ())
-    cost, rounds_of = {}, {}
+    cost, rounds_of, tool = {}, {}, {}
     for cfg in configs + ("bpftrace", "floor"):
+        # a configuration an older bench did not run (its raw data redone)
+        if not os.path.exists(os.path.join(raw, f"cost-{cfg}-r1.ids")):
+            cost[cfg], rounds_of[cfg], tool[cfg] = {}, [], {}
+            continue
         cost[cfg], rounds_of[cfg] = cost_config(raw, cfg, cost_rounds)
-    tool = {cfg: tool_stats(raw, cfg, cost_rounds) for cfg in configs}
+        if cfg in configs:
+            tool[cfg] = tool_stats(raw, cfg, cost_rounds)
     rows = program_rows(cost, tool)
     events = tracepoint_events(rounds_of)
     tput = throughput(raw, rounds, seconds, TP_MODES + (("base",) if has_base else ()))
@@ -748,6 +784,7 @@ def main():
         "throughput": tput,
         "report_cost": rep,
         "clock_floors": clock_floors(cost),
+        "unselected_reads": unselected_reads(cost),
         "grouped_by_cpus": grouped_by_cpus(raw, cost_rounds),
         "bucket_lookup": slot,
         "shared_counter_add": atomic,
@@ -764,6 +801,8 @@ def main():
     print_table(header, rows, events, cost["floor"], tput, rep, targets, seconds, rounds)
     if result["clock_floors"]:
         print_clock_floors(result["clock_floors"])
+    if result["unselected_reads"]:
+        print_unselected_reads(result["unselected_reads"])
     if result["grouped_by_cpus"]:
         print_grouped_by_cpus(result["grouped_by_cpus"])
     if slot:

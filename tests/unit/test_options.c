@@ -60,6 +60,7 @@ static const struct bad_case bad[] = {
 	{ { "-p", "12a" }, "-p" },
 	{ { "-p", "-5" }, "-p" },
 	{ { "-p", "99999999" }, "-p" },
+	{ { "-p", "4194304" }, "-p" },	/* PID_MAX_LIMIT: no pid is that high */
 	{ { "-p", "1,1" }, "-p" },
 	{ { "-i", "" }, "-i" },
 	{ { "-i", "averyveryverylongifname" }, "-i" },
