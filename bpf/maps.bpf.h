@@ -96,7 +96,7 @@ struct {
 /*
  * -p: the selected processes (tgid) as a bitmap, bit tgid % 64 of word
  * tgid / 64. An array, whose lookup the verifier inlines, where a hash
- * lookup is a call (task_selected(): the difference is some 60 ns a read
+ * lookup is a call (pid_selected(): the difference is some 60 ns a read
  * on this project's machines). 512 KiB with -p, one word without
  * (nsl_loader_open()).
  */
@@ -113,6 +113,25 @@ struct {
 	__type(key, __u64);
 	__type(value, __u8);
 } filter_cgroup SEC(".maps");
+
+/*
+ * -c's last answers on this CPU: the last cgroup id found in filter_cgroup
+ * and the last found not to be (cgroup_selected()). The set never changes
+ * once attached, so an answer never goes stale; each is one 8-byte word,
+ * written whole, so a program that preempts another on its CPU reads an
+ * id and its answer together. 0: none yet (no cgroup has id 0).
+ */
+struct nsl_cgroup_seen {
+	__u64 selected;
+	__u64 refused;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct nsl_cgroup_seen);
+} cgroup_seen SEC(".maps");
 
 /*
  * The HOL filter's state, for the TCP sockets that saw out-of-order

@@ -177,8 +177,8 @@ static __always_inline int tcp_skb_has_rxtstamp(const struct sk_buff *skb)
  * leaves the reads of the others before it looks for state, so they need
  * none (the same socket's namespace and the same task's process, asked at
  * both ends); a bit of an array costs less than the task-storage lookup
- * it spares. Not -c: the cgroup id and a hash lookup cost more than the
- * lookup (tp_recv_length() asks it, and never takes such a task's state).
+ * it spares. Not -c: the cgroup id's call costs more than the lookup
+ * (tp_recv_length() asks it, and never takes such a task's state).
  */
 SEC("tp_btf/skb_copy_datagram_iovec")
 int BPF_PROG(tp_tcp_copy_datagram, const struct sk_buff *skb, int len)

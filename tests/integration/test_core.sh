@@ -139,30 +139,43 @@ test_pid_filter() {
 
 # -p is a bitmap in the kernel, 64 pids to a word (filter_pid): a live
 # process whose pid shares the server's word, not its bit, selects none
-# of the server's reads; with the server's pid added, every one. Pids are
-# handed out in turn, so a process started just before the server is
-# likely in its word; tried again where it is not.
+# of the server's reads; with the server's pid added, every one. The
+# neighbour gets a pid of the server's word through ns_last_pid (the pid
+# the kernel hands out next is the one after it).
 test_pid_filter_word() {
-	local nb try
+	local nb= try want
+	serve tcp 5001 || return
 	for try in 1 2 3 4 5; do
-		sleep 600 &
-		nb=$!
-		BG_PIDS+=("$nb")
-		if ((nb % 64 < 48)); then
-			traffic "$TMP/pid-w.json" -n "/run/netns/$NS_B" -p "$nb" || return
-			((TCP_PID / 64 == nb / 64)) && break
+		want=$(( (SERVER_PID / 64) * 64 + (SERVER_PID % 64 + 1 + try) % 64 ))
+		echo $((want - 1)) > /proc/sys/kernel/ns_last_pid || break
+		sleep 60 &
+		BG_PIDS+=($!)
+		if (($! / 64 == SERVER_PID / 64 && $! != SERVER_PID)); then
+			nb=$!
+			break
 		fi
-		kill "$nb"
-		nb=
 	done
-	[ -n "$nb" ] || { skip "no process started in the server's word of 64 pids in 5 tries"; return; }
-	echo "  server pid $TCP_PID, its neighbour in the word $nb"
+	if [ -z "$nb" ]; then
+		skip "no process started in the server's word of 64 pids (ns_last_pid)"
+		client tcp 5001 --count 1
+		wait_server
+		return
+	fi
+	echo "  server pid $SERVER_PID, its neighbour in the word $nb"
+	start_tool "$TMP/pid-w.json" -n "/run/netns/$NS_B" -p "$nb" || return
+	client tcp 5001 --count 200 --interval-us 500
+	wait_server
+	stop_tool
 	expect "tcp-socket-read samples for a pid in the server's word" \
 		"$($JQ "$TMP/pid-w.json" count tcp-socket-read)" -eq 0
-	traffic "$TMP/pid-w2.json" -n "/run/netns/$NS_B" -p "$nb,@PID@" || return
-	expect "tcp-socket-read samples for -p $nb,$TCP_PID (the server)" \
-		"$($JQ "$TMP/pid-w2.json" count tcp-socket-read)" -eq "$TCP_READS"
-	kill "$nb"
+	serve tcp 5001 || return
+	start_tool "$TMP/pid-w2.json" -n "/run/netns/$NS_B" -p "$nb,$SERVER_PID" || return
+	client tcp 5001 --count 200 --interval-us 500
+	wait_server
+	stop_tool
+	expect "tcp-socket-read samples for -p $nb,$SERVER_PID (the server)" \
+		"$($JQ "$TMP/pid-w2.json" count tcp-socket-read)" -eq \
+		"$(json_field "$TMP/server.json" reads)"
 }
 
 have_cgroup2() {
