@@ -376,7 +376,7 @@ vm_fentry_unstamped() {
 # median, not the largest: under emulation on a busy host one read can be
 # late by a bucket or two (once 68 ms), which says nothing of the buckets.
 vm_fentry_resolution() {
-	local f=$OUT/fentry-res8.json reads
+	local f=$OUT/fentry-res8.json reads min
 	expect_guest_rc fentry-res8 0 || return
 	reads=$(json_field "$OUT/fentry-res8.server" reads) || { fail "no server report"; return; }
 	expect "server reads (10 messages)" "$reads" -ge 5
@@ -384,9 +384,14 @@ vm_fentry_resolution() {
 		return
 	# a read that took two messages (the sender late by over 50 ms, then
 	# on time) has the later one's stamp: below 50 ms, and rightly so
-	# (seen once on 6.1, in a `make test`: 48.2 ms)
+	# (seen once on 6.1, in a `make test`: 48.2 ms); so has a message whose
+	# last segment reached the socket after its first (one read of ten on
+	# sid, in a `make test`: 48.2 ms again). One such read is let pass,
+	# not two: the second smallest bucket is checked.
 	if [ "$reads" -eq 10 ]; then
-		expect "smallest read bucket bound (ns)" "$($JQ "$f" min_le tcp-socket-read)" -ge 50000000
+		min=$($JQ "$f" min_le tcp-socket-read)
+		[ "$min" -lt 50000000 ] && echo "  note: smallest read bucket bound $min ns (one read below 50 ms)"
+		expect "second smallest read bucket bound (ns)" "$($JQ "$f" pct tcp-socket-read 0.2)" -ge 50000000
 	else
 		echo "  note: $reads reads of 10 messages: the smallest bucket is not checked"
 	fi
