@@ -148,4 +148,45 @@ static __always_inline struct tcp_sock *nsl_tcp_sk(struct sock *sk, int cast)
 	return bpf_skc_to_tcp_sock(sk);
 }
 
+/*
+ * The current task, BTF-typed, to read its process and cgroup from
+ * (filters.bpf.h), where the kernel has bpf_get_current_task_btf() (v5.11,
+ * "bpf: Add bpf_get_current_task_btf helper"); NULL on 5.10, whose callers
+ * fall back to a helper per field. Asked of the kernel's own enum, so the
+ * verifier drops the branch that cannot run (an unknown helper is refused
+ * only where it is reached, unlike a kfunc).
+ *
+ * Why not bpf_get_current_pid_tgid() and bpf_get_current_cgroup_id(): one
+ * task serves both fields and a program's task-storage lookup, and from
+ * v7.0 (commit eaedea154eb9, "bpf, x86: inline bpf_get_current_task() for
+ * x86_64", in the verifier's do_misc_fixups()) this call is a per-CPU load
+ * on x86-64: the fields then cost loads only, where those helpers stay
+ * calls (some 20 ns each on a host with return-thunk mitigations).
+ */
+static __always_inline struct task_struct *nsl_current_task(void)
+{
+	if (bpf_core_enum_value_exists(enum bpf_func_id,
+				       BPF_FUNC_get_current_task_btf))
+		return bpf_get_current_task_btf();
+	return NULL;
+}
+
+/*
+ * The current task's process (tgid) and cgroup (its cgroup v2 id: what
+ * bpf_get_current_cgroup_id() reads, task_dfl_cgroup(current)->kn->id,
+ * under the RCU read lock every tracing program runs in; kn->id is a u64
+ * from v5.5). task: nsl_current_task(), or a copy of it; NULL (5.10): the
+ * helper answers.
+ */
+static __always_inline __u32 nsl_task_tgid(struct task_struct *task)
+{
+	return task ? task->tgid : bpf_get_current_pid_tgid() >> 32;
+}
+
+static __always_inline __u64 nsl_task_cgroup_id(struct task_struct *task)
+{
+	return task ? task->cgroups->dfl_cgrp->kn->id :
+		      bpf_get_current_cgroup_id();
+}
+
 #endif /* NSL_COMPAT_BPF_H */

@@ -136,13 +136,17 @@ int BPF_PROG(fentry_tcp_recv_timestamp, struct msghdr *msg, struct sock *sk,
 	return 0;
 }
 
-/* A datagram read from sk: its RX timestamp and receive interface. */
+/*
+ * A datagram read from sk: its RX timestamp and receive interface; task
+ * the current one where the caller has it (tp_recv_length()), else NULL.
+ */
 static __always_inline void record_udp_read(struct sock *sk, __u64 ts,
-					    __u32 ifindex)
+					    __u32 ifindex,
+					    struct task_struct *task)
 {
 	if (sample_skip(NSL_HOOK_UDP_SOCK_READ))
 		return;
-	if (!reader_selected(sk))
+	if (!reader_selected(sk, task))
 		return;
 	if (need_ifindex() && !ifindex_selected(ifindex))
 		return;
@@ -177,7 +181,8 @@ int BPF_PROG(fentry_skb_consume_udp, struct sock *sk, struct sk_buff *skb,
 {
 	if (len < 0 || (len == 0 && skb->next))
 		return 0;
-	record_udp_read(sk, skb->tstamp, need_ifindex() ? skb->skb_iif : 0);
+	record_udp_read(sk, skb->tstamp, need_ifindex() ? skb->skb_iif : 0,
+			NULL);
 	return 0;
 }
 

@@ -76,27 +76,26 @@ static __always_inline __u32 sk_queued(struct sock *sk)
 	return n;
 }
 
-/* -p: whether the current task belongs to a selected process */
-static __always_inline int pid_selected(void)
+/* -p: whether task (the current one) belongs to a selected process */
+static __always_inline int pid_selected(struct task_struct *task)
 {
 	__u32 tgid, word;
 	__u64 *bits;
 
 	if (!cfg.filter_pid)
 		return 1;
-	tgid = bpf_get_current_pid_tgid() >> 32;
+	tgid = nsl_task_tgid(task);
 	word = tgid / 64;
 	bits = bpf_map_lookup_elem(&filter_pid, &word);
 	return bits && (*bits & (1ULL << (tgid % 64)));
 }
 
 /*
- * -c: whether the current task is in a selected cgroup. Its id costs a
- * helper call; the hash lookup after it, some 40 ns more, is asked only
- * for an id other than this CPU's last two answers (cgroup_seen): a CPU
- * mostly runs the same few tasks.
+ * -c: whether task (the current one) is in a selected cgroup. The hash
+ * lookup, some 40 ns, is asked only for an id other than this CPU's last
+ * two answers (cgroup_seen): a CPU mostly runs the same few tasks.
  */
-static __always_inline int cgroup_selected(void)
+static __always_inline int cgroup_selected(struct task_struct *task)
 {
 	struct nsl_cgroup_seen *seen;
 	__u32 zero = 0;
@@ -105,7 +104,7 @@ static __always_inline int cgroup_selected(void)
 
 	if (!cfg.filter_cgroup)
 		return 1;
-	cg = bpf_get_current_cgroup_id();
+	cg = nsl_task_cgroup_id(task);
 	seen = bpf_map_lookup_elem(&cgroup_seen, &zero);
 	if (seen && cg == seen->selected)
 		return 1;
@@ -125,11 +124,18 @@ static __always_inline int cgroup_selected(void)
  * -p and -c: whether the reading task is one of the selected processes,
  * in one of the selected cgroups. The same for every read of a task (but
  * for a move to another cgroup): the TCP read hooks ask it before any
- * other work (tp_recv_length(), fentry_tcp_recv_timestamp()).
+ * other work (tp_recv_length(), fentry_tcp_recv_timestamp()). task: the
+ * current task where the caller has it already (the tracepoint fallback,
+ * which needs it for its task storage), else NULL, and it is taken here
+ * only when -p or -c asks.
  */
-static __always_inline int task_selected(void)
+static __always_inline int task_selected(struct task_struct *task)
 {
-	return pid_selected() && cgroup_selected();
+	if (!cfg.filter_pid && !cfg.filter_cgroup)
+		return 1;
+	if (!task)
+		task = nsl_current_task();
+	return pid_selected(task) && cgroup_selected(task);
 }
 
 /* -q: the socket's queue after the read */
@@ -138,10 +144,14 @@ static __always_inline int queue_selected(struct sock *sk)
 	return !cfg.min_queue_len || sk_queued(sk) >= cfg.min_queue_len;
 }
 
-/* The filters that only make sense in the reading process's context. */
-static __always_inline int reader_selected(struct sock *sk)
+/*
+ * The filters that only make sense in the reading process's context; task
+ * as for task_selected().
+ */
+static __always_inline int reader_selected(struct sock *sk,
+					   struct task_struct *task)
 {
-	return queue_selected(sk) && task_selected();
+	return queue_selected(sk) && task_selected(task);
 }
 
 /*

@@ -90,7 +90,7 @@ err:
  */
 static __always_inline int tcp_read_wanted(struct sock *sk)
 {
-	return sk_netns_selected(sk) && task_selected();
+	return sk_netns_selected(sk) && task_selected(NULL);
 }
 
 /*

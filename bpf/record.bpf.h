@@ -87,7 +87,7 @@ static __always_inline struct nsl_hist *group_hist_get(__u32 hook,
 	if (cfg.group_by_cgroup && (hook == NSL_HOOK_TCP_SOCK_READ ||
 				    hook == NSL_HIST_TCP_READ_HOL ||
 				    hook == NSL_HOOK_UDP_SOCK_READ)) {
-		key.cgroup = bpf_get_current_cgroup_id();
+		key.cgroup = nsl_task_cgroup_id(nsl_current_task());
 		by_cgroup = 1;
 	}
 

@@ -177,22 +177,31 @@ static __always_inline int tcp_skb_has_rxtstamp(const struct sk_buff *skb)
  * leaves the reads of the others before it looks for state, so they need
  * none (the same socket's namespace and the same task's process, asked at
  * both ends); a bit of an array costs less than the task-storage lookup
- * it spares. Not -c: the cgroup id's call costs more than the lookup
- * (tp_recv_length() asks it, and never takes such a task's state).
+ * it spares, and the task is needed for that lookup anyway. Not -c,
+ * although the task's cgroup is a few loads more: a task can change
+ * cgroups between a copy and its read, and a copy left out there would
+ * leave the read an older copy's state to take (one whose read -c
+ * refused, so never took it), an old stamp measured as this read's. So a
+ * copy of a selected process is always kept, and tp_recv_length() asks
+ * -c before it takes any (a refused task's state is never taken; its
+ * next copy replaces it).
  */
 SEC("tp_btf/skb_copy_datagram_iovec")
 int BPF_PROG(tp_tcp_copy_datagram, const struct sk_buff *skb, int len)
 {
 	struct nsl_read_state *rs;
+	struct task_struct *task;
 	struct sock *sk = skb->sk;
 	__u64 ts = skb->tstamp;
 
-	if (!sk || !sk_is_tcp_reader(sk) || !sk_netns_selected(sk) ||
-	    !pid_selected())
+	if (!sk || !sk_is_tcp_reader(sk) || !sk_netns_selected(sk))
+		return 0;
+	task = bpf_get_current_task_btf();
+	if (!pid_selected(task))
 		return 0;
 	if ((__s64)ts <= 0 && !tcp_skb_has_rxtstamp(skb))
 		return 0;
-	rs = bpf_task_storage_get(&read_state, bpf_get_current_task_btf(), 0,
+	rs = bpf_task_storage_get(&read_state, task, 0,
 				  BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (!rs)
 		return 0;
@@ -251,22 +260,21 @@ int BPF_PROG(tp_udp_consume_skb, struct sk_buff *skb, void *location)
  * tcp_recv_timestamp never sees them. Neither do we.
  */
 /*
- * What a read of hook's protocol left in the task's read state, taken: the
- * slot is cleared, so that it serves one read. Returns the state (*ts its
+ * What a read of hook's protocol left in task's read state (task: the
+ * current one), taken: the slot is cleared, so that it serves one read. Returns the state (*ts its
  * timestamp, *sk the TCP read's socket), or NULL when the hook is not ours or nothing was left. TCP's
  * slot is marked by its socket, as a collapsed skb leaves a 0 stamp that
  * is a read all the same (record_tcp_read()).
  */
-static __always_inline struct nsl_read_state *read_state_take(__u32 hook,
-							      __u64 *ts,
-							      __u64 *sk)
+static __always_inline struct nsl_read_state *
+read_state_take(__u32 hook, struct task_struct *task, __u64 *ts, __u64 *sk)
 {
 	struct nsl_read_state *rs;
 	__u64 *slot, *mark;
 
 	if (!shared_hook_on(hook))
 		return NULL;
-	rs = bpf_task_storage_get(&read_state, bpf_get_current_task_btf(), 0, 0);
+	rs = bpf_task_storage_get(&read_state, task, 0, 0);
 	if (!rs)
 		return NULL;
 	if (hook == NSL_HOOK_UDP_SOCK_READ) {
@@ -290,6 +298,7 @@ int BPF_PROG(tp_recv_length, struct sock *sk, int ret, int flags)
 {
 	__u16 proto = sk->sk_protocol;
 	struct nsl_read_state *rs;
+	struct task_struct *task;
 	__u64 ts, read_sk;
 
 	if (bench_clock_only())
@@ -297,7 +306,9 @@ int BPF_PROG(tp_recv_length, struct sock *sk, int ret, int flags)
 	/*
 	 * Every recvmsg() of every socket fires this: leave the others at
 	 * once, before the task-storage lookup. So too TCP reads that
-	 * tcp_read_wanted() refuses (another namespace or process: no
+	 * tcp_read_wanted()'s filters refuse, asked in its order with the
+	 * task taken between them, once for the filters and the state
+	 * (another namespace or process: no
 	 * state, as tp_tcp_copy_datagram() keeps none for them; another
 	 * cgroup: its state is never taken, and the task's next copy
 	 * replaces it), and those that returned nothing: once
@@ -308,19 +319,25 @@ int BPF_PROG(tp_recv_length, struct sock *sk, int ret, int flags)
 	 * read of that skb replaces). A TCP read that returns data has
 	 * copied it, and a UDP read has consumed its datagram, so the state
 	 * is always fresh by then. sock_recv_length came with v6.3:
-	 * bpf_rdonly_cast() is there.
+	 * bpf_rdonly_cast() and bpf_get_current_task_btf() are there.
 	 */
 	if (proto == IPPROTO_TCP || proto == IPPROTO_MPTCP) {
-		if (ret <= 0 || !tcp_read_wanted(sk))
+		if (ret <= 0 || !sk_netns_selected(sk))
 			return 0;
-		rs = read_state_take(NSL_HOOK_TCP_SOCK_READ, &ts, &read_sk);
+		task = bpf_get_current_task_btf();
+		if (!task_selected(task))
+			return 0;
+		rs = read_state_take(NSL_HOOK_TCP_SOCK_READ, task, &ts,
+				     &read_sk);
 		if (rs && read_sk == (__u64)sk && !(flags & MSG_ERRQUEUE))
 			record_tcp_read(sk, ts, 1);
 	} else if (proto == IPPROTO_UDP || proto == IPPROTO_UDPLITE) {
-		rs = read_state_take(NSL_HOOK_UDP_SOCK_READ, &ts, &read_sk);
+		task = bpf_get_current_task_btf();
+		rs = read_state_take(NSL_HOOK_UDP_SOCK_READ, task, &ts,
+				     &read_sk);
 		/* 0 is a read too: of an empty datagram */
 		if (rs && ret >= 0 && !(flags & MSG_ERRQUEUE))
-			record_udp_read(sk, ts, rs->udp_ifindex);
+			record_udp_read(sk, ts, rs->udp_ifindex, task);
 	}
 	return 0;
 }

@@ -125,11 +125,22 @@ run_all() {	# run_all NAME MODE TCP_ADDR TOOL_ARGS...
 	emit "$1-tcp.server" /tmp/$1-tcp.server
 }
 
-# one read, one sample: TCP reads and UDP reads of one server process
+# SERVER_PID into a cgroup of its own, /sys/fs/cgroup/srv (before its
+# client starts): -c then selects it, through the current task's cgroup
+# (the helper on 5.10, the task's fields on the others: filters.bpf.h)
+server_to_cgroup() {
+	mkdir -p /sys/fs/cgroup/srv &&
+		echo $SERVER_PID > /sys/fs/cgroup/srv/cgroup.procs ||
+		say "GUEST ERROR server to cgroup"
+}
+
+# one read, one sample: TCP reads and UDP reads of one server process,
+# which -p and -c both select
 run_reads() {	# run_reads NAME MODE
 	serve $1-tcp tcp 5003
+	server_to_cgroup
 	tool_start $1 --attach=$2 -n /run/netns/B -p $SERVER_PID \
-		-e tcp-socket-read
+		-c /sys/fs/cgroup/srv -e tcp-socket-read
 	client $1-tcp tcp 5003 --count 200 --interval-us 2000
 	wait $SERVER_JOB
 	tool_stop $1
@@ -138,8 +149,9 @@ run_reads() {	# run_reads NAME MODE
 
 run_udp_reads() {	# run_udp_reads NAME MODE
 	serve $1 udp 5004 --count 200 --duration-s 60
+	server_to_cgroup
 	tool_start $1 --attach=$2 -n /run/netns/B -p $SERVER_PID \
-		-e udp-socket-read
+		-c /sys/fs/cgroup/srv -e udp-socket-read
 	client $1 udp 5004 --count 200 --interval-us 2000
 	wait $SERVER_JOB
 	tool_stop $1
