@@ -20,7 +20,7 @@ import textwrap
 
 WORKLOADS = ("stream", "rr", "udp")
 # the baseline runs these (an older build may lack --resolution)
-BASE_CONFIGS = ("ours", "ours_y", "ours_I", "ours_Iall", "ours_C", "ours_p")
+BASE_CONFIGS = ("ours", "ours_y", "ours_I", "ours_Iall", "ours_C", "ours_p", "ours_c")
 SAMPLED = (8, 64)      # --sample N, issue #26
 COST_CONFIGS = (BASE_CONFIGS + ("ours_r8", "ours_C8") + tuple(f"ours_s{n}" for n in SAMPLED)
                 + ("ours_ctxfloor",))
@@ -28,7 +28,7 @@ COST_CONFIGS = (BASE_CONFIGS + ("ours_r8", "ours_C8") + tuple(f"ours_s{n}" for n
 # with this prefix, its throughput mode is "base".
 BASE = "base_"
 OPTIONS = {"ours": "", "ours_y": "-y", "ours_I": "-I", "ours_Iall": "-I -n -1", "ours_C": "-C",
-           "ours_p": "-p 1", "ours_s8": "N=8", "ours_s64": "N=64"}
+           "ours_p": "-p 1", "ours_c": "-c empty", "ours_s8": "N=8", "ours_s64": "N=64"}
 
 
 def base_configs(configs):
@@ -376,31 +376,41 @@ def clock_floors(cost):
 READ_PROGS = ("tp_tcp_copy_datagram", "tp_recv_length")
 
 
+# The filters that leave every read out: -p 1 (every process but PID 1),
+# -c a cgroup with no task in it (scripts/bench's CG_EMPTY).
+UNSELECTING = ("ours_p", "ours_c")
+
+
 def unselected_reads(cost):
     """Issue #34: a read the tool does not select must cost about the
     empty program. ns per run of the TCP read programs in the TCP
-    workloads with -p 1 (every process but PID 1 left out: no read is
-    selected), against the empty program at the same attach point and
-    against the defaults (the server's reads selected)."""
+    workloads under each filter of UNSELECTING (no read is selected),
+    against the empty program at the same attach point and against the
+    defaults (the server's reads selected). A filter the bench did not
+    run (an older raw directory, no cgroup v2) is left out."""
     out = {}
     for name in READ_PROGS:
-        p = cost.get("ours_p", {}).get(name)
-        if not p:
-            continue
         fprog = cost["floor"].get(FLOOR_OF[name])
-        out[name] = {w: {"unselected_ns": avg_in(p, w), "floor_ns": avg_in(fprog, w),
-                         "selected_ns": avg_in(cost["ours"].get(name), w)}
-                     for w in ("stream", "rr")}
+        for cfg in UNSELECTING:
+            p = cost.get(cfg, {}).get(name)
+            if not p:
+                continue
+            out.setdefault(name, {})[OPTIONS[cfg]] = {
+                w: {"unselected_ns": avg_in(p, w), "floor_ns": avg_in(fprog, w),
+                    "selected_ns": avg_in(cost["ours"].get(name), w)}
+                for w in ("stream", "rr")}
     return out or None
 
 
 def print_unselected_reads(u):
     print("\nreads the tool does not select (issue #34; -p 1: every process but PID 1 left"
-          "\nout), ns per run: unselected / the empty program / the defaults (selected)")
-    for name, per_w in u.items():
-        print("  %-22s %s" % (name, "   ".join(
-            "%s %s / %s / %s" % (w, fmt(r["unselected_ns"]), fmt(r["floor_ns"]),
-                                 fmt(r["selected_ns"])) for w, r in per_w.items())))
+          "\nout; -c empty: a cgroup with no task), ns per run: unselected / the empty"
+          "\nprogram / the defaults (selected)")
+    for name, per_filter in u.items():
+        for opt, per_w in per_filter.items():
+            print("  %-22s %-9s %s" % (name, opt, "   ".join(
+                "%s %s / %s / %s" % (w, fmt(r["unselected_ns"]), fmt(r["floor_ns"]),
+                                     fmt(r["selected_ns"])) for w, r in per_w.items())))
 
 
 CPUS_WORKLOADS = ("udp", "udp2")
