@@ -260,11 +260,13 @@ int BPF_PROG(tp_udp_consume_skb, struct sk_buff *skb, void *location)
  * tcp_recv_timestamp never sees them. Neither do we.
  */
 /*
- * What a read of hook's protocol left in task's read state (task: the
- * current one), taken: the slot is cleared, so that it serves one read. Returns the state (*ts its
- * timestamp, *sk the TCP read's socket), or NULL when the hook is not ours or nothing was left. TCP's
- * slot is marked by its socket, as a collapsed skb leaves a 0 stamp that
- * is a read all the same (record_tcp_read()).
+ * What a read of hook's protocol (one that is on: shared_hook_on(), asked
+ * by the caller before it takes the task) left in task's read state
+ * (task: the current one), taken: the slot is cleared, so that it serves
+ * one read. Returns the state (*ts its timestamp, *sk the TCP read's
+ * socket), or NULL when nothing was left. TCP's slot is marked by its
+ * socket, as a collapsed skb leaves a 0 stamp that is a read all the same
+ * (record_tcp_read()).
  */
 static __always_inline struct nsl_read_state *
 read_state_take(__u32 hook, struct task_struct *task, __u64 *ts, __u64 *sk)
@@ -272,8 +274,6 @@ read_state_take(__u32 hook, struct task_struct *task, __u64 *ts, __u64 *sk)
 	struct nsl_read_state *rs;
 	__u64 *slot, *mark;
 
-	if (!shared_hook_on(hook))
-		return NULL;
 	rs = bpf_task_storage_get(&read_state, task, 0, 0);
 	if (!rs)
 		return NULL;
@@ -305,12 +305,12 @@ int BPF_PROG(tp_recv_length, struct sock *sk, int ret, int flags)
 		return 0;
 	/*
 	 * Every recvmsg() of every socket fires this: leave the others at
-	 * once, before the task-storage lookup. So too TCP reads that
-	 * tcp_read_wanted()'s filters refuse, asked in its order with the
-	 * task taken between them, once for the filters and the state
-	 * (another namespace or process: no
-	 * state, as tp_tcp_copy_datagram() keeps none for them; another
-	 * cgroup: its state is never taken, and the task's next copy
+	 * once, before the task is taken (a call before v7.0) and its
+	 * storage looked up. So too TCP reads that tcp_read_wanted()'s
+	 * filters refuse, asked in its order with the task taken between
+	 * them, once for the filters and the state (another namespace or
+	 * process: no state, as tp_tcp_copy_datagram() keeps none for them;
+	 * another cgroup: its state is never taken, and the task's next copy
 	 * replaces it), and those that returned nothing: once
 	 * tcp_recvmsg_locked() copied any bytes it returns their number, so
 	 * such a read copied nothing (an event loop's read that found the
@@ -322,7 +322,8 @@ int BPF_PROG(tp_recv_length, struct sock *sk, int ret, int flags)
 	 * bpf_rdonly_cast() and bpf_get_current_task_btf() are there.
 	 */
 	if (proto == IPPROTO_TCP || proto == IPPROTO_MPTCP) {
-		if (ret <= 0 || !sk_netns_selected(sk))
+		if (ret <= 0 || !shared_hook_on(NSL_HOOK_TCP_SOCK_READ) ||
+		    !sk_netns_selected(sk))
 			return 0;
 		task = bpf_get_current_task_btf();
 		if (!task_selected(task))
@@ -332,6 +333,9 @@ int BPF_PROG(tp_recv_length, struct sock *sk, int ret, int flags)
 		if (rs && read_sk == (__u64)sk && !(flags & MSG_ERRQUEUE))
 			record_tcp_read(sk, ts, 1);
 	} else if (proto == IPPROTO_UDP || proto == IPPROTO_UDPLITE) {
+		/* on 6.18+ udp-socket-read has no fallback: off, no call */
+		if (!shared_hook_on(NSL_HOOK_UDP_SOCK_READ))
+			return 0;
 		task = bpf_get_current_task_btf();
 		rs = read_state_take(NSL_HOOK_UDP_SOCK_READ, task, &ts,
 				     &read_sk);
