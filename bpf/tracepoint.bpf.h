@@ -196,10 +196,10 @@ int BPF_PROG(tp_tcp_copy_datagram, const struct sk_buff *skb, int len)
 
 	if (!sk || !sk_is_tcp_reader(sk) || !sk_netns_selected(sk))
 		return 0;
+	if ((__s64)ts <= 0 && !tcp_skb_has_rxtstamp(skb))
+		return 0;
 	task = bpf_get_current_task_btf();
 	if (!pid_selected(task))
-		return 0;
-	if ((__s64)ts <= 0 && !tcp_skb_has_rxtstamp(skb))
 		return 0;
 	rs = bpf_task_storage_get(&read_state, task, 0,
 				  BPF_LOCAL_STORAGE_GET_F_CREATE);
