@@ -82,11 +82,13 @@ err:
 }
 
 /*
- * What the TCP read hooks ask first, before any other work (the tracepoint
- * fallback before it looks for the read's state): the socket's namespace
- * (-n) and the reading process and cgroup (-p, -c), the cheapest ways out
- * for the reads of everything else. Under --sample the countdown comes
- * after them (docs/hooks.md, "Sampling").
+ * What the TCP read hooks ask first, before any other work: the socket's
+ * namespace (-n) and the reading process and cgroup (-p, -c), the
+ * cheapest ways out for the reads of everything else. fentry asks it so;
+ * the tracepoint fallback (tp_recv_length()) asks the same in the same
+ * order, taking the task between the two, as its task storage needs the
+ * task too. Under --sample the countdown comes after them (docs/hooks.md,
+ * "Sampling").
  */
 static __always_inline int tcp_read_wanted(struct sock *sk)
 {
