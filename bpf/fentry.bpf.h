@@ -131,7 +131,7 @@ SEC("fentry/tcp_recv_timestamp")
 int BPF_PROG(fentry_tcp_recv_timestamp, struct msghdr *msg, struct sock *sk,
 	     struct scm_timestamping_internal *tss)
 {
-	if (tcp_read_wanted(sk))
+	if (tcp_read_wanted(sk, NULL))
 		record_tcp_read(sk, nsl_tss_rx_ns(tss), 0);
 	return 0;
 }

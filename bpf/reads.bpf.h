@@ -84,15 +84,22 @@ err:
 /*
  * What the TCP read hooks ask first, before any other work: the socket's
  * namespace (-n) and the reading process and cgroup (-p, -c), the
- * cheapest ways out for the reads of everything else. fentry asks it so;
- * the tracepoint fallback (tp_recv_length()) asks the same in the same
- * order, taking the task between the two, as its task storage needs the
- * task too. Under --sample the countdown comes after them (docs/hooks.md,
- * "Sampling").
+ * cheapest ways out for the reads of everything else. task: NULL (fentry,
+ * 5.10 too: the task is taken only if -p or -c asks, and the constant
+ * NULL leaves no bpf_get_current_task_btf() in its code), or where the
+ * tracepoint fallback, whose task storage needs the task anyway, gets it:
+ * taken after -n, for both (set when this returns 1). Under --sample the
+ * countdown comes after them (docs/hooks.md, "Sampling").
  */
-static __always_inline int tcp_read_wanted(struct sock *sk)
+static __always_inline int tcp_read_wanted(struct sock *sk,
+					   struct task_struct **task)
 {
-	return sk_netns_selected(sk) && task_selected(NULL);
+	if (!sk_netns_selected(sk))
+		return 0;
+	if (!task)
+		return task_selected(NULL);
+	*task = bpf_get_current_task_btf();	/* v6.3+: it is there */
+	return task_selected(*task);
 }
 
 /*

@@ -306,12 +306,12 @@ int BPF_PROG(tp_recv_length, struct sock *sk, int ret, int flags)
 	/*
 	 * Every recvmsg() of every socket fires this: leave the others at
 	 * once, before the task is taken (a call before v7.0) and its
-	 * storage looked up. So too TCP reads that tcp_read_wanted()'s
-	 * filters refuse, asked in its order with the task taken between
-	 * them, once for the filters and the state (another namespace or
-	 * process: no state, as tp_tcp_copy_datagram() keeps none for them;
-	 * another cgroup: its state is never taken, and the task's next copy
-	 * replaces it), and those that returned nothing: once
+	 * storage looked up. So too TCP reads that tcp_read_wanted()
+	 * refuses, which takes the task once for the filters and the state
+	 * (another namespace or process: no state, as tp_tcp_copy_datagram()
+	 * keeps none for them; another cgroup: its state is never taken, and
+	 * the task's next copy replaces it), and those that returned
+	 * nothing: once
 	 * tcp_recvmsg_locked() copied any bytes it returns their number, so
 	 * such a read copied nothing (an event loop's read that found the
 	 * queue empty: -EAGAIN), and left no state but where its first copy
@@ -323,10 +323,7 @@ int BPF_PROG(tp_recv_length, struct sock *sk, int ret, int flags)
 	 */
 	if (proto == IPPROTO_TCP || proto == IPPROTO_MPTCP) {
 		if (ret <= 0 || !shared_hook_on(NSL_HOOK_TCP_SOCK_READ) ||
-		    !sk_netns_selected(sk))
-			return 0;
-		task = bpf_get_current_task_btf();
-		if (!task_selected(task))
+		    !tcp_read_wanted(sk, &task))
 			return 0;
 		rs = read_state_take(NSL_HOOK_TCP_SOCK_READ, task, &ts,
 				     &read_sk);
