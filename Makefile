@@ -18,9 +18,10 @@ Q = @
 msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
-# src/ in rooms by stage (src/README.md): set-up, collection, formats,
-# sinks, the application. Each room is on the include path, so a header is
-# named alone and a file can change rooms without edits.
+# src/ in rooms by stage (src/README.md): the ground every stage stands on,
+# set-up, collection, formats, sinks, the application. Each room is on the
+# include path, so a header is named alone and a file can change rooms
+# without edits.
 ROOMS    := $(patsubst %/,%,$(sort $(dir $(wildcard src/*/*.c src/*/*.h))))
 INCLUDES := -Iinclude $(addprefix -I,$(ROOMS)) -I$(OUTPUT) -I$(OUTPUT)/pb
 CFLAGS   ?= -O2 -g
@@ -46,9 +47,9 @@ PB_OBJS := $(PB_GEN:.c=.o)
 HTTP_LIBS := -ldl -lpthread -lseccomp
 
 SRCS      := $(wildcard $(addsuffix /*.c,$(ROOMS)))
-# Pure userspace code: no libbpf, unit-tested on the host (the formats, the
-# hook table and the options, the report sink, the HTTP routing).
-CORE_SRCS := $(wildcard src/3-format/*.c) src/5-app/hooks.c $(wildcard src/5-app/options*.c) \
+# Pure userspace code: no libbpf, unit-tested on the host (the ground room,
+# the formats, the command line, the report sink, the HTTP routing).
+CORE_SRCS := $(wildcard src/0-base/*.c src/3-format/*.c) $(wildcard src/5-app/cli*.c) \
 	     src/4-sink/output.c src/4-sink/httproute.c src/4-sink/gzip.c
 # Code that talks to the kernel: the rest.
 APP_SRCS  := $(filter-out $(CORE_SRCS),$(SRCS))
@@ -289,7 +290,7 @@ $(SAN_OUT)/netstacklat: $(SAN_OBJS) $(PB_OBJS)
 	$(call msg,LINK,$@)
 	$(Q)$(SAN_CC) $(CFLAGS) $(SAN_FLAGS) $^ $(LIBBPF_LIBS) $(HTTP_LIBS) $(MATH_LIBS) $(PB_LIBS) -o $@
 
-$(FUZZ_BIN): tests/fuzz/fuzz_options.c $(wildcard src/5-app/options*.c) src/5-app/hooks.c \
+$(FUZZ_BIN): tests/fuzz/fuzz_options.c $(wildcard src/5-app/cli*.c) src/0-base/hooks.c \
 	     $(wildcard src/*/*.h include/*.h) | $(OUTPUT)/fuzz
 	$(call msg,FUZZ-CC,$@)
 	$(Q)$(CLANG) -std=gnu11 -g -O1 -Wall -Wextra -Werror $(INCLUDES) \

@@ -2,7 +2,7 @@
 /*
  * The primary attach method: fentry/fexit programs, one thin wrapper per
  * kernel function over the record path. Loaded only where BPF
- * trampolines work (src/5-app/hooks.c lists them per hook).
+ * trampolines work (src/0-base/hooks.c lists them per hook).
  * Part of bpf/netstacklat.bpf.c (included there, in this order).
  */
 #ifndef NSL_FENTRY_BPF_H

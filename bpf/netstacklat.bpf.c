@@ -13,7 +13,7 @@
  * program that tells the reader of dead namespaces' groups
  * (netns_gone.bpf.h).
  *
- * Every hook has an ordered list of attach methods (src/5-app/hooks.c); the
+ * Every hook has an ordered list of attach methods (src/0-base/hooks.c); the
  * loader enables only the programs of the method it picked for each hook,
  * so the fentry and the tracepoint programs of one hook never both run.
  */

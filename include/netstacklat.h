@@ -18,7 +18,7 @@
 
 /*
  * The hooks, in the order a packet passes them. Userspace keeps one table
- * (src/5-app/hooks.c) indexed by this enum with names, descriptions and attach
+ * (src/0-base/hooks.c) indexed by this enum with names, descriptions and attach
  * candidates; the BPF side only ever uses the number.
  */
 enum nsl_hook {

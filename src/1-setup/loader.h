@@ -124,7 +124,13 @@ void nsl_loader_attach_netns_gone(struct nsl_loader *l);
 void nsl_loader_close(struct nsl_loader *l);
 
 /* The attach candidate hook h got, or NULL when it got none. */
-const struct nsl_candidate *nsl_loader_chosen(const struct nsl_loader *l, int h);
+static inline const struct nsl_candidate *nsl_loader_chosen(const struct nsl_loader *l,
+							    int h)
+{
+	if (l->hooks[h].method == NSL_METHOD_NONE)
+		return NULL;
+	return &nsl_hooks[h].cands[l->hooks[h].cand];
+}
 
 /* Bit per hook whose chosen candidate uses program prog (two may share one). */
 uint32_t nsl_loader_prog_hooks(const struct nsl_loader *l, const char *prog);

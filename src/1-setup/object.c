@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The BPF object built for the plan and loaded: its read-only
- * configuration, map sizes, only the chosen programs. An object loads whole
- * or not at all, so when the kernel refuses one, each hook is loaded alone
- * to find those whose programs its verifier rejects, and they move to
- * their next method.
+ * The BPF object as the plan chose it (plan.c): its read-only
+ * configuration, map sizes, only the chosen programs of the hooks asked
+ * for. It reads the plan and never changes it: an object loads whole or
+ * not at all, so when the kernel refuses one, plan.c tries each hook alone
+ * here (nsl_object_try()) and moves those refused to their next method.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -21,7 +21,7 @@
 #include "hist.h"
 #include "nflink.h"
 #include "probe.h"
-#include "report.h"
+#include "slots.h"
 #include "setup.h"
 #include "tstamp.h"
 #include "netstacklat.skel.h"
@@ -173,10 +173,9 @@ struct netstacklat_bpf *nsl_object_open(void)
 	return netstacklat_bpf__open();
 }
 
-/* The BPF object, configured, with the programs of the hooks in mask. */
-static struct netstacklat_bpf *open_object(const struct nsl_loader *l,
-					   const struct nsl_options *o,
-					   uint32_t hooks)
+struct netstacklat_bpf *nsl_object_build(const struct nsl_loader *l,
+					 const struct nsl_options *o,
+					 uint32_t hooks)
 {
 	struct netstacklat_bpf *s = nsl_object_open();
 
@@ -227,11 +226,10 @@ static struct netstacklat_bpf *open_object(const struct nsl_loader *l,
 	return s;
 }
 
-/* Loads an object with the programs of the hooks in mask: 0 or -errno. */
-static int try_load(const struct nsl_loader *l, const struct nsl_options *o,
-		    uint32_t hooks)
+int nsl_object_try(const struct nsl_loader *l, const struct nsl_options *o,
+		   uint32_t hooks)
 {
-	struct netstacklat_bpf *s = open_object(l, o, hooks);
+	struct netstacklat_bpf *s = nsl_object_build(l, o, hooks);
 	int err;
 
 	if (!s)
@@ -241,50 +239,7 @@ static int try_load(const struct nsl_loader *l, const struct nsl_options *o,
 	return err;
 }
 
-/*
- * After a failed load: which hooks' programs does the kernel refuse? Each
- * is loaded alone (with the maps); a refused one moves on to its next
- * method (probed as at start) or becomes unavailable. Returns how many
- * hooks moved; 0 when none fails alone (then the failure is not a hook's).
- */
-static int move_rejected_hooks(struct nsl_loader *l, const struct nsl_options *o)
-{
-	struct btf *vmlinux = NULL;
-	int moved = 0;
-
-	for (int h = 0; h < NSL_NR_HOOKS; h++) {
-		struct nsl_hook_state *hs = &l->hooks[h];
-		char why[128];
-		int err;
-
-		if (hs->method == NSL_METHOD_NONE)
-			continue;
-		err = try_load(l, o, 1u << h);
-		if (!err)
-			continue;
-		snprintf(why, sizeof(why), "%s programs refused at load: %s",
-			 nsl_method_name(hs->method), strerror(-err));
-		nsl_add_reason(hs, why);
-		if (!vmlinux && !(vmlinux = btf__load_vmlinux_btf()))
-			return -errno;
-		nsl_choose_method(l, vmlinux, h, o->attach, hs->cand + 1);
-		if (hs->method != NSL_METHOD_NONE)
-			pr_warn("%s: %s; trying %s\n", nsl_hooks[h].name, why,
-				nsl_method_name(hs->method));
-		else
-			pr_warn("%s: %s; no other method: unavailable\n",
-				nsl_hooks[h].name, why);
-		moved++;
-	}
-	btf__free(vmlinux);
-	return moved;
-}
-
-/*
- * Every group id is free at start: the queue the BPF side pops them from
- * (bpf/group_id.bpf.h) holds 0..groups-1, in that order.
- */
-static int fill_free_ids(const struct nsl_loader *l, const struct nsl_options *o)
+int nsl_object_fill_free_ids(const struct nsl_loader *l, const struct nsl_options *o)
 {
 	int fd = bpf_map__fd(l->skel->maps.free_ids);
 
@@ -294,58 +249,4 @@ static int fill_free_ids(const struct nsl_loader *l, const struct nsl_options *o
 		if (bpf_map_update_elem(fd, NULL, &id, 0))
 			return -errno;
 	return 0;
-}
-
-int nsl_loader_load(struct nsl_loader *l, const struct nsl_options *o)
-{
-	int err;
-
-	l->netns_gone_on = nsl_group_by_netns(o) && !l->netns_gone_why[0];
-	if (l->netns_gone_on && !l->cleanup_net) {
-		static const char *const name[] = { "cleanup_net" };
-		uint64_t len = 0;
-
-		nsl_ksym_ranges(name, 1, &l->cleanup_net, &len);
-		if (!l->cleanup_net) {
-			l->netns_gone_on = false;
-			snprintf(l->netns_gone_why, sizeof(l->netns_gone_why),
-				 "no address for cleanup_net in /proc/kallsyms");
-		}
-	}
-	/* libbpf's own account of a refusal (the verifier's log) with -v only */
-	nsl_libbpf_quiet = true;
-	for (;;) {
-		netstacklat_bpf__destroy(l->skel);
-		l->skel = open_object(l, o, UINT32_MAX);
-		if (!l->skel) {
-			err = -errno;
-			pr_warn("cannot open the BPF object: %s\n", strerror(-err));
-			break;
-		}
-		err = netstacklat_bpf__load(l->skel);
-		if (!err)
-			break;
-		/* the program that finds dead namespaces: without it, as before it */
-		if (l->netns_gone_on && try_load(l, o, 0)) {
-			l->netns_gone_on = false;
-			snprintf(l->netns_gone_why, sizeof(l->netns_gone_why),
-				 "its program refused at load: %s", strerror(-err));
-			continue;
-		}
-		/* the maps alone must load, or the failure is no hook's */
-		if (try_load(l, o, 0) || move_rejected_hooks(l, o) <= 0) {
-			pr_warn("cannot load the BPF programs: %s%s\n", strerror(-err),
-				nsl_verbose ? "" : " (-v shows libbpf's details)");
-			break;
-		}
-		if (!nsl_loader_nr_attached(l)) {
-			pr_warn("no enabled hook can load on this kernel (see -l)\n");
-			err = -ENOENT;
-			break;
-		}
-	}
-	nsl_libbpf_quiet = false;
-	if (!err && (err = fill_free_ids(l, o)))
-		pr_warn("cannot fill the map of free group ids: %s\n", strerror(-err));
-	return err;
 }

@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * The attach plan: for each enabled hook, the first candidate of the hook
- * table (src/5-app/hooks.c) that --attach allows and that this kernel can
- * run (probe.c), or why none can; and what the other stages ask of it:
- * which candidate a hook got, which hook owns a program two hooks share.
+ * table (src/0-base/hooks.c) that --attach allows and that this kernel can
+ * run (probe.c), or why none can; its load (object.c builds what the plan
+ * chose), where a hook whose programs the kernel refuses goes on to its
+ * next candidate: the plan changes here and nowhere else; and what the
+ * other stages ask of it: which hook owns a program two hooks share.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <bpf/btf.h>
@@ -138,7 +141,7 @@ static bool candidate_works(struct nsl_loader *l, const struct btf *vmlinux,
 }
 
 /* Appends "; reason" (or the first reason) to the hook's why. */
-void nsl_add_reason(struct nsl_hook_state *hs, const char *reason)
+static void add_reason(struct nsl_hook_state *hs, const char *reason)
 {
 	size_t n = strlen(hs->why);
 
@@ -149,8 +152,8 @@ void nsl_add_reason(struct nsl_hook_state *hs, const char *reason)
  * The first allowed candidate from index from on that works; else why none
  * did, all reasons (with those of earlier candidates, when from > 0).
  */
-void nsl_choose_method(struct nsl_loader *l, const struct btf *vmlinux,
-		       int hook, enum nsl_attach_mode mode, int from)
+static void choose_method(struct nsl_loader *l, const struct btf *vmlinux,
+			  int hook, enum nsl_attach_mode mode, int from)
 {
 	const struct nsl_hook_desc *d = &nsl_hooks[hook];
 	struct nsl_hook_state *hs = &l->hooks[hook];
@@ -172,7 +175,7 @@ void nsl_choose_method(struct nsl_loader *l, const struct btf *vmlinux,
 		}
 		pr_debug("%s: %s unusable: %s\n", d->name,
 			 nsl_method_name(c->method), why);
-		nsl_add_reason(hs, why);
+		add_reason(hs, why);
 	}
 	hs->method = NSL_METHOD_NONE;
 }
@@ -198,12 +201,105 @@ int nsl_loader_probe(struct nsl_loader *l, const struct nsl_options *o)
 	nsl_probe_kernel_bpf(l, vmlinux);
 	for (int h = 0; h < NSL_NR_HOOKS; h++) {
 		if (o->hook_enabled[h])
-			nsl_choose_method(l, vmlinux, h, o->attach, 0);
+			choose_method(l, vmlinux, h, o->attach, 0);
 		else
 			snprintf(l->hooks[h].why, sizeof(l->hooks[h].why), "disabled");
 	}
 	btf__free(vmlinux);
 	return 0;
+}
+
+/*
+ * After a failed load: which hooks' programs does the kernel refuse? Each
+ * is loaded alone (with the maps); a refused one moves on to its next
+ * method (probed as at start) or becomes unavailable. Returns how many
+ * hooks moved; 0 when none fails alone (then the failure is not a hook's).
+ */
+static int move_rejected_hooks(struct nsl_loader *l, const struct nsl_options *o)
+{
+	struct btf *vmlinux = NULL;
+	int moved = 0;
+
+	for (int h = 0; h < NSL_NR_HOOKS; h++) {
+		struct nsl_hook_state *hs = &l->hooks[h];
+		char why[128];
+		int err;
+
+		if (hs->method == NSL_METHOD_NONE)
+			continue;
+		err = nsl_object_try(l, o, 1u << h);
+		if (!err)
+			continue;
+		snprintf(why, sizeof(why), "%s programs refused at load: %s",
+			 nsl_method_name(hs->method), strerror(-err));
+		add_reason(hs, why);
+		if (!vmlinux && !(vmlinux = btf__load_vmlinux_btf()))
+			return -errno;
+		choose_method(l, vmlinux, h, o->attach, hs->cand + 1);
+		if (hs->method != NSL_METHOD_NONE)
+			pr_warn("%s: %s; trying %s\n", nsl_hooks[h].name, why,
+				nsl_method_name(hs->method));
+		else
+			pr_warn("%s: %s; no other method: unavailable\n",
+				nsl_hooks[h].name, why);
+		moved++;
+	}
+	btf__free(vmlinux);
+	return moved;
+}
+
+int nsl_loader_load(struct nsl_loader *l, const struct nsl_options *o)
+{
+	int err;
+
+	l->netns_gone_on = nsl_group_by_netns(o) && !l->netns_gone_why[0];
+	if (l->netns_gone_on && !l->cleanup_net) {
+		static const char *const name[] = { "cleanup_net" };
+		uint64_t len = 0;
+
+		nsl_ksym_ranges(name, 1, &l->cleanup_net, &len);
+		if (!l->cleanup_net) {
+			l->netns_gone_on = false;
+			snprintf(l->netns_gone_why, sizeof(l->netns_gone_why),
+				 "no address for cleanup_net in /proc/kallsyms");
+		}
+	}
+	/* libbpf's own account of a refusal (the verifier's log) with -v only */
+	nsl_libbpf_quiet = true;
+	for (;;) {
+		netstacklat_bpf__destroy(l->skel);
+		l->skel = nsl_object_build(l, o, UINT32_MAX);
+		if (!l->skel) {
+			err = -errno;
+			pr_warn("cannot open the BPF object: %s\n", strerror(-err));
+			break;
+		}
+		err = netstacklat_bpf__load(l->skel);
+		if (!err)
+			break;
+		/* the program that finds dead namespaces: without it, as before it */
+		if (l->netns_gone_on && nsl_object_try(l, o, 0)) {
+			l->netns_gone_on = false;
+			snprintf(l->netns_gone_why, sizeof(l->netns_gone_why),
+				 "its program refused at load: %s", strerror(-err));
+			continue;
+		}
+		/* the maps alone must load, or the failure is no hook's */
+		if (nsl_object_try(l, o, 0) || move_rejected_hooks(l, o) <= 0) {
+			pr_warn("cannot load the BPF programs: %s%s\n", strerror(-err),
+				nsl_verbose ? "" : " (-v shows libbpf's details)");
+			break;
+		}
+		if (!nsl_loader_nr_attached(l)) {
+			pr_warn("no enabled hook can load on this kernel (see -l)\n");
+			err = -ENOENT;
+			break;
+		}
+	}
+	nsl_libbpf_quiet = false;
+	if (!err && (err = nsl_object_fill_free_ids(l, o)))
+		pr_warn("cannot fill the map of free group ids: %s\n", strerror(-err));
+	return err;
 }
 
 uint32_t nsl_loader_prog_hooks(const struct nsl_loader *l, const char *prog)
@@ -236,11 +332,4 @@ int nsl_loader_nr_attached(const struct nsl_loader *l)
 	for (int h = 0; h < NSL_NR_HOOKS; h++)
 		n += l->hooks[h].method != NSL_METHOD_NONE;
 	return n;
-}
-
-const struct nsl_candidate *nsl_loader_chosen(const struct nsl_loader *l, int h)
-{
-	if (l->hooks[h].method == NSL_METHOD_NONE)
-		return NULL;
-	return &nsl_hooks[h].cands[l->hooks[h].cand];
 }

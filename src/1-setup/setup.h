@@ -22,13 +22,6 @@ void nsl_probe_kernel_bpf(struct nsl_loader *l, const struct btf *vmlinux);
 /* Parameters of the tracepoint in vmlinux BTF (its ctx excluded), or -1. */
 int nsl_tracepoint_args(const struct btf *vmlinux, const char *tp);
 
-/* plan.c */
-/* Appends "; reason" (or the first reason) to the hook's why. */
-void nsl_add_reason(struct nsl_hook_state *hs, const char *reason);
-/* The method of hook: its first candidate from index from on that works. */
-void nsl_choose_method(struct nsl_loader *l, const struct btf *vmlinux,
-		       int hook, enum nsl_attach_mode mode, int from);
-
 /* targets.c */
 /* Into the netns of -n (*saved: -1 when none), and back out of it. */
 int nsl_enter_target_netns(struct nsl_loader *l, int *saved);
@@ -36,12 +29,24 @@ int nsl_leave_target_netns(int saved, int err);
 /* Filter maps: after load (the maps exist), before attach (no samples yet). */
 int nsl_fill_filters(struct nsl_loader *l, const struct nsl_options *o);
 
-/* object.c */
+/* object.c: builds what the plan chose; knows nothing of plan.c */
 /*
  * The BPF object, opened (not loaded). The skeleton's open embeds the
  * whole object (330 KB) in every file that calls it: object.c alone does.
  */
 struct netstacklat_bpf *nsl_object_open(void);
+/* The BPF object, configured, with the programs of the hooks in mask. */
+struct netstacklat_bpf *nsl_object_build(const struct nsl_loader *l,
+					 const struct nsl_options *o,
+					 uint32_t hooks);
+/* Loads an object with the programs of the hooks in mask: 0 or -errno. */
+int nsl_object_try(const struct nsl_loader *l, const struct nsl_options *o,
+		   uint32_t hooks);
+/*
+ * Every group id is free at start: the queue the BPF side pops them from
+ * (bpf/group_id.bpf.h) holds 0..groups-1, in that order. 0 or -errno.
+ */
+int nsl_object_fill_free_ids(const struct nsl_loader *l, const struct nsl_options *o);
 
 /* clocksync.c */
 /* Gives the BPF side tk_core's offs_real if it reads what we measure. */

@@ -5,7 +5,7 @@
  * and pipes.
  */
 #include <errno.h>
-#include "report.h"
+#include "format.h"
 
 int nsl_format_report(FILE *out, const struct nsl_report *r,
 		      const struct nsl_format_opts *o)

@@ -9,7 +9,8 @@
 #include <time.h>
 #include "hist.h"
 #include "hooks.h"
-#include "report.h"
+#include "format.h"
+#include "stats.h"
 #include "text.h"
 
 static void json_char(FILE *out, unsigned char c)

@@ -9,7 +9,8 @@
 #include <string.h>
 #include "hist.h"
 #include "hooks.h"
-#include "report.h"
+#include "format.h"
+#include "stats.h"
 #include "text.h"
 
 /*

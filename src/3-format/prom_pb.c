@@ -26,9 +26,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include "io/prometheus/client/metrics.pb-c.h"
+#include "arena.h"
 #include "hist.h"
 #include "hooks.h"
-#include "report.h"
+#include "format.h"
+#include "stats.h"
 #include "text.h"
 
 typedef Io__Prometheus__Client__MetricFamily Family;
@@ -39,58 +41,17 @@ typedef Io__Prometheus__Client__Bucket Bucket;
 typedef Io__Prometheus__Client__BucketSpan BucketSpan;
 typedef Io__Prometheus__Client__Counter Counter;
 
-/* Everything one exposition allocates, freed at once when it is written. */
-struct arena {
-	void **ptrs;
-	size_t n, cap;
-	bool failed;
-};
-
-/* Keeps p to be freed with the arena; p (NULL: out of memory) or NULL. */
-static void *arena_keep(struct arena *a, void *p)
+static char *arena_utf8(struct nsl_arena *a, const char *s, size_t len)
 {
-	if (!p || a->failed)
-		goto fail;
-	if (a->n == a->cap) {
-		size_t cap = a->cap ? 2 * a->cap : 64;
-		void **ptrs = realloc(a->ptrs, cap * sizeof(*ptrs));
-
-		if (!ptrs)
-			goto fail;
-		a->ptrs = ptrs;
-		a->cap = cap;
-	}
-	a->ptrs[a->n++] = p;
-	return p;
-fail:
-	free(p);
-	a->failed = true;
-	return NULL;
-}
-
-static void *arena_alloc(struct arena *a, size_t n, size_t size)
-{
-	return arena_keep(a, calloc(n ? n : 1, size));
-}
-
-static char *arena_utf8(struct arena *a, const char *s, size_t len)
-{
-	return arena_keep(a, nsl_utf8_dup(s, len));
-}
-
-static void arena_free(struct arena *a)
-{
-	for (size_t i = 0; i < a->n; i++)
-		free(a->ptrs[i]);
-	free(a->ptrs);
+	return nsl_arena_keep(a, nsl_utf8_dup(s, len));
 }
 
 /* n label pairs from labels (values made valid UTF-8), in *out. */
-static LabelPair **label_pairs(struct arena *a, const struct nsl_label *l,
+static LabelPair **label_pairs(struct nsl_arena *a, const struct nsl_label *l,
 			       unsigned int n)
 {
-	LabelPair **pp = arena_alloc(a, n, sizeof(LabelPair *));
-	LabelPair *p = arena_alloc(a, n, sizeof(*p));
+	LabelPair **pp = nsl_arena_alloc(a, n, sizeof(LabelPair *));
+	LabelPair *p = nsl_arena_alloc(a, n, sizeof(*p));
 
 	if (!pp || !p)
 		return NULL;
@@ -108,7 +69,7 @@ static LabelPair **label_pairs(struct arena *a, const struct nsl_label *l,
  * the gap after the previous run, the first one's its index), the count
  * of each bucket as the difference to the one before.
  */
-static void native_buckets(struct arena *a, const struct nsl_report_hist *h,
+static void native_buckets(struct nsl_arena *a, const struct nsl_report_hist *h,
 			   Histogram *hg)
 {
 	__u32 n = nsl_nr_slots(h->schema), slot, buckets = 0, runs = 0;
@@ -128,9 +89,9 @@ static void native_buckets(struct arena *a, const struct nsl_report_hist *h,
 		}
 	if (!buckets)
 		return;
-	hg->positive_span = arena_alloc(a, runs, sizeof(BucketSpan *));
-	hg->positive_delta = arena_alloc(a, buckets, sizeof(*hg->positive_delta));
-	span = arena_alloc(a, runs, sizeof(*span));
+	hg->positive_span = nsl_arena_alloc(a, runs, sizeof(BucketSpan *));
+	hg->positive_delta = nsl_arena_alloc(a, buckets, sizeof(*hg->positive_delta));
+	span = nsl_arena_alloc(a, runs, sizeof(*span));
 	if (!hg->positive_span || !hg->positive_delta || !span)
 		return;
 	for (slot = 1; slot < n; slot++) {
@@ -154,13 +115,13 @@ static void native_buckets(struct arena *a, const struct nsl_report_hist *h,
 }
 
 /* The classic log2 buckets of h, cumulative, upper bounds 2^i ns in s. */
-static void classic_buckets(struct arena *a, const struct nsl_report_hist *h,
+static void classic_buckets(struct nsl_arena *a, const struct nsl_report_hist *h,
 			    Histogram *hg)
 {
-	Bucket *b = arena_alloc(a, NSL_MAX_SLOT, sizeof(*b));
+	Bucket *b = nsl_arena_alloc(a, NSL_MAX_SLOT, sizeof(*b));
 	uint64_t cum = 0;
 
-	hg->bucket = arena_alloc(a, NSL_MAX_SLOT, sizeof(Bucket *));
+	hg->bucket = nsl_arena_alloc(a, NSL_MAX_SLOT, sizeof(Bucket *));
 	if (!b || !hg->bucket)
 		return;
 	/* the last, open-ended one is the +Inf bucket: Prometheus adds it */
@@ -174,11 +135,11 @@ static void classic_buckets(struct arena *a, const struct nsl_report_hist *h,
 	}
 }
 
-static Metric *hist_metric(struct arena *a, const struct nsl_report *r,
+static Metric *hist_metric(struct nsl_arena *a, const struct nsl_report *r,
 			   const struct nsl_report_hist *h)
 {
-	Metric *m = arena_alloc(a, 1, sizeof(*m));
-	Histogram *hg = arena_alloc(a, 1, sizeof(*hg));
+	Metric *m = nsl_arena_alloc(a, 1, sizeof(*m));
+	Histogram *hg = nsl_arena_alloc(a, 1, sizeof(*hg));
 	struct nsl_labels labels = { 0 };
 
 	if (!m || !hg)
@@ -205,11 +166,11 @@ static Metric *hist_metric(struct arena *a, const struct nsl_report *r,
 }
 
 /* A counter sample with the labels l[0..n-1]. */
-static Metric *counter_metric(struct arena *a, const struct nsl_label *l,
+static Metric *counter_metric(struct nsl_arena *a, const struct nsl_label *l,
 			      unsigned int n, double value)
 {
-	Metric *m = arena_alloc(a, 1, sizeof(*m));
-	Counter *c = arena_alloc(a, 1, sizeof(*c));
+	Metric *m = nsl_arena_alloc(a, 1, sizeof(*m));
+	Counter *c = nsl_arena_alloc(a, 1, sizeof(*c));
 
 	if (!m || !c)
 		return NULL;
@@ -224,11 +185,11 @@ static Metric *counter_metric(struct arena *a, const struct nsl_label *l,
 }
 
 /* A gauge (an info metric is a gauge of 1): a counter_metric() re-typed. */
-static Metric *gauge_metric(struct arena *a, const struct nsl_label *l,
+static Metric *gauge_metric(struct nsl_arena *a, const struct nsl_label *l,
 			    unsigned int n, double value)
 {
 	Metric *m = counter_metric(a, l, n, 0);
-	Io__Prometheus__Client__Gauge *g = arena_alloc(a, 1, sizeof(*g));
+	Io__Prometheus__Client__Gauge *g = nsl_arena_alloc(a, 1, sizeof(*g));
 
 	if (!m || !g)
 		return NULL;
@@ -270,7 +231,7 @@ static int write_delimited(FILE *out, const Family *mf)
 }
 
 /* One family of n metrics (metrics in a, taken from *m), written. */
-static int family(FILE *out, struct arena *a, const char *name,
+static int family(FILE *out, struct nsl_arena *a, const char *name,
 		  const char *help, Io__Prometheus__Client__MetricType type,
 		  Metric **m, size_t n)
 {
@@ -314,7 +275,7 @@ static int pb_hists(FILE *out, const struct nsl_report *r)
 		return -EINVAL;
 	nhead = io__prometheus__client__metric_family__pack(&mf, head);
 	for (size_t i = 0; i < r->nr_hists && !err; i++) {
-		struct arena a = { 0 };
+		struct nsl_arena a = { 0 };
 		Metric *m;
 		size_t size;
 
@@ -339,7 +300,7 @@ static int pb_hists(FILE *out, const struct nsl_report *r)
 			len += varint(buf + len, size);
 			len += io__prometheus__client__metric__pack(m, buf + len);
 		}
-		arena_free(&a);
+		nsl_arena_free(&a);
 	}
 	if (!err) {
 		n = varint(lead, nhead + len);
@@ -351,13 +312,13 @@ static int pb_hists(FILE *out, const struct nsl_report *r)
 	return err;
 }
 
-static int pb_counters(FILE *out, struct arena *a, const struct nsl_report *r)
+static int pb_counters(FILE *out, struct nsl_arena *a, const struct nsl_report *r)
 {
 	char name[64];
 	int err = 0;
 
 	for (int c = 0; c < NSL_NR_COUNTERS && !err; c++) {
-		Metric **m = arena_alloc(a, NSL_NR_HOOKS, sizeof(Metric *));
+		Metric **m = nsl_arena_alloc(a, NSL_NR_HOOKS, sizeof(Metric *));
 		size_t n = 0;
 
 		for (int h = 0; h < NSL_NR_HOOKS && m; h++) {
@@ -378,9 +339,9 @@ static int pb_counters(FILE *out, struct arena *a, const struct nsl_report *r)
 }
 
 /* A counter of program c: labels hook (its hooks, joined by ',') and program. */
-static Metric *prog_metric(struct arena *a, const struct nsl_prog_stat *c, double v)
+static Metric *prog_metric(struct nsl_arena *a, const struct nsl_prog_stat *c, double v)
 {
-	char *hooks = arena_alloc(a, NSL_HOOK_NAMES_LEN, 1);
+	char *hooks = nsl_arena_alloc(a, NSL_HOOK_NAMES_LEN, 1);
 	struct nsl_label l[2] = {
 		{ "hook", hooks, NSL_HOOK_NAMES_LEN },
 		{ "program", c->prog, sizeof(c->prog) },
@@ -392,7 +353,7 @@ static Metric *prog_metric(struct arena *a, const struct nsl_prog_stat *c, doubl
 	return counter_metric(a, l, 2, v);
 }
 
-static int pb_costs(FILE *out, struct arena *a, const struct nsl_report *r)
+static int pb_costs(FILE *out, struct nsl_arena *a, const struct nsl_report *r)
 {
 	static const char *const what[2][2] = {
 		{ "netstacklat_bpf_runs_total", "Runs of each BPF program (--bpf-stats)." },
@@ -403,7 +364,7 @@ static int pb_costs(FILE *out, struct arena *a, const struct nsl_report *r)
 	if (!r->bpf_stats)
 		return 0;
 	for (int k = 0; k < 2 && !err; k++) {
-		Metric **m = arena_alloc(a, r->nr_progs, sizeof(Metric *));
+		Metric **m = nsl_arena_alloc(a, r->nr_progs, sizeof(Metric *));
 
 		if (!m)
 			return -ENOMEM;
@@ -420,13 +381,13 @@ static int pb_costs(FILE *out, struct arena *a, const struct nsl_report *r)
 }
 
 /* netstacklat_recursion_misses_total, as in the text format (src/prom.c) */
-static int pb_recursion(FILE *out, struct arena *a, const struct nsl_report *r)
+static int pb_recursion(FILE *out, struct nsl_arena *a, const struct nsl_report *r)
 {
 	Metric **m;
 
 	if (r->recursion != NSL_RECURSION_COUNTED)
 		return 0;
-	if (!(m = arena_alloc(a, r->nr_progs, sizeof(Metric *))))
+	if (!(m = nsl_arena_alloc(a, r->nr_progs, sizeof(Metric *))))
 		return -ENOMEM;
 	for (size_t i = 0; i < r->nr_progs; i++)
 		m[i] = prog_metric(a, &r->progs[i], (double)r->progs[i].recursion_misses);
@@ -435,9 +396,9 @@ static int pb_recursion(FILE *out, struct arena *a, const struct nsl_report *r)
 }
 
 /* netstacklat_hook_info, as in the text format (src/prom.c). */
-static int pb_hook_info(FILE *out, struct arena *a, const struct nsl_report *r)
+static int pb_hook_info(FILE *out, struct nsl_arena *a, const struct nsl_report *r)
 {
-	Metric **m = arena_alloc(a, NSL_NR_HOOKS, sizeof(Metric *));
+	Metric **m = nsl_arena_alloc(a, NSL_NR_HOOKS, sizeof(Metric *));
 	size_t n = 0;
 
 	if (!r->status)
@@ -462,10 +423,10 @@ static int pb_hook_info(FILE *out, struct arena *a, const struct nsl_report *r)
 }
 
 /* A family of one series without labels, as prom_single() in src/prom.c. */
-static int pb_single(FILE *out, struct arena *a, const char *name, const char *help,
+static int pb_single(FILE *out, struct nsl_arena *a, const char *name, const char *help,
 		     bool counter, double v)
 {
-	Metric **m = arena_alloc(a, 1, sizeof(Metric *));
+	Metric **m = nsl_arena_alloc(a, 1, sizeof(Metric *));
 
 	if (!m || !(m[0] = counter ? counter_metric(a, NULL, 0, v) : gauge_metric(a, NULL, 0, v)))
 		return -ENOMEM;
@@ -474,7 +435,7 @@ static int pb_single(FILE *out, struct arena *a, const char *name, const char *h
 }
 
 /* netstacklat_groups, _groups_reclaimed_total, _groups_evicted_total (prom.c) */
-static int pb_groups(FILE *out, struct arena *a, const struct nsl_report *r)
+static int pb_groups(FILE *out, struct nsl_arena *a, const struct nsl_report *r)
 {
 	int err;
 
@@ -490,7 +451,7 @@ static int pb_groups(FILE *out, struct arena *a, const struct nsl_report *r)
 
 int nsl_format_prometheus_pb(FILE *out, const struct nsl_report *r)
 {
-	struct arena a = { 0 };
+	struct nsl_arena a = { 0 };
 	int err = pb_hists(out, r);
 
 	if (!err)
@@ -512,6 +473,6 @@ int nsl_format_prometheus_pb(FILE *out, const struct nsl_report *r)
 				NSL_HELP_SERVER_RESTARTS, true, (double)r->server_restarts);
 	if (!err)
 		err = pb_hook_info(out, &a, r);
-	arena_free(&a);
+	nsl_arena_free(&a);
 	return err;
 }

@@ -6,7 +6,7 @@
  * most this long".
  */
 #include "hist.h"
-#include "report.h"
+#include "stats.h"
 
 const double nsl_percentiles[NSL_NR_PERCENTILES] = { 0.5, 0.9, 0.99, 0.999 };
 
@@ -38,24 +38,6 @@ static uint64_t percentile_rank(uint64_t count, double p)
 	r = count % P_SCALE;
 	rank = q * pm + (r * pm + P_SCALE - 1) / P_SCALE;
 	return rank ? rank : 1;
-}
-
-static const __u64 thresholds[NSL_MAX_SCHEMA + 1][8] = NSL_SCHEMA_THRESHOLDS;
-static const int schema_f[NSL_MAX_SCHEMA + 1] = NSL_SCHEMA_F;
-
-const __u64 *nsl_schema_thresholds(unsigned int schema)
-{
-	return thresholds[schema];
-}
-
-uint64_t nsl_upper_ns(unsigned int schema, unsigned int slot)
-{
-	return nsl_slot_upper(schema, thresholds[schema], slot);
-}
-
-int nsl_native_index(unsigned int schema, unsigned int slot)
-{
-	return (int)slot - 1 - schema_f[schema];
 }
 
 uint64_t nsl_percentile(const struct nsl_report_hist *h, double p)

@@ -10,7 +10,8 @@
 #include <time.h>
 #include "hist.h"
 #include "hooks.h"
-#include "report.h"
+#include "format.h"
+#include "stats.h"
 #include "text.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))

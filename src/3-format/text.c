@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "hooks.h"
+#include "stats.h"
 #include "text.h"
 
 /*

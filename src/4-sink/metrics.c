@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "collect.h"
+#include "format.h"
 #include "httproute.h"
 #include "log.h"
 #include "metrics.h"

@@ -22,6 +22,7 @@
 #include <sys/random.h>
 #include <sys/stat.h>
 #include "clock.h"
+#include "format.h"
 #include "log.h"
 #include "output.h"
 

@@ -2,7 +2,7 @@
 /*
  * netstacklat: latency inside the Linux network receive stack.
  *
- * Lifecycle: parse options (options.c) -> check what can be checked
+ * Lifecycle: parse options (cli.c) -> check what can be checked
  * (preflight.c) -> open the sink (output.c) and /metrics' socket (http.c)
  * -> resolve the names of -n, -i, -c (targets.c) -> probe attach methods,
  * load and attach (src/1-setup) -> every interval
@@ -22,13 +22,11 @@
 #include "loader.h"
 #include "log.h"
 #include "loop.h"
+#include "cli.h"
 #include "options.h"
 #include "output.h"
 #include "preflight.h"
 #include "privs.h"
-
-bool nsl_verbose;
-bool nsl_libbpf_quiet;
 
 static int libbpf_print(enum libbpf_print_level level, const char *fmt,
 			va_list args)

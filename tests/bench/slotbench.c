@@ -18,7 +18,7 @@
 #include <string.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
-#include "report.h"
+#include "slots.h"
 
 #define LOOKUPS 256
 #define MAX_ROUNDS 99

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "options.h"
+#include "cli.h"
 
 #define MAX_ARGS 64
 

@@ -211,7 +211,7 @@ vm_kernel_probe() {
 }
 
 # What a hook's unavailability must name, per mode: the attach point its
-# method would use (src/5-app/hooks.c), so that a user learns what the kernel
+# method would use (src/0-base/hooks.c), so that a user learns what the kernel
 # lacks, not only that something failed.
 declare -A FENTRY_POINT=([ip-start]=ip_rcv_core [tcp-start]=tcp_v4_rcv
 	[udp-start]=udp_rcv [tcp-socket-enqueued]=tcp_queue_rcv

@@ -19,7 +19,8 @@
 #include "io/prometheus/client/metrics.pb-c.h"
 #include "hooks.h"
 #include "hist.h"
-#include "report.h"
+#include "format.h"
+#include "stats.h"
 
 #define MAX_HISTS 8
 

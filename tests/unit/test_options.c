@@ -11,7 +11,7 @@
 #include <string.h>
 #include <cmocka.h>
 #include "hooks.h"
-#include "options.h"
+#include "cli.h"
 
 #define MAX_ARGS 8
 

@@ -23,6 +23,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include "format.h"
 #include "output.h"
 
 static const struct nsl_format_opts json = { NSL_FMT_JSON, false };

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "hist.h"
-#include "report.h"
+#include "stats.h"
 
 /* Slots for the histograms of a test (each test runs with fresh ones). */
 static uint64_t slots[NSL_MAX_SLOTS];

@@ -2,7 +2,7 @@
 /*
  * Command-line parsing into struct nsl_options: the flags, the bounded
  * integers and the words by table, the rest by small handlers; then the
- * checks of what the options mean together. Help text: options-doc.c.
+ * checks of what the options mean together. Help text: cli-doc.c.
  */
 #include <argp.h>
 #include <errno.h>
@@ -14,9 +14,9 @@
 #include <string.h>
 #include "hooks.h"
 #include "hist.h"
-#include "options.h"
-#include "options-doc.h"
-#include "options-parse.h"
+#include "cli.h"
+#include "cli-doc.h"
+#include "cli-values.h"
 
 /*
  * Kernel memory the grouped histograms may take: max_groups histograms of
@@ -278,13 +278,6 @@ static int parse_opt(int key, char *arg, struct argp_state *state)
 		if (handlers[i].key == key)
 			return handlers[i].parse(state, key, arg);
 	return ARGP_ERR_UNKNOWN;
-}
-
-void nsl_free_options(struct nsl_options *o)
-{
-	for (unsigned int i = 0; i < o->nr_cgroups; i++)
-		free((char *)o->cgroups[i].path);
-	o->nr_cgroups = 0;
 }
 
 static void set_defaults(struct nsl_options *o)

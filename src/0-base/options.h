@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* Command-line options: parsed and checked here, before anything is loaded. */
+/*
+ * The options of a run, as every stage reads them: plain data. The command
+ * line fills them (src/5-app/cli.c), checked before anything is loaded.
+ */
 #ifndef NSL_OPTIONS_H
 #define NSL_OPTIONS_H
 
@@ -87,18 +90,6 @@ struct nsl_options {
 
 #define NSL_GROUP_IDLE_S 600
 #define NSL_SERIES_GRACE_S 300
-
-/*
- * Parses argv into *o (defaults first). argp_flags is passed to argp_parse
- * (ARGP_NO_EXIT in the unit tests, so that --help returns). Errors are not
- * printed: on failure o->errmsg names the option and the problem. Returns
- * 0 or an errno.
- */
-int nsl_parse_options(int argc, char **argv, struct nsl_options *o,
-		      unsigned int argp_flags);
-
-/* Frees what parsing allocated (cgroup paths). */
-void nsl_free_options(struct nsl_options *o);
 
 /*
  * -I with -n -1: groups are keyed by network namespace too (interface

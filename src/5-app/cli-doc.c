@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* The help text: one entry per option, as argp prints them (options.c parses). */
+/* The help text: one entry per option, as argp prints them (cli.c parses). */
 #include <argp.h>
 #include <stddef.h>
-#include "options-doc.h"
+#include "cli-doc.h"
 
 const char *argp_program_version = "netstacklat 0.1";
 
@@ -97,7 +97,7 @@ const struct argp_option nsl_argp_options[] = {
 	{ "include-tcp-hol-delay", 'y', NULL, 0,
 	  "Record TCP reads that may be HOL-blocked", 3 },
 	{ "verbose", 'v', NULL, 0, "libbpf and attach details on stderr", 4 },
-	/* argp's own would print nothing with ARGP_NO_ERRS: options.c prints */
+	/* argp's own would print nothing with ARGP_NO_ERRS: cli.c prints */
 	{ "help", '?', NULL, 0, "Give this help list", -1 },
 	{ "usage", OPT_USAGE, NULL, 0, "Give a short usage message", -1 },
 	{ "version", 'V', NULL, 0, "Print program version", -1 },

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Internal to the option parser: options.c (the tables, the dispatcher,
- * what the options mean together) and options-values.c (the values with
- * a syntax of their own) share the parse's state and these handlers.
+ * Internal to the command line: cli.c (the tables, the dispatcher, what
+ * the options mean together) calls the handlers of cli-values.c (the
+ * values with a syntax of their own); both share the parse's state.
  */
-#ifndef NSL_OPTIONS_PARSE_H
-#define NSL_OPTIONS_PARSE_H
+#ifndef NSL_CLI_VALUES_H
+#define NSL_CLI_VALUES_H
 
 #include <argp.h>
 #include <stdbool.h>
@@ -26,7 +26,7 @@ nsl_opt_fail(struct argp_state *state, const char *fmt, ...);
 /* Whole-string unsigned integer in [min, max]; no sign, no junk, no overflow. */
 int nsl_opt_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);
 
-/* The handlers of options-values.c: argp's key, the argument; 0 or an errno. */
+/* The handlers: argp's key, the argument; 0 or an errno. */
 /* -r and --count, or the positional INTERVAL and COUNT */
 int nsl_opt_schedule(struct argp_state *state, int key, char *arg);
 /* -e, -d: the hooks to keep, or to leave out */
@@ -38,4 +38,4 @@ int nsl_opt_listen(struct argp_state *state, int key, char *s);
 /* -n 0, -1, an inode number or a path */
 int nsl_opt_netns(struct argp_state *state, int key, char *s);
 
-#endif /* NSL_OPTIONS_PARSE_H */
+#endif /* NSL_CLI_VALUES_H */

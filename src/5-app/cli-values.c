@@ -2,7 +2,8 @@
 /*
  * The option values with a syntax of their own: intervals and counts,
  * comma-separated lists (hooks, pids, interfaces, cgroups), the listen
- * address and the network namespace. Called by options.c's dispatcher.
+ * address and the network namespace. Called by cli.c's dispatcher;
+ * the -c list's paths are freed here too (nsl_free_options()).
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -13,8 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include "hooks.h"
-#include "options-doc.h"
-#include "options-parse.h"
+#include "cli.h"
+#include "cli-doc.h"
+#include "cli-values.h"
 
 int nsl_opt_fail(struct argp_state *state, const char *fmt, ...)
 {
@@ -232,6 +234,13 @@ static int cgroup_item(struct argp_state *state, const char *opt, const char *s)
 }
 
 /* -p, -i, -c: a list given again replaces the earlier one */
+void nsl_free_options(struct nsl_options *o)
+{
+	for (unsigned int i = 0; i < o->nr_cgroups; i++)
+		free((char *)o->cgroups[i].path);
+	o->nr_cgroups = 0;
+}
+
 int nsl_opt_filter(struct argp_state *state, int key, char *arg)
 {
 	struct nsl_options *o = ((struct parse_state *)state->input)->o;

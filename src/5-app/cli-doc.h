@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * What --help and --usage print: argp's option entries and the doc text,
- * apart from the parser (options.c) that acts on them.
+ * apart from the parser (cli.c) that acts on them.
  */
-#ifndef NSL_OPTIONS_DOC_H
-#define NSL_OPTIONS_DOC_H
+#ifndef NSL_CLI_DOC_H
+#define NSL_CLI_DOC_H
 
 #include <argp.h>
 
@@ -30,4 +30,4 @@ extern const struct argp_option nsl_argp_options[];
 extern const char nsl_argp_doc[];
 extern const char nsl_argp_args_doc[];
 
-#endif /* NSL_OPTIONS_DOC_H */
+#endif /* NSL_CLI_DOC_H */
