@@ -50,7 +50,7 @@ SRCS      := $(wildcard $(addsuffix /*.c,$(ROOMS)))
 # Pure userspace code: no libbpf, unit-tested on the host (the ground room,
 # the formats, the command line, the report sink, the HTTP routing).
 CORE_SRCS := $(wildcard src/0-base/*.c src/3-format/*.c) $(wildcard src/5-app/cli*.c) \
-	     src/4-sink/output.c src/4-sink/httproute.c src/4-sink/gzip.c
+	     src/4-sink/output.c src/4-sink/atomic.c src/4-sink/httproute.c src/4-sink/gzip.c
 # Code that talks to the kernel: the rest.
 APP_SRCS  := $(filter-out $(CORE_SRCS),$(SRCS))
 CORE_OBJS := $(CORE_SRCS:src/%.c=$(OUTPUT)/%.o)

@@ -92,8 +92,8 @@ struct nsl_output {
  * Opens the sink c describes: a stream or followed file at once (so that
  * a bad path fails before anything is loaded; a FIFO without a reader
  * fails with -ENXIO, not a hang), the atomic file not (its temporary is
- * made at each write; see nsl_output_atomic_tmp()). 0 or a negative
- * errno, with nothing to close.
+ * made at each write; see nsl_output_try_temporary() in atomic.h). 0 or
+ * a negative errno, with nothing to close.
  */
 int nsl_output_open(struct nsl_output *out, const struct nsl_output_conf *c);
 
@@ -140,13 +140,6 @@ int nsl_output_gone_fd(const struct nsl_output *out);
 
 /* Whether out is the atomic file (its temporaries are made at each write). */
 bool nsl_output_is_atomic(const struct nsl_output *out);
-
-/*
- * Makes a temporary in the atomic file's directory and removes it, as
- * each write will: 0 or a negative errno. For the start-up check, in a
- * child with the privileges the tool will run with (nsl_privs_try()).
- */
-int nsl_output_try_temporary(void *out);
 
 /* Reports lost so far; from any thread. */
 uint64_t nsl_output_lost(const struct nsl_output *out);

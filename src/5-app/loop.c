@@ -93,7 +93,7 @@ int nsl_install_signals(void)
 	 * SIGHUP as daemons take it: the log file opened again (logrotate's
 	 * postrotate), never a stop (an exit 0 is not restarted by
 	 * Restart=on-failure). No SA_RESTART: the sleep between reports must
-	 * wake up, and a blocked write must see a stop (output.c).
+	 * wake up, and a blocked write must see a stop (atomic.c).
 	 */
 	for (size_t i = 0; i < sizeof(loop_signals) / sizeof(loop_signals[0]); i++)
 		if (sigaction(loop_signals[i], &sa, NULL))

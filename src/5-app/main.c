@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <bpf/libbpf.h>
+#include "atomic.h"
 #include "jail.h"
 #include "listing.h"
 #include "loader.h"

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The report sink (src/4-sink/output.c) on real files in a temporary
- * directory: append and truncate, following rotation (renamed, removed, a
- * name that cannot be opened again), the atomic file's replacement, a
- * stream whose reader left, and which kinds poll can watch.
+ * The report sink (src/4-sink/output.c, atomic.c) on real files in a
+ * temporary directory: append and truncate, following rotation (renamed,
+ * removed, a name that cannot be opened again), the atomic file's
+ * replacement, a stream whose reader left, and which kinds poll can watch.
  */
 #define _GNU_SOURCE	/* open_memstream, asprintf */
 #include <stdarg.h>
@@ -23,6 +23,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include "atomic.h"
 #include "format.h"
 #include "output.h"
 
