@@ -194,6 +194,11 @@ bool nsl_prom_accepts_pb(const char *accept)
 	return aq.pb > 0 && aq.pb >= aq.text;
 }
 
+unsigned int nsl_http_repr(const char *accept)
+{
+	return nsl_prom_accepts_pb(accept) ? NSL_REPR_PROTOBUF : NSL_REPR_TEXT;
+}
+
 /* The weights an Accept-Encoding header gives gzip and "*" (-1: not named). */
 struct encoding_q {
 	double gzip, any;

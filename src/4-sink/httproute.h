@@ -6,7 +6,7 @@
  * headers (RFC 9110 12.5).
  * Pure: unit-tested on the host (tests/unit/test_httproute.c). The request
  * line itself (version, spaces, length) is checked by libmicrohttpd
- * before this is asked (src/http.c).
+ * before this is asked (src/4-sink/http.c).
  */
 #ifndef NSL_HTTPROUTE_H
 #define NSL_HTTPROUTE_H
@@ -36,6 +36,23 @@ enum nsl_route nsl_http_route(const char *method, const char *target);
  * histograms are enabled.
  */
 bool nsl_prom_accepts_pb(const char *accept);
+
+/*
+ * The representations of /metrics: the text exposition, and Prometheus'
+ * protobuf one (native histograms at --resolution 2, 4, 8) for scrapers
+ * whose Accept header prefers it (src/3-format/prom_pb.c).
+ */
+enum nsl_metrics_repr {
+	NSL_REPR_TEXT = 0,		/* text/plain; version=0.0.4 */
+	NSL_REPR_PROTOBUF = 1,		/* delimited io.prometheus.client.MetricFamily */
+};
+
+/*
+ * The representation (enum nsl_metrics_repr) a scrape with this Accept
+ * header (NULL: none) gets: asked in the jailed server, rendered by the
+ * tool (src/4-sink/metrics.c).
+ */
+unsigned int nsl_http_repr(const char *accept);
 
 /*
  * Whether an Accept-Encoding header (NULL: none) takes gzip (RFC 9110

@@ -39,10 +39,10 @@
 #include <sys/wait.h>
 #include "clock.h"
 #include "http.h"
+#include "httproute.h"
 #include "gzip.h"
 #include "jail.h"
 #include "log.h"
-#include "metrics.h"
 
 /*
  * Connections that completed the handshake but wait to be accepted: room
@@ -397,7 +397,7 @@ static int fetch(void *ctx, unsigned int repr, struct nsl_http_body *b)
 static unsigned int choose(void *ctx, const char *accept)
 {
 	(void)ctx;
-	return nsl_metrics_choose(accept);
+	return nsl_http_repr(accept);
 }
 
 /*

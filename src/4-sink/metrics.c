@@ -11,18 +11,6 @@
 #include "metrics.h"
 
 /*
- * The representations of /metrics: the text exposition, and Prometheus'
- * protobuf one (native histograms at --resolution 2, 4, 8) for scrapers
- * whose Accept header prefers it (src/3-format/prom_pb.c).
- */
-enum { METRICS_TEXT, METRICS_PROTOBUF };
-
-unsigned int nsl_metrics_choose(const char *accept)
-{
-	return nsl_prom_accepts_pb(accept) ? METRICS_PROTOBUF : METRICS_TEXT;
-}
-
-/*
  * Test seam: NETSTACKLAT_TEST_PAD_BYTES=N pads the exposition with N bytes
  * of comment lines (which parsers ignore; at most 64 MiB), so that the
  * HTTP tests get answers of megabytes without thousands of groups
@@ -55,7 +43,7 @@ static int render_metrics(void *ctx, unsigned int repr, FILE *f, const char **ty
 	m->rep.server_restarts = nsl_jail_restarts(m->jail);
 	if (err)
 		goto out;
-	if (repr == METRICS_PROTOBUF) {
+	if (repr == NSL_REPR_PROTOBUF) {
 		err = nsl_format_prometheus_pb(f, &m->rep);
 		*type = "application/vnd.google.protobuf; "
 			"proto=io.prometheus.client.MetricFamily; encoding=delimited";

@@ -41,10 +41,4 @@ int nsl_metrics_start(struct nsl_jail *jail, struct nsl_metrics *m,
 /* Frees m's reader: after nsl_jail_stop(), when no scrape runs. */
 void nsl_metrics_free(struct nsl_metrics *m);
 
-/*
- * The representation a scrape with this Accept header (NULL: none) gets:
- * asked in the jailed server, rendered here.
- */
-unsigned int nsl_metrics_choose(const char *accept);
-
 #endif /* NSL_METRICS_H */

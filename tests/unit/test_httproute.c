@@ -113,6 +113,26 @@ static void test_prom_accept(void **state)
 	assert_false(nsl_prom_accepts_pb("application/vnd.google.protobuf"));
 }
 
+/* The representation a scrape gets: protobuf where the Accept header prefers it. */
+static void test_repr(void **state)
+{
+	(void)state;
+	/* the values the jail's channel carries */
+	assert_int_equal(NSL_REPR_TEXT, 0);
+	assert_int_equal(NSL_REPR_PROTOBUF, 1);
+	assert_int_equal(nsl_http_repr(NULL), NSL_REPR_TEXT);
+	assert_int_equal(nsl_http_repr(""), NSL_REPR_TEXT);
+	assert_int_equal(nsl_http_repr("*/*"), NSL_REPR_TEXT);
+	assert_int_equal(nsl_http_repr("text/plain;version=0.0.4"), NSL_REPR_TEXT);
+	assert_int_equal(nsl_http_repr(
+		"application/vnd.google.protobuf;proto=io.prometheus.client.MetricFamily;"
+		"encoding=delimited;q=0.7,text/plain;version=0.0.4;q=0.3,*/*;q=0.1"),
+		NSL_REPR_PROTOBUF);
+	assert_int_equal(nsl_http_repr(
+		"application/vnd.google.protobuf;proto=io.prometheus.client.MetricFamily;"
+		"encoding=delimited;q=0.2,text/plain;q=0.9"), NSL_REPR_TEXT);
+}
+
 static void test_accepts_gzip(void **state)
 {
 	(void)state;
@@ -144,6 +164,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_metrics),
 		cmocka_unit_test(test_prom_accept),
+		cmocka_unit_test(test_repr),
 		cmocka_unit_test(test_accepts_gzip),
 		cmocka_unit_test(test_absolute_form),
 		cmocka_unit_test(test_not_found),
