@@ -4,7 +4,8 @@
  * child with fork() and an exec of its own executable (fexecve of the
  * file opened at bind: the same program after a package upgrade, and a
  * fresh address space: nothing of the BPF object's mappings), then
- * answers the child's requests in a thread of its own.
+ * answers the child's requests in a thread of its own. The child's side
+ * is jailchild.c; what the two send each other, jailwire.h.
  *
  * Relies on: fds not marked close-on-exec surviving execve(2) (the child
  * keeps exactly its socket, fd 3, and its channel, fd 4: every other is
@@ -22,26 +23,19 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
-#include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 #include <arpa/inet.h>
-#include <linux/capability.h>
 #include <netinet/in.h>
-#include <seccomp.h>
-#include <sys/mman.h>
-#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include "clock.h"
-#include "http.h"
-#include "httproute.h"
 #include "gzip.h"
 #include "jail.h"
+#include "jailwire.h"
 #include "log.h"
 
 /*
@@ -50,27 +44,6 @@
  * scraper caught in it would retransmit only after a second.
  */
 #define NSL_HTTP_BACKLOG 1024
-/* the child's descriptors */
-#define CHILD_SOCK 3
-#define CHILD_CHAN 4
-/* largest answer the child takes (the parent's are far smaller) */
-#define MAX_ANSWER (1ULL << 30)
-#define MAGIC 0x6e736c6a	/* "nslj" */
-
-/* The child asks for an answer of representation repr. */
-struct jail_req {
-	uint32_t magic;
-	uint32_t repr;
-};
-
-/* The parent answers: err (0 or -errno), then len bytes of a gzip member. */
-struct jail_resp {
-	uint32_t magic;
-	int32_t err;
-	uint64_t len;
-	uint64_t plain;
-	char type[128];
-};
 
 extern char **environ;
 
@@ -109,42 +82,6 @@ int nsl_jail_bind(struct nsl_jail *j, const char *addr, uint16_t port)
 		close(j->sock);
 		j->sock = -1;
 		return err;
-	}
-	return 0;
-}
-
-/* All of buf, or -1 (errno; 0 at EOF). */
-static ssize_t read_full(int fd, void *buf, size_t len)
-{
-	size_t got = 0;
-
-	while (got < len) {
-		ssize_t n = read(fd, (char *)buf + got, len - got);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			if (!n)
-				errno = 0;
-			return -1;
-		}
-		got += (size_t)n;
-	}
-	return (ssize_t)got;
-}
-
-static int write_full(int fd, const void *buf, size_t len)
-{
-	size_t done = 0;
-
-	while (done < len) {
-		ssize_t n = write(fd, (const char *)buf + done, len - done);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		done += (size_t)n;
 	}
 	return 0;
 }
@@ -241,7 +178,7 @@ static int answer(struct nsl_jail *j)
 	FILE *f;
 	int err;
 
-	if (read_full(j->chan, &req, sizeof(req)) < 0)
+	if (nsl_read_full(j->chan, &req, sizeof(req)) < 0)
 		return errno ? -errno : -EPIPE;
 	if (req.magic != MAGIC)
 		return -EPROTO;
@@ -257,9 +194,9 @@ static int answer(struct nsl_jail *j)
 		resp.plain = z.plain;
 		snprintf(resp.type, sizeof(resp.type), "%s", type);
 	}
-	err = write_full(j->chan, &resp, sizeof(resp));
+	err = nsl_write_full(j->chan, &resp, sizeof(resp));
 	if (!err && resp.len)
-		err = write_full(j->chan, z.buf, z.len);
+		err = nsl_write_full(j->chan, z.buf, z.len);
 	free(z.buf);
 	return err;
 }
@@ -358,135 +295,4 @@ void nsl_jail_stop(struct nsl_jail *j)
 uint64_t nsl_jail_restarts(const struct nsl_jail *j)
 {
 	return __atomic_load_n(&j->restarts, __ATOMIC_RELAXED);
-}
-
-/* ---- the child ---- */
-
-/* The server asks the parent for an answer, and waits for it. */
-static int fetch(void *ctx, unsigned int repr, struct nsl_http_body *b)
-{
-	struct jail_req req = { .magic = MAGIC, .repr = repr };
-	struct jail_resp resp;
-	int err;
-
-	(void)ctx;
-	err = write_full(CHILD_CHAN, &req, sizeof(req));
-	if (err)
-		return err;
-	if (read_full(CHILD_CHAN, &resp, sizeof(resp)) < 0)
-		return -EPIPE;
-	if (resp.magic != MAGIC || resp.len > MAX_ANSWER)
-		return -EPROTO;
-	if (resp.err)
-		return resp.err < 0 ? resp.err : -EPROTO;
-	b->buf = malloc(resp.len ? resp.len : 1);
-	if (!b->buf)
-		return -ENOMEM;	/* the stream is out of step now: the server ends */
-	if (read_full(CHILD_CHAN, b->buf, resp.len) < 0) {
-		free(b->buf);
-		b->buf = NULL;
-		return -EPIPE;
-	}
-	b->len = resp.len;
-	b->plain = resp.plain;
-	memcpy(b->type, resp.type, sizeof(b->type));
-	b->type[sizeof(b->type) - 1] = '\0';
-	return 0;
-}
-
-static unsigned int choose(void *ctx, const char *accept)
-{
-	(void)ctx;
-	return nsl_http_repr(accept);
-}
-
-/*
- * The system calls the server makes once it serves: HTTP on sockets it
- * accepts, epoll, the channel, the clock, memory (never executable),
- * and leaving. Everything else kills it (then the parent starts another).
- */
-static const char *const allowed[] = {
-	"read", "write", "readv", "writev", "recvfrom", "recvmsg", "sendto", "sendmsg",
-	"accept", "accept4", "close", "shutdown", "setsockopt", "getsockopt",
-	"getsockname", "getpeername", "poll", "ppoll", "epoll_wait", "epoll_pwait",
-	"epoll_pwait2", "epoll_ctl", "fcntl", "brk", "munmap", "mremap", "madvise",
-	"clock_gettime", "clock_nanosleep", "nanosleep", "gettimeofday", "futex",
-	"rt_sigreturn", "rt_sigprocmask", "restart_syscall", "sched_yield",
-	"getpid", "gettid", "getrandom", "exit", "exit_group",
-};
-
-/* Shuts the jail's doors: once the server is set up, before it serves. */
-static int lock_in(void *ctx)
-{
-	scmp_filter_ctx f;
-	time_t now = time(NULL);
-	struct tm tm;
-	int err;
-
-	(void)ctx;
-	/* the library's Date header: the time zone read now, not while serving */
-	localtime_r(&now, &tm);
-	f = seccomp_init(SCMP_ACT_KILL_PROCESS);
-	err = f ? 0 : -ENOMEM;
-	for (size_t i = 0; !err && i < sizeof(allowed) / sizeof(allowed[0]); i++) {
-		int nr = seccomp_syscall_resolve_name(allowed[i]);
-
-		if (nr != __NR_SCMP_ERROR)	/* not every architecture has each */
-			err = seccomp_rule_add(f, SCMP_ACT_ALLOW, nr, 0);
-	}
-	/* memory, but nothing that could run: no PROT_EXEC */
-	if (!err)
-		err = seccomp_rule_add(f, SCMP_ACT_ALLOW, SCMP_SYS(mmap), 1,
-				       SCMP_A2(SCMP_CMP_MASKED_EQ, PROT_EXEC, 0));
-	if (!err)
-		err = seccomp_rule_add(f, SCMP_ACT_ALLOW, SCMP_SYS(mprotect), 1,
-				       SCMP_A2(SCMP_CMP_MASKED_EQ, PROT_EXEC, 0));
-	/* abort() signals itself */
-	if (!err)
-		err = seccomp_rule_add(f, SCMP_ACT_ALLOW, SCMP_SYS(tgkill), 0);
-	if (!err)
-		err = seccomp_load(f);
-	if (f)
-		seccomp_release(f);
-	if (err)
-		pr_warn("--listen: cannot load the server's seccomp filter: %s\n",
-			strerror(-err));
-	return err;
-}
-
-/*
- * Empty namespaces, where an unprivileged process may make them (a user
- * namespace first, which lets it make the rest): no network but the
- * socket it holds, no IPC, its own mounts and host name. Then it drops
- * what that namespace gave it: no capability anywhere.
- */
-static void empty_namespaces(void)
-{
-	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
-	struct __user_cap_data_struct none[2] = { { 0 } };
-
-	if (unshare(CLONE_NEWUSER | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS |
-		    CLONE_NEWNS) && nsl_verbose)
-		pr_warn("--listen: the server process stays in the tool's namespaces: %s\n",
-			strerror(errno));
-	for (int cap = 0; cap <= CAP_LAST_CAP; cap++)
-		prctl(PR_CAPBSET_DROP, cap, 0, 0, 0);
-	syscall(SYS_capset, &hdr, none);
-}
-
-int nsl_jail_child_main(int argc, char **argv)
-{
-	const struct nsl_http_app app = { .choose = choose, .fetch = fetch, .ready = lock_in };
-	int err;
-
-	nsl_verbose = argc > 2 && !strcmp(argv[2], "-v");
-	signal(SIGPIPE, SIG_IGN);
-	/* the thread that started us goes: so do we */
-	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
-	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
-	empty_namespaces();
-	/* the channel is also the stop signal: the parent closes it */
-	err = nsl_http_serve(CHILD_SOCK, CHILD_CHAN, &app);
-	_exit(err ? 1 : 0);
 }

@@ -65,7 +65,4 @@ void nsl_jail_stop(struct nsl_jail *j);
 /* Children started again after they died (read by the render, in the thread). */
 uint64_t nsl_jail_restarts(const struct nsl_jail *j);
 
-/* The child's life, after the exec: serves until the parent goes. Never returns. */
-int nsl_jail_child_main(int argc, char **argv);
-
 #endif /* NSL_JAIL_H */

@@ -19,6 +19,7 @@
 #include <bpf/libbpf.h>
 #include "atomic.h"
 #include "jail.h"
+#include "jailchild.h"
 #include "listing.h"
 #include "loader.h"
 #include "log.h"
