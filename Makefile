@@ -43,7 +43,7 @@ PB_OBJS := $(PB_GEN:.c=.o)
 # the /metrics server (src/4-sink/http.c): a jailed process of ours, driving libmicrohttpd,
 # which it loads with dlopen() when --listen asks for it (built against its
 # header, from libmicrohttpd-dev)
-# the jail it runs in: a seccomp allow-list (src/4-sink/jail.c, libseccomp)
+# the jail it runs in: a seccomp allow-list (src/4-sink/jailchild.c, libseccomp)
 HTTP_LIBS := -ldl -lpthread -lseccomp
 
 SRCS      := $(wildcard $(addsuffix /*.c,$(ROOMS)))

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * The /metrics server: libmicrohttpd (Debian's 0.9.75, no TLS) parses
- * and answers HTTP in the jailed child (src/4-sink/jail.c); a loop of
+ * and answers HTTP in the jailed child (src/4-sink/jailchild.c); a loop of
  * ours drives it (external polling with epoll) so that the limits the
  * library lacks are enforced between its runs, in the same thread, with
  * no race against it closing sockets. The answers it sends are kept in

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The /metrics server: libmicrohttpd driven by a loop of ours
- * (src/4-sink/http.c), in the jailed child (src/4-sink/jail.c), serving
- * what the parent renders. See docs/security.md for the limits and what
- * they guarantee.
+ * (src/4-sink/http.c), in the jailed child (src/4-sink/jailchild.c),
+ * serving what the parent renders. See docs/security.md for the limits
+ * and what they guarantee.
  */
 #ifndef NSL_HTTP_H
 #define NSL_HTTP_H
@@ -53,7 +53,7 @@ struct nsl_http_app {
 	int (*fetch)(void *ctx, unsigned int repr, struct nsl_http_body *b);
 	/*
 	 * Called once the server is set up on its socket, before it serves
-	 * (the jail shuts its doors there: src/4-sink/jail.c). 0 or a
+	 * (the jail shuts its doors there: src/4-sink/jailchild.c). 0 or a
 	 * negative errno (the server does not start).
 	 */
 	int (*ready)(void *ctx);
@@ -62,7 +62,7 @@ struct nsl_http_app {
 /*
  * Serves /metrics on the listening socket sock, in the calling thread,
  * until stop_fd turns readable or hangs up; then closes every connection
- * (sock too). The jailed child's whole life (src/4-sink/jail.c). 0 or a
+ * (sock too). The jailed child's whole life (src/4-sink/jailchild.c). 0 or a
  * negative errno.
  */
 int nsl_http_serve(int sock, int stop_fd, const struct nsl_http_app *app);

@@ -4,7 +4,7 @@
  * through a reader of its own, always cumulative, whatever the reports on
  * stdout or -o do, and renders the text exposition or, for scrapers
  * whose Accept header prefers it, the protobuf one (src/3-format/prom*.c).
- * The jailed server (jail.c) asks for each answer; the jail's thread
+ * The jailed server (jailchild.c) asks for each answer; the jail's thread
  * renders it here, one at a time.
  */
 #ifndef NSL_METRICS_H

@@ -4,8 +4,8 @@
  * GnuTLS and its chain (nettle, hogweed, gmp, p11-kit, tasn1, idn2,
  * unistring), 2.5 MiB resident in every run, --listen or not, whose
  * constructors would run as root at exec. Loaded by nsl_mhd_load(), from
- * nsl_http_serve(), in the jailed server process alone (src/4-sink/jail.c):
- * after the privilege drop.
+ * nsl_http_serve(), in the jailed server process alone
+ * (src/4-sink/jailchild.c): after the privilege drop.
  * Debian bookworm's soname; the header it is built against gives the types.
  */
 #ifndef NSL_MHD_H
@@ -18,7 +18,7 @@
 #include <microhttpd.h>
 
 #define NSL_MHD_SONAME "libmicrohttpd.so.12"
-/* the functions http.c calls, each a pointer in struct nsl_mhd */
+/* the functions http.c and answers.c call, each a pointer in struct nsl_mhd */
 #define MHD_FUNCS(X) X(start_daemon) X(stop_daemon) X(run) X(get_timeout)	\
 	X(get_daemon_info) X(get_connection_info) X(lookup_connection_value)	\
 	X(create_response_from_buffer) X(add_response_header) X(queue_response)	\

@@ -3,7 +3,7 @@
  * netstacklat: latency inside the Linux network receive stack.
  *
  * Lifecycle: parse options (cli.c) -> check what can be checked
- * (preflight.c) -> open the sink (output.c) and /metrics' socket (http.c)
+ * (preflight.c) -> open the sink (output.c) and /metrics' socket (jail.c)
  * -> resolve the names of -n, -i, -c (targets.c) -> probe attach methods,
  * load and attach (src/1-setup) -> every interval
  * read the maps and write a report (loop.c) -> on COUNT reached or

@@ -239,7 +239,7 @@ setup_tunwire() {
 }
 
 # child_of PID: PID's first child process (the tool's jailed /metrics
-# server, src/4-sink/jail.c), or nothing.
+# server, src/4-sink/jailchild.c), or nothing.
 child_of() {
 	cat /proc/"$1"/task/*/children 2>/dev/null | tr ' ' '\n' | grep -m1 .
 }

@@ -4,7 +4,7 @@
 # once a second as Prometheus does (its Accept header, 10 s timeout), and
 # every scrape must succeed; afterwards the tool's file descriptors must be
 # back where they were and its resident memory within 2 MiB of it (both
-# measured in its jailed server process, src/4-sink/jail.c, which must
+# measured in its jailed server process, src/4-sink/jailchild.c, which must
 # not be replaced: an attack that kills it fails the test).
 #
 # The attackers use other loopback addresses (127.0.0.2-5: all of 127/8 is
@@ -29,7 +29,7 @@ PAD_BYTES=16000000
 RSS_SLACK_KIB=2048
 SERVER_PID=
 
-# the jailed server process (src/4-sink/jail.c): where connections and answers live
+# the jailed server process (src/4-sink/jailchild.c): where connections and answers live
 http_pid() { child_of "$SERVER_PID"; }
 fd_count() { ls "/proc/$(http_pid)/fd" 2>/dev/null | wc -l; }
 status_kib() { awk -v k="$1:" '$1 == k { print $2 }' "/proc/$(http_pid)/status"; }

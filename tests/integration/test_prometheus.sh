@@ -161,7 +161,8 @@ test_prom_http() {
 }
 
 # Issue #32: /metrics is served by a child process that holds its socket
-# and a channel to the tool, and nothing else (src/4-sink/jail.c): no
+# and a channel to the tool, and nothing else (src/4-sink/jail.c starts it,
+# src/4-sink/jailchild.c shuts it in): no
 # capability, no_new_privs, a seccomp filter, no BPF fd or mapping. A
 # kill -9 of it is followed by answers again within 2 s (a new child,
 # counted on /metrics), and the reports go on throughout. Run by root
