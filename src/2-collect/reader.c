@@ -41,132 +41,15 @@ int nsl_reader_init(struct nsl_reader *r, const struct nsl_reader_maps *m,
 	return 0;
 }
 
-static void free_set(struct nsl_hist_set *s)
-{
-	free(s->h);
-	free(s->slots);
-}
-
 void nsl_reader_free(struct nsl_reader *r)
 {
 	free(r->percpu);
 	free(r->percpu_cnt);
 	free(r->dense);
-	free_set(&r->prev);
-	free_set(&r->cur);
-	free_set(&r->out);
+	nsl_free_set(&r->prev);
+	nsl_free_set(&r->cur);
+	nsl_free_set(&r->out);
 	memset(r, 0, sizeof(*r));
-}
-
-static int key_cmp(const void *a, const void *b)
-{
-	const struct nsl_group_key *x = a, *y = b;
-
-	if (x->hook != y->hook)
-		return x->hook < y->hook ? -1 : 1;
-	if (x->ifindex != y->ifindex)
-		return x->ifindex < y->ifindex ? -1 : 1;
-	if (x->cgroup != y->cgroup)
-		return x->cgroup < y->cgroup ? -1 : 1;
-	if (x->netns != y->netns)
-		return x->netns < y->netns ? -1 : 1;
-	return 0;
-}
-
-/* Histograms by group: key, then serial (a key's groups in their order). */
-static int hist_cmp(const void *a, const void *b)
-{
-	const struct nsl_report_hist *x = a, *y = b;
-	int c = key_cmp(&x->key, &y->key);
-
-	if (c)
-		return c;
-	return x->serial < y->serial ? -1 : x->serial > y->serial;
-}
-
-/*
- * Moves set s's slots to a buffer of cap slots: each histogram keeps its
- * place in them (a sorted set's histograms point in out of order). A
- * report's histograms may also point into the current totals (a
- * cumulative report's, a new group's in a delta one): those stay.
- */
-static int move_slots(struct nsl_hist_set *s, size_t cap)
-{
-	uint64_t *slots = malloc(cap * sizeof(uint64_t));
-	uintptr_t lo = (uintptr_t)s->slots, hi = lo + s->used * sizeof(uint64_t);
-
-	if (!slots)
-		return -ENOMEM;
-	if (s->used)
-		memcpy(slots, s->slots, s->used * sizeof(uint64_t));
-	for (size_t j = 0; j < s->nr_h && s->slots; j++) {
-		uintptr_t b = (uintptr_t)s->h[j].buckets;
-
-		if (b >= lo && b <= hi)
-			s->h[j].buckets = slots + (b - lo) / sizeof(uint64_t);
-	}
-	free(s->slots);
-	s->slots = slots;
-	s->cap = cap;
-	return 0;
-}
-
-/*
- * A new histogram at the end of set s with room for nr slots (not
- * zeroed), or NULL. Arrays grow by doubling.
- */
-static struct nsl_report_hist *set_add(struct nsl_hist_set *s, unsigned int nr)
-{
-	struct nsl_report_hist *h;
-
-	if (s->nr_h == s->cap_h) {
-		size_t cap = s->cap_h ? 2 * s->cap_h : 16;
-
-		h = realloc(s->h, cap * sizeof(*h));
-		if (!h)
-			return NULL;
-		s->h = h;
-		s->cap_h = cap;
-	}
-	if (s->cap - s->used < nr || !s->slots) {	/* never NULL: buckets point in */
-		size_t cap = s->cap ? 2 * s->cap : 1024;
-
-		while (cap - s->used < nr)
-			cap *= 2;
-		if (move_slots(s, cap))
-			return NULL;
-	}
-	h = &s->h[s->nr_h++];
-	memset(h, 0, sizeof(*h));
-	h->buckets = s->slots + s->used;
-	h->nr = nr;
-	s->used += nr;
-	return h;
-}
-
-/*
- * Empties set s for a new read. Arrays its last read filled to under a
- * quarter (groups went, a burst of them passed) shrink to twice that
- * first, so that a peak of groups does not stay resident for the rest of
- * the run.
- */
-static void set_clear(struct nsl_hist_set *s)
-{
-	if (s->cap > 4096 && s->used < s->cap / 4) {
-		free(s->slots);
-		s->cap = s->used > 512 ? 2 * s->used : 1024;
-		s->slots = malloc(s->cap * sizeof(uint64_t));
-		if (!s->slots)
-			s->cap = 0;	/* set_add() grows it again */
-	}
-	if (s->cap_h > 64 && s->nr_h < s->cap_h / 4) {
-		free(s->h);
-		s->cap_h = 2 * s->nr_h;
-		s->h = s->cap_h ? malloc(s->cap_h * sizeof(*s->h)) : NULL;
-		if (!s->h)
-			s->cap_h = 0;
-	}
-	s->nr_h = s->used = 0;
 }
 
 /*
@@ -180,7 +63,7 @@ static struct nsl_report_hist *new_total(struct nsl_reader *r,
 {
 	const uint64_t *v = value + 1;
 	unsigned int lo, nr = nsl_slot_range(v, r->nr_slots, &lo);
-	struct nsl_report_hist *h = set_add(&r->cur, nr);
+	struct nsl_report_hist *h = nsl_set_add(&r->cur, nr);
 
 	if (!h)
 		return NULL;
@@ -277,7 +160,7 @@ static int read_groups(struct nsl_reader *r)
 			return -ENOMEM;
 	if (!r->cur.nr_h)
 		return 0;	/* no groups: no array yet, for qsort() either */
-	qsort(r->cur.h, r->cur.nr_h, sizeof(r->cur.h[0]), hist_cmp);
+	qsort(r->cur.h, r->cur.nr_h, sizeof(r->cur.h[0]), nsl_hist_cmp);
 	if (!r->unique_keys)
 		return 0;
 	/*
@@ -286,7 +169,7 @@ static int read_groups(struct nsl_reader *r)
 	 * slots of those left out stay unused until the next read.
 	 */
 	for (size_t i = 0; i < r->cur.nr_h; i++) {
-		if (i + 1 < r->cur.nr_h && !key_cmp(&r->cur.h[i].key, &r->cur.h[i + 1].key))
+		if (i + 1 < r->cur.nr_h && !nsl_key_cmp(&r->cur.h[i].key, &r->cur.h[i + 1].key))
 			continue;
 		r->cur.h[n++] = r->cur.h[i];
 	}
@@ -296,7 +179,7 @@ static int read_groups(struct nsl_reader *r)
 
 static int read_totals(struct nsl_reader *r)
 {
-	set_clear(&r->cur);
+	nsl_set_clear(&r->cur);
 	return r->grouped ? read_groups(r) : read_hooks(r);
 }
 
@@ -309,7 +192,7 @@ static struct nsl_report_hist *delta(struct nsl_reader *r,
 				     const struct nsl_report_hist *c,
 				     const struct nsl_report_hist *p)
 {
-	struct nsl_report_hist *d = set_add(&r->out, c->nr);
+	struct nsl_report_hist *d = nsl_set_add(&r->out, c->nr);
 	unsigned int lo;
 	uint64_t *slots;
 
@@ -354,7 +237,7 @@ int nsl_reader_read(struct nsl_reader *r, struct nsl_report *rep)
 	int err;
 
 	memset(rep, 0, sizeof(*rep));
-	set_clear(&r->out);
+	nsl_set_clear(&r->out);
 	err = read_totals(r);
 	if (err)
 		return err;
@@ -365,7 +248,7 @@ int nsl_reader_read(struct nsl_reader *r, struct nsl_report *rep)
 		const struct nsl_report_hist *p = NULL;
 
 		if (r->prev.nr_h)
-			p = bsearch(c, r->prev.h, r->prev.nr_h, sizeof(*p), hist_cmp);
+			p = bsearch(c, r->prev.h, r->prev.nr_h, sizeof(*p), nsl_hist_cmp);
 		if (r->cumulative) {
 			/*
 			 * The total's u64 sum wrapped since the last read if it
@@ -383,7 +266,7 @@ int nsl_reader_read(struct nsl_reader *r, struct nsl_report *rep)
 			continue;
 		/* a cumulative report's histograms are the totals themselves */
 		if (r->cumulative || !p)
-			d = set_add(&r->out, 0);
+			d = nsl_set_add(&r->out, 0);
 		else
 			d = delta(r, c, p);
 		if (!d)

@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "groups.h"
+#include "histset.h"
 #include "report.h"
 
 /* The maps a reader reads (bpf/netstacklat.bpf.c) and their layout. */
@@ -20,18 +21,6 @@ struct nsl_reader_maps {
 	bool group_netns;			/* -I with -n -1 */
 	unsigned int schema;			/* of every histogram */
 	uint32_t sample_every;			/* --sample N, for the reports */
-};
-
-/*
- * Histograms and the slots they point into: each only its range of slots
- * that hold samples (lo, nr), one after the other. Both arrays grow as
- * needed and shrink when a read uses under a quarter of them.
- */
-struct nsl_hist_set {
-	struct nsl_report_hist *h;
-	size_t nr_h, cap_h;
-	uint64_t *slots;
-	size_t used, cap;
 };
 
 struct nsl_reader {
