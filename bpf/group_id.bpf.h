@@ -5,7 +5,7 @@
  *
  * Ids come from a queue of free ids (BPF_MAP_TYPE_QUEUE, filled with
  * 0..max_groups-1 by the loader; the reader pushes an id back once it has
- * reclaimed its group, src/2-collect/groups.c). A pop is atomic (the queue's
+ * reclaimed its group, src/2-collect/retire.c). A pop is atomic (the queue's
  * spinlock, kernel/bpf/queue_stack_maps.c), so two CPUs never take the same
  * id; the one of them that loses the race to add the key gives its id back.
  * No id is ever burnt, so the queue runs dry only when every id belongs to

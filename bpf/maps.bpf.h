@@ -35,7 +35,7 @@ struct {
  * loader sets max_entries of the three to --max-groups (1 when not
  * grouping) and fills free_ids; group_hist is mmapable, so the reader
  * reads it without a system call. Groups whose cgroup, interface or
- * namespace went away are reclaimed by the reader (src/2-collect/groups.c): it
+ * namespace went away are reclaimed by the reader (src/2-collect/retire.c): it
  * deletes the key, and a report interval later, when no program can
  * still hold the old id, zeroes the histogram and pushes the id back.
  */

@@ -20,7 +20,7 @@
  *
  * An owner holds taken - released ids: owner_taken counts the ids its
  * namespaces and cgroups took (here, atomically), owner_released those the reader
- * gave back (src/2-collect/groups.c, the only writer), so that neither
+ * gave back (src/2-collect/retire.c, the only writer), so that neither
  * side writes the other's count. id_owner[id] says whose an id is, for
  * the reader. Looked at only when a key has no id yet: a packet of a
  * group with its id pays nothing; one refused for its owner's quota

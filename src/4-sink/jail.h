@@ -6,10 +6,11 @@
  * of our executable (no mapping of the BPF object's data, no map or
  * program fd), no capabilities, no_new_privs, the tool's user, empty
  * namespaces where the kernel lets an unprivileged process make them, and
- * a seccomp allow-list. It asks us for an answer over the channel; we
- * render it (src/4-sink/metrics.c) and send it back, compressed. A child
- * that dies is started again (counted, at most once a second); reports
- * never wait for it. docs/security.md says what it holds and why.
+ * a seccomp allow-list. It asks us for an answer over the channel; the
+ * application that started the jail renders it (struct nsl_jail_app: the
+ * jail knows nothing of what it serves) and we send it back, compressed.
+ * A child that dies is started again (counted, at most once a second);
+ * reports never wait for it. docs/security.md says what it holds and why.
  */
 #ifndef NSL_JAIL_H
 #define NSL_JAIL_H
