@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
+/* Messages on stderr, for every stage; -v adds the debug ones (log.c). */
 #ifndef NSL_LOG_H
 #define NSL_LOG_H
 

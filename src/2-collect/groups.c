@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Group lifecycle: see src/groups.h for the states and docs/hooks.md
+ * Group lifecycle: see groups.h for the states and docs/hooks.md
  * ("Groups that come and go") for what is relied on in the kernel.
  * Here the table and its tick; the way out of it (retire, reclaim,
  * evict) is in retire.c.

@@ -102,7 +102,7 @@ static int read_hooks(struct nsl_reader *r)
 }
 
 /*
- * Which groups a read shows (src/groups.h): the live ones; gone ones
+ * Which groups a read shows (groups.h): the live ones; gone ones
  * until they are reclaimed (a RETIRING group's totals are the baseline of
  * its late samples: with -r under RETIRE_WAIT_S several reads pass before
  * its reclaim, and one that missed it reported its whole history again
@@ -140,7 +140,7 @@ static int add_group(struct nsl_reader *r, const struct nsl_group *gr)
 }
 
 /*
- * Grouped: the groups of the table (src/groups.c), their histograms
+ * Grouped: the groups of the table (groups.c), their histograms
  * group_hist[id], shared by the CPUs, read straight from the mapping; a
  * reclaimed group's final totals from the table.
  */

@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * One report in the format asked for (src/table.c, src/json.c,
- * src/prom.c), flushed at once: readers of JSON Lines sit behind tail -f
- * and pipes.
+ * One report in the format asked for (table.c, json.c, prom.c), flushed
+ * at once: readers of JSON Lines sit behind tail -f and pipes.
  */
 #include <errno.h>
 #include "format.h"

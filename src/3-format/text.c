@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * What the output formats share (src/table.c, src/json.c, src/prom.c):
+ * What the output formats share (table.c, json.c, prom.c):
  * the names of hooks and percentiles, the percentiles they report, and the
  * UTF-8 check of names that come from the system.
  */

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* Text helpers the output formats share (src/text.c). */
+/* Text helpers the output formats share (text.c). */
 #ifndef NSL_TEXT_H
 #define NSL_TEXT_H
 

@@ -101,7 +101,7 @@ static void exec_child(const struct nsl_jail *j, int chan, int null)
 	int exe = fcntl(j->exe_fd, F_DUPFD, 10);
 
 	if (sock < 0 || ch < 0 || exe < 0 || dup2(null, 0) < 0 || dup2(null, 1) < 0 ||
-	    dup2(sock, CHILD_SOCK) < 0 || dup2(ch, CHILD_CHAN) < 0 || dup2(exe, 5) < 0 ||
+	    dup2(sock, NSL_JAIL_SOCK) < 0 || dup2(ch, NSL_JAIL_CHAN) < 0 || dup2(exe, 5) < 0 ||
 	    fcntl(5, F_SETFD, FD_CLOEXEC) < 0)
 		_exit(127);
 	if (syscall(SYS_close_range, 6U, ~0U, 0U))
@@ -171,7 +171,7 @@ static void reap(struct nsl_jail *j)
 /* One request of the child: rendered, compressed, sent. 0 or -errno (the child is gone). */
 static int answer(struct nsl_jail *j)
 {
-	struct jail_resp resp = { .magic = MAGIC };
+	struct jail_resp resp = { .magic = NSL_JAIL_MAGIC };
 	const char *type = NULL;
 	struct jail_req req;
 	struct nsl_gz z = { 0 };
@@ -180,7 +180,7 @@ static int answer(struct nsl_jail *j)
 
 	if (nsl_read_full(j->chan, &req, sizeof(req)) < 0)
 		return errno ? -errno : -EPIPE;
-	if (req.magic != MAGIC)
+	if (req.magic != NSL_JAIL_MAGIC)
 		return -EPROTO;
 	f = nsl_gz_open(&z);
 	err = f ? j->app.render(j->app.ctx, req.repr, f, &type) : -ENOMEM;

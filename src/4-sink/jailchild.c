@@ -30,24 +30,24 @@
 /* The server asks the parent for an answer, and waits for it. */
 static int fetch(void *ctx, unsigned int repr, struct nsl_http_body *b)
 {
-	struct jail_req req = { .magic = MAGIC, .repr = repr };
+	struct jail_req req = { .magic = NSL_JAIL_MAGIC, .repr = repr };
 	struct jail_resp resp;
 	int err;
 
 	(void)ctx;
-	err = nsl_write_full(CHILD_CHAN, &req, sizeof(req));
+	err = nsl_write_full(NSL_JAIL_CHAN, &req, sizeof(req));
 	if (err)
 		return err;
-	if (nsl_read_full(CHILD_CHAN, &resp, sizeof(resp)) < 0)
+	if (nsl_read_full(NSL_JAIL_CHAN, &resp, sizeof(resp)) < 0)
 		return -EPIPE;
-	if (resp.magic != MAGIC || resp.len > MAX_ANSWER)
+	if (resp.magic != NSL_JAIL_MAGIC || resp.len > MAX_ANSWER)
 		return -EPROTO;
 	if (resp.err)
 		return resp.err < 0 ? resp.err : -EPROTO;
 	b->buf = malloc(resp.len ? resp.len : 1);
 	if (!b->buf)
 		return -ENOMEM;	/* the stream is out of step now: the server ends */
-	if (nsl_read_full(CHILD_CHAN, b->buf, resp.len) < 0) {
+	if (nsl_read_full(NSL_JAIL_CHAN, b->buf, resp.len) < 0) {
 		free(b->buf);
 		b->buf = NULL;
 		return -EPIPE;
@@ -152,6 +152,6 @@ int nsl_jail_child_main(int argc, char **argv)
 	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 	empty_namespaces();
 	/* the channel is also the stop signal: the parent closes it */
-	err = nsl_http_serve(CHILD_SOCK, CHILD_CHAN, &app);
+	err = nsl_http_serve(NSL_JAIL_SOCK, NSL_JAIL_CHAN, &app);
 	_exit(err ? 1 : 0);
 }

@@ -12,9 +12,9 @@
 #include <sys/types.h>
 
 /* the child's descriptors */
-#define CHILD_SOCK 3
-#define CHILD_CHAN 4
-#define MAGIC 0x6e736c6a	/* "nslj" */
+#define NSL_JAIL_SOCK 3
+#define NSL_JAIL_CHAN 4
+#define NSL_JAIL_MAGIC 0x6e736c6a	/* "nslj" */
 
 /* The child asks for an answer of representation repr. */
 struct jail_req {
