@@ -43,7 +43,8 @@
 /*
  * The groups of freed numbers, for the reader: the key and the id it
  * had (the id stays taken until the reader reclaims it, so a queue of
- * --max-groups never fills: every id is in it at most once).
+ * --max-groups never fills: every id is in it at most once, pushed by
+ * the delete that removed its key: drop_dead_netns()).
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_QUEUE);
@@ -51,16 +52,28 @@ struct {
 	__uint(value_size, sizeof(struct nsl_gone_group));
 } gone_groups SEC(".maps");
 
-#define NSL_NETNS_WALK_MAX 65536
+/*
+ * Namespaces a walk sees at most, and the live ones' table: 16,384
+ * entries of 64 bytes, preallocated (1 MiB, with its buckets 1.25 MiB),
+ * only with -I -n -1. A host with more keeps --group-idle for all.
+ */
+#define NSL_NETNS_WALK_MAX 16384
 
 /*
- * The live namespaces' inode numbers -> the walk that last saw them;
- * allocated as they come (a host has a few, or thousands).
+ * The live namespaces' inode numbers -> the walk that last saw them.
+ * Preallocated (issue #47 item 2): a raw_tp program is a "trace type" to
+ * the verifier of v5.7 to v6.0, which answers one that uses a hash map
+ * allocated at run time with WARN_ONCE("trace type BPF program uses
+ * run-time allocation") (a tainted kernel; a panic under panic_on_warn)
+ * and refuses it under PREEMPT_RT (check_map_prog_compatibility()).
+ * Preallocated, an update of the walk takes a free element and allocates
+ * nothing. Its entries cost kernel memory from the load on (above; 1
+ * entry unless -I -n -1). scripts/check-bpf-maps keeps every trace type
+ * program of ours to preallocated hash maps.
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, NSL_NETNS_WALK_MAX);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__type(key, __u32);
 	__type(value, __u64);
 } netns_live SEC(".maps");
@@ -81,9 +94,18 @@ static long drop_dead_netns(struct bpf_map *map, struct nsl_group_key *key,
 	if (seen && *seen == *walk)
 		return 0;
 	g.key = *key;
-	/* first the reader's record: an id it is never told of is lost */
-	if (!bpf_map_push_elem(&gone_groups, &g, 0))
-		bpf_map_delete_elem(&group_ids, key);
+	/*
+	 * The id goes to the reader only from the delete that removed the
+	 * key (htab_map_delete_elem() answers -ENOENT to any other, under
+	 * the bucket's lock): the reader may have retired the group itself
+	 * (idle, evicted) since the walk began, and then frees the id itself.
+	 * Pushed whatever it did, the id came back to the reader twice and
+	 * was freed twice (issue #47 item 1). So the queue holds an id once
+	 * at most, and a push to it (--max-groups entries) always has room:
+	 * no id it should hold is lost either.
+	 */
+	if (!bpf_map_delete_elem(&group_ids, key))
+		bpf_map_push_elem(&gone_groups, &g, 0);
 	return 0;
 }
 

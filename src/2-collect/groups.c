@@ -41,6 +41,14 @@ int nsl_groups_init(struct nsl_groups *g, const struct nsl_groups_conf *c)
 	g->zero = calloc(1, g->hist_size);
 	if (!g->by_id || !g->zero)
 		return -ENOMEM;
+	/*
+	 * Test seam: NSL_TEST_DRAIN_FROM_TICK=N leaves the dead namespaces'
+	 * queue undrained until tick N, so that a test can retire a group
+	 * between the walk's delete and the drain, as a slow tick may
+	 * (tests/integration/test_groups.sh, test_dead_netns_retired_once).
+	 */
+	if (getenv("NSL_TEST_DRAIN_FROM_TICK"))
+		g->drain_from = strtoull(getenv("NSL_TEST_DRAIN_FROM_TICK"), NULL, 10);
 	/* an mmapable array's values lie one after the other from offset 0 */
 	g->hist_len = ((size_t)c->max * g->hist_size + page - 1) / page * page;
 	g->hist = mmap(NULL, g->hist_len, PROT_READ, MAP_SHARED, c->hist_fd, 0);
@@ -181,21 +189,22 @@ void nsl_groups_grace(struct nsl_groups *g)
 /*
  * -I -n -1: the groups of dead namespaces, told by the BPF side after the
  * kernel's teardown (bpf/netns_gone.bpf.h), keys already deleted: retired
- * now, as a gone interface's, whatever --group-idle says. One that lived
- * less than a tick is learnt here, with what it recorded. Its key may
- * already serve a new namespace that got the inode number, under another
- * id: that one is left alone (the key is deleted only where it still
- * holds this id: the BPF side's delete failed).
+ * now, as a gone interface's, whatever --group-idle says. An id in this
+ * queue is the drain's alone: the walk pushed it from the delete that
+ * removed its key, and nsl_retire() leaves a group whose key it does not
+ * find LIVE for us. So an empty by_id[] is a group that lived less than a
+ * tick, learnt here with what it recorded. Its key may already serve a
+ * new namespace that got the inode number, under another id: that one is
+ * left alone.
  */
 static int retire_dead_netns(struct nsl_groups *g, const struct timespec *now)
 {
 	struct nsl_gone_group d;
 
-	if (g->c.gone_fd < 0)
+	if (g->c.gone_fd < 0 || g->tick < g->drain_from)
 		return 0;
 	while (!bpf_map_lookup_and_delete_elem(g->c.gone_fd, NULL, &d)) {
 		struct nsl_group *gr;
-		__u32 id;
 
 		if (d.id >= g->c.max)
 			continue;
@@ -203,11 +212,8 @@ static int retire_dead_netns(struct nsl_groups *g, const struct timespec *now)
 		if (!gr && !(gr = new_group(g, &d.key, d.id, now)))
 			return -ENOMEM;
 		if (gr->state != NSL_GROUP_LIVE || memcmp(&gr->key, &d.key, sizeof(d.key)) != 0)
-			continue;
-		if (!bpf_map_lookup_elem(g->c.ids_fd, &d.key, &id) && id == d.id)
-			nsl_retire(g, gr, now);
-		else
-			nsl_set_retiring(g, gr, now);
+			continue;	/* cannot be: the id is ours, and unused since */
+		nsl_set_retiring(g, gr, now);
 	}
 	return errno == ENOENT ? 0 : -errno;
 }

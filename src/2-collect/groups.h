@@ -95,6 +95,7 @@ struct nsl_groups {
 	uint32_t live;			/* LIVE groups after the last tick */
 	uint32_t retiring;		/* RETIRING groups after the last tick */
 	uint64_t graced_tick;		/* the tick before which nsl_groups_grace() waited */
+	uint64_t drain_from;		/* test seam: NSL_TEST_DRAIN_FROM_TICK */
 	bool full_warned;
 	void *zero;			/* a zeroed histogram value */
 };

@@ -214,7 +214,14 @@ void nsl_set_retiring(struct nsl_groups *g, struct nsl_group *gr, const struct t
 
 bool nsl_retire(struct nsl_groups *g, struct nsl_group *gr, const struct timespec *now)
 {
-	if (bpf_map_delete_elem(g->c.ids_fd, &gr->key) && errno != ENOENT)
+	/*
+	 * Whoever deletes the key frees the id. A key we do not find was
+	 * deleted by the walk of dead namespaces (bpf/netns_gone.bpf.h),
+	 * which queued the id for retire_dead_netns(): the group stays LIVE
+	 * until that retires it. Taken as ours, the id was freed here and
+	 * again there: two keys later shared one histogram (issue #47 item 1).
+	 */
+	if (bpf_map_delete_elem(g->c.ids_fd, &gr->key))
 		return false;
 	nsl_set_retiring(g, gr, now);
 	return true;

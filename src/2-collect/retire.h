@@ -52,7 +52,11 @@ void nsl_prune_gone(struct nsl_groups *g, const struct timespec *now);
 /* gr RETIRING from this tick on (its key already deleted). */
 void nsl_set_retiring(struct nsl_groups *g, struct nsl_group *gr,
 		      const struct timespec *now);
-/* Deletes gr's key, then RETIRING; false if the key stays (gr stays LIVE). */
+/*
+ * Deletes gr's key, then RETIRING; false if the key stays or another
+ * deleted it (the walk of dead namespaces: its id is the drain's); gr
+ * stays LIVE then.
+ */
 bool nsl_retire(struct nsl_groups *g, struct nsl_group *gr, const struct timespec *now);
 /* A full table: up to want groups idle longest retired (and counted). */
 void nsl_evict(struct nsl_groups *g, uint64_t want, const struct timespec *now);

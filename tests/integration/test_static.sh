@@ -24,6 +24,53 @@ test_schema_thresholds() {
 }
 test_clang_tidy() { checker clang-tidy; }
 
+# Issue #47 item 2: no trace type program (kprobe, tracepoint, raw_tp)
+# of the built object uses a hash map allocated at run time (Linux 5.7 to
+# 6.0 warn, or refuse it under PREEMPT_RT; scripts/check-bpf-maps). The
+# check must be able to fail: a raw_tp program that looks up such a map,
+# directly and from a subprogram, is found; the same map in a tp_btf
+# program (BPF_PROG_TYPE_TRACING, which the rule leaves alone) is not.
+test_bpf_maps() {
+	local src=$TMP/nopre.bpf.c arch
+	[ -f "$ROOT/.output/netstacklat.bpf.o" ] || { skip "not built (make)"; return; }
+	"$ROOT/scripts/check-bpf-maps" "$ROOT/.output/netstacklat.bpf.o" > "$TMP/maps.out" 2>&1 ||
+		fail "the built object: $(cat "$TMP/maps.out")"
+	arch=$(uname -m)
+	cat > "$src" <<'C'
+#include <linux/bpf.h>
+#include <bpf/bpf_helpers.h>
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, int);
+} runtime SEC(".maps");
+static __attribute__((noinline)) int look(int k) { return !!bpf_map_lookup_elem(&runtime, &k); }
+#ifdef DIRECT
+SEC("raw_tp/sys_enter") int direct(void *ctx) { int k = 0; return !!bpf_map_lookup_elem(&runtime, &k); }
+#endif
+#ifdef SUBPROG
+SEC("raw_tp/sys_exit") int subprog(void *ctx) { return look(1); }
+#endif
+SEC("tp_btf/sys_enter") int tracing(void *ctx) { return look(2); }
+char LICENSE[] SEC("license") = "GPL";
+C
+	for variant in DIRECT SUBPROG NONE; do
+		clang -g -O2 -target bpf -D$variant -I/usr/include/"$arch"-linux-gnu \
+			-c "$src" -o "$TMP/$variant.o" 2> "$TMP/cc.out" ||
+			{ fail "cannot build the test object: $(head -3 "$TMP/cc.out")"; return; }
+		if "$ROOT/scripts/check-bpf-maps" "$TMP/$variant.o" > "$TMP/maps.out" 2>&1; then
+			[ $variant = NONE ] || fail "$variant: a raw_tp program's map not found"
+		else
+			[ $variant != NONE ] || fail "a tp_btf program's map found: $(cat "$TMP/maps.out")"
+			grep -q 'uses runtime, a BPF_MAP_TYPE_HASH with BPF_F_NO_PREALLOC' "$TMP/maps.out" ||
+				fail "$variant: $(cat "$TMP/maps.out")"
+		fi
+	done
+}
+
 run_test test_cppcheck
 run_test test_clang_tidy
+run_test test_bpf_maps
 run_test test_schema_thresholds
