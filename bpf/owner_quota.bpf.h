@@ -66,7 +66,16 @@ struct {
 /* user namespaces nest 32 deep at most (MAX_USER_NS_LEVEL) */
 #define NSL_USER_NS_LEVELS 33
 
-/* The owner's uid + 1 of net, 0 when it has none (see above). */
+/*
+ * The owner of net (see above): its first user namespace's owner's uid +
+ * 1; where root made that namespace (a runtime's user-namespaced
+ * container or pod: LXD, Incus, Kubernetes' hostUsers: false), the
+ * namespace itself, as its inode number, so that what such a container
+ * makes is charged to it (issue #47 item 3: before, to no one). Inode
+ * numbers of namespaces are from PROC_DYNAMIC_FIRST (0xf0000000,
+ * proc_alloc_inum()) on, above the uids an owner has (uid + 1). 0 for
+ * the initial namespace's.
+ */
 static __always_inline __u32 netns_owner(struct net *net)
 {
 	struct user_namespace *ns = net->user_ns;
@@ -82,32 +91,47 @@ static __always_inline __u32 netns_owner(struct net *net)
 		if (level < 1)
 			return 0;
 		uid = ns->owner.val;
-		return uid ? uid + 1 : 0;
+		return uid ? uid + 1 : ns->ns.inum;
 	}
 	return 0;
 }
 
+/* the levels of cgroups the owner's walk goes up at most */
+#define NSL_CGROUP_WALK 32
+
 /*
  * -C: the owner's uid + 1 of the reading task's cgroup (the one whose id
- * bpf_get_current_cgroup_id() gives), 0 when root owns it. A cgroup's
- * owner is its directory's: cgroup_mkdir() gives a new cgroup its
- * creator's fsuid and fsgid unless they are root's
- * (cgroup_kn_set_ugid(), kernel/cgroup/cgroup.c, v5.10 to v7.2), and a
- * delegation (systemd's Delegate=, user@.service) chowns its subtree's
- * top to the user, so every cgroup a tenant made or was given is its
- * own. The owner lives in the kernfs node's attributes (kn->iattr, made
- * by the first kernfs_setattr(); NULL: never set, root's). Probe reads:
- * only a new key's path comes here.
+ * bpf_get_current_cgroup_id() gives), 0 when root owns it and all above
+ * it. A cgroup directory's owner is its creator's fsuid unless root's
+ * (cgroup_mkdir() -> cgroup_kn_set_ugid(), kernel/cgroup/cgroup.c, v5.10
+ * to v7.2), and a delegation (systemd's Delegate=, user@.service) chowns
+ * its subtree's top to the user. Below that top the user may chown its
+ * cgroups to any uid of its own: in a rootless user namespace to its
+ * 65,536 subordinate uids, or make them from processes running as those.
+ * So the owner is the topmost directory on the way up that a user other
+ * than root owns (the delegation's top), not the cgroup's own (issue #47
+ * item 3: before, each subordinate uid had a quota of its own). An owner
+ * lives in the kernfs node's attributes (kn->iattr, made by the first
+ * kernfs_setattr(); NULL: never set, root's). A cgroup's parent is its
+ * self css's (struct cgroup begins with it). Probe reads, NSL_CGROUP_WALK
+ * levels at most (a tenant that nests readers deeper below its top is
+ * charged to what it owns within them): only a new key's path comes here.
  */
 static __always_inline __u32 cgroup_owner(void)
 {
 	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
-	struct kernfs_iattrs *ia = BPF_CORE_READ(task, cgroups, dfl_cgrp, kn, iattr);
-	__u32 uid = 0;
+	struct cgroup *cg = BPF_CORE_READ(task, cgroups, dfl_cgrp);
+	__u32 owner = 0;
 
-	if (ia && bpf_core_read(&uid, sizeof(uid), &ia->ia_uid.val))
-		uid = 0;
-	return uid ? uid + 1 : 0;
+	for (int i = 0; i < NSL_CGROUP_WALK && cg; i++) {
+		struct kernfs_iattrs *ia = BPF_CORE_READ(cg, kn, iattr);
+		__u32 uid = 0;
+
+		if (ia && !bpf_core_read(&uid, sizeof(uid), &ia->ia_uid.val) && uid)
+			owner = uid;
+		cg = (struct cgroup *)BPF_CORE_READ(cg, self.parent);
+	}
+	return owner ? owner + 1 : 0;
 }
 
 /* Whether owner (uid + 1) holds its quota of ids already. */

@@ -77,9 +77,10 @@ const struct argp_option nsl_argp_options[] = {
 	  "groups are counted as map_full", 3 },
 	{ "owner-quota", OPT_OWNER_QUOTA, "N", 0,
 	  "With -I -n -1 or -C: the network namespaces one unprivileged user "
-	  "made (in a user namespace of its own) and the cgroups it owns hold "
-	  "N histograms at most (default: --max-groups / 8; 0: no limit); "
-	  "samples of its further ones are counted as owner_quota", 3 },
+	  "made (in a user namespace of its own), or one container's user "
+	  "namespace, and the cgroups a user was delegated hold N histograms "
+	  "at most (default: --max-groups / 8; 0: no limit); samples of its "
+	  "further ones are counted as owner_quota", 3 },
 	{ "group-idle", OPT_GROUP_IDLE, "SECONDS", 0,
 	  "Reclaim a group whose existence cannot be checked (an interface of "
 	  "another netns with -n -1) after SECONDS without samples (default "

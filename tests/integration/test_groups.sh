@@ -9,7 +9,8 @@ RACE_OBJ=$ROOT/.output/tests/groupid_race.bpf.o
 TESTS=(test_group_id_race test_cgroup_churn test_iface_churn test_netns_churn
        test_prom_churn test_gone_capped test_reclaim_fast_interval test_map_full_warns_once
        test_idle_group_yields test_dead_netns_reclaimed test_dead_netns_retired_once
-       test_owner_quota test_owner_quota_cgroups)
+       test_owner_quota test_owner_quota_rootns test_owner_quota_cgroups
+       test_owner_quota_subuids)
 PROM_TOOL_PORT=$((24000 + ID % 8000))
 PROM_PORT=$((PROM_TOOL_PORT + 1))
 MS=1000000		# ns in a millisecond
@@ -641,7 +642,16 @@ PY
 # owner_quota. Before: the tenant took all 64 ids and root's namespace
 # had none (its samples map_full).
 TENANT_NETNS=${TENANT_NETNS:-200}
-test_owner_quota() {
+test_owner_quota() { owner_quota_netns setpriv --reuid 65534 --regid 65534 --clear-groups; }
+
+# Issue #47 item 3: the same namespaces under a user namespace root made
+# (as LXD, Incus and Kubernetes' hostUsers: false make one per container
+# or pod): charged to that user namespace, whose quota holds. Before, such
+# namespaces had no owner: the tenant took every id, root's namespace none.
+test_owner_quota_rootns() { owner_quota_netns; }
+
+# owner_quota_netns [SETPRIV...]: the tenant as the command prefix makes it
+owner_quota_netns() {
 	local out=$TMP/quota.json dir ns=nsl$ID-owned pid inum sent groups samples
 	# where nobody may read the script and write (not TMP: root's 0700)
 	dir=$(mktemp -d /tmp/nsl-tenant.XXXXXX) || { fail "mktemp"; return; }
@@ -654,8 +664,7 @@ test_owner_quota() {
 	start_tool "$out" -n -1 -I -e udp-socket-enqueued --max-groups 64 -r 0.2 || return
 	grep -q "network namespaces of an unprivileged user: 8 groups at most" "$TMP/tool.err" ||
 		fail "the tool does not say the quota: $(grep unprivileged "$TMP/tool.err")"
-	setpriv --reuid 65534 --regid 65534 --clear-groups "$PYTHON" \
-		"$dir/tenant_netns.py" "$TENANT_NETNS" 4 0.1 "$dir/ready" \
+	"$@" "$PYTHON" "$dir/tenant_netns.py" "$TENANT_NETNS" 4 0.1 "$dir/ready" \
 		> "$dir/sent" 2> "$dir/err" &
 	pid=$!
 	if ! wait_for 30 test -s "$dir/ready"; then
@@ -693,8 +702,19 @@ test_owner_quota() {
 # histogram with every read. Before: the tenant held all 64 ids and
 # root's cgroup had none (its reads map_full).
 TENANT_CGROUPS=${TENANT_CGROUPS:-100}
-test_owner_quota_cgroups() {
-	local out=$TMP/quota-cg.json dir top id reads groups samples quota
+test_owner_quota_cgroups() { owner_quota_cgroups; }
+
+# Issue #47 item 3: the same tenant in a rootless user namespace of its
+# own (nobody, its uids 1 to 65536 subordinate: 200000 and on) chowns each
+# of its cgroups to another of its uids before a reader moves in. They
+# are all the tenant's (the delegation's top is nobody's): its quota of 8
+# holds. Before, each uid was an owner with a quota of its own, the
+# tenant's cgroups took every id and root's cgroup found the table full.
+test_owner_quota_subuids() { owner_quota_cgroups 200000; }
+
+# owner_quota_cgroups [SUBUID]
+owner_quota_cgroups() {
+	local out=$TMP/quota-cg.json dir top id reads groups samples quota subuid=${1:-}
 	[ -n "$CG_ROOT" ] && [ -w "$CG_ROOT/cgroup.procs" ] || { skip "no writable cgroup v2"; return; }
 	rm -f "$TMP"/cg-*.json "$TMP"/cg-*.id
 	dir=$(mktemp -d /tmp/nsl-tenant.XXXXXX) || { fail "mktemp"; return; }
@@ -709,9 +729,16 @@ test_owner_quota_cgroups() {
 	grep -q "cgroups of an unprivileged user: 8 groups at most" "$TMP/tool.err" ||
 		fail "the tool does not say the quota: $(grep unprivileged "$TMP/tool.err")"
 	# the shell joins the delegated cgroup as root, then becomes the tenant
-	sh -c 'echo $$ > "$1/cgroup.procs" && exec setpriv --reuid 65534 --regid 65534 \
-		--clear-groups "$2" "$3/tenant_cgroups.py" "$1" "$4" 4 0.1 "$3/ready"' sh \
-		"$top" "$PYTHON" "$dir" "$TENANT_CGROUPS" > "$dir/reads" 2> "$dir/err" &
+	# (with SUBUID, tenant_cgroups.py makes it nobody in its user namespace)
+	if [ -n "$subuid" ]; then
+		sh -c 'echo $$ > "$1/cgroup.procs" && exec "$2" "$3/tenant_cgroups.py" "$1" "$4" \
+			4 0.1 "$3/ready" "$5"' sh \
+			"$top" "$PYTHON" "$dir" "$TENANT_CGROUPS" "$subuid" > "$dir/reads" 2> "$dir/err" &
+	else
+		sh -c 'echo $$ > "$1/cgroup.procs" && exec setpriv --reuid 65534 --regid 65534 \
+			--clear-groups "$2" "$3/tenant_cgroups.py" "$1" "$4" 4 0.1 "$3/ready"' sh \
+			"$top" "$PYTHON" "$dir" "$TENANT_CGROUPS" > "$dir/reads" 2> "$dir/err" &
+	fi
 	local pid=$!
 	wait_for 30 test -s "$dir/ready" ||
 		{ wait "$pid"; stop_tool; fail "the tenant's cgroups: $(tail -1 "$dir/err")"; return; }
