@@ -205,6 +205,7 @@ struct nsl_read_state {
 	__u64 tcp_sk;		/* address of its socket, only compared */
 	__u64 udp_tstamp;	/* the datagram a UDP read consumed */
 	__u32 udp_ifindex;	/* its skb_iif, with -i/-I */
+	__u32 udp_consumed;	/* a UDP read consumed one: its stamp may be 0 */
 };
 
 struct {

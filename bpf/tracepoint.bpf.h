@@ -239,6 +239,7 @@ int BPF_PROG(tp_udp_consume_skb, struct sk_buff *skb, void *location)
 	if (!rs)
 		return 0;
 	rs->udp_tstamp = skb->tstamp;
+	rs->udp_consumed = 1;
 	if (need_ifindex())
 		rs->udp_ifindex = skb->skb_iif;
 	return 0;
@@ -264,32 +265,35 @@ int BPF_PROG(tp_udp_consume_skb, struct sk_buff *skb, void *location)
  * by the caller before it takes the task) left in task's read state
  * (task: the current one), taken: the slot is cleared, so that it serves
  * one read. Returns the state (*ts its timestamp, *sk the TCP read's
- * socket), or NULL when nothing was left. TCP's slot is marked by its
- * socket, as a collapsed skb leaves a 0 stamp that is a read all the same
- * (record_tcp_read()).
+ * socket), or NULL when nothing was left. A slot is marked apart from its
+ * stamp, since a 0 stamp is a read all the same, which the record counts
+ * (no_rx_tstamp): TCP's by its socket (a collapsed skb:
+ * record_tcp_read()), UDP's by udp_consumed (a datagram queued while RX
+ * timestamping was off; issue #47 item 4: marked by its stamp, such a
+ * read was dropped without a count, where fentry counts it).
  */
 static __always_inline struct nsl_read_state *
 read_state_take(__u32 hook, struct task_struct *task, __u64 *ts, __u64 *sk)
 {
 	struct nsl_read_state *rs;
-	__u64 *slot, *mark;
 
 	rs = bpf_task_storage_get(&read_state, task, 0, 0);
 	if (!rs)
 		return NULL;
 	if (hook == NSL_HOOK_UDP_SOCK_READ) {
-		slot = &rs->udp_tstamp;
-		mark = slot;
-	} else {
-		slot = &rs->tcp_tstamp;
-		mark = &rs->tcp_sk;
+		if (!rs->udp_consumed)
+			return NULL;
+		*ts = rs->udp_tstamp;
+		rs->udp_tstamp = 0;
+		rs->udp_consumed = 0;
+		return rs;
 	}
-	if (!*mark)
+	if (!rs->tcp_sk)
 		return NULL;
-	*ts = *slot;
+	*ts = rs->tcp_tstamp;
 	*sk = rs->tcp_sk;
-	*slot = 0;
-	*mark = 0;
+	rs->tcp_tstamp = 0;
+	rs->tcp_sk = 0;
 	return rs;
 }
 

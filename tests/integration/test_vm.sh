@@ -100,7 +100,7 @@ VM_FALLBACK_TESTS=(fallback_samples fallback_one_sample_per_read
 		   fallback_hol_forced_rto fallback_hol_random_loss
 		   fallback_hooks_agree fallback_collapsed_agree)
 VM_UDP_READ_FALLBACK_TESTS=(fallback_udp_read_agrees fallback_queue_length
-			    fallback_udp_peek)
+			    fallback_udp_peek fallback_udp_unstamped)
 
 # 5.10: what it can serve, cheaply (tests/vm/guest.sh runs only these
 # scenarios there): the fentry hooks, one sample per read, the known
@@ -364,6 +364,18 @@ vm_fentry_unstamped() {
 	local f=$OUT/fentry-unstamped.json reads
 	expect_guest_rc fentry-unstamped 0 || return
 	reads=$(json_field "$OUT/fentry-unstamped.server" reads) || { fail "no server report"; return; }
+	expect "server reads" "$reads" -eq 100 || return
+	expect_unstamped "$f" "$reads"
+}
+
+# Issue #47 item 4: the same in fallback mode where udp-socket-read has
+# its fallback (consume_skb's location, 6.3 to 6.17: 6.12): a datagram
+# without a stamp is counted in no_rx_tstamp, as fentry counts it. Before,
+# the fallback marked a read by its stamp and dropped it without a count.
+vm_fallback_udp_unstamped() {
+	local f=$OUT/fallback-unstamped.json reads
+	expect_guest_rc fallback-unstamped 0 || return
+	reads=$(json_field "$OUT/fallback-unstamped.server" reads) || { fail "no server report"; return; }
 	expect "server reads" "$reads" -eq 100 || return
 	expect_unstamped "$f" "$reads"
 }

@@ -586,6 +586,7 @@ fi
 # and the same latencies as fentry's of the same reads (2 ms in the queue)
 if [ "$(awk '$1 == "udp-socket-read" { print $2 }' /tmp/list-fallback.out)" != unavailable ]; then
 	run_udp_reads fallback-udpreads fallback
+	run_unstamped fallback-unstamped fallback
 	run_qlen fallback-qlen fallback
 	run_peek fallback-peek fallback
 	run_pair pair-udpread udp-socket-read udp "--count 200 --duration-s 60 --read-delay-ms 2" \
