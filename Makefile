@@ -231,11 +231,13 @@ soak: deps-test
 	$(Q)scripts/soak $(ARGS)
 
 # What the tool costs here, for docs/performance.md (slow, needs root, not
-# part of `make test`): make bench ARGS="--runs 7".
+# part of `make test`): make bench ARGS="--runs 7". Then the walk of dead
+# namespaces at 1,000 and 10,000 of them (scripts/bench-netns-walk).
 .PHONY: bench
 bench: deps-test
 	$(Q)$(MAKE) --no-print-directory all $(OUTPUT)/tests/trafficgen
 	$(Q)scripts/bench $(ARGS)
+	$(Q)scripts/bench-netns-walk
 
 # Issue #31: what the daemon's userspace takes at 4,096 groups (RSS,
 # render time of /metrics), for docs/performance.md; needs root, not part
