@@ -356,29 +356,23 @@ vm_fentry_known_answer() {
 	expect_known_answer "$OUT/fentry-known.json"
 }
 
-# Packets without any RX stamp (the testbed's unstamp program at B's
-# ingress), fentry mode: every hook that attached counts each in
-# no_rx_tstamp and samples none (the host checks the fallbacks:
+# unstamped MODE: packets without any RX stamp (the testbed's unstamp
+# program at B's ingress): every hook that attached counts each in
+# no_rx_tstamp and samples none (the host checks the fallbacks it has:
 # test_samples.sh's test_unstamped_counted).
-vm_fentry_unstamped() {
-	local f=$OUT/fentry-unstamped.json reads
-	expect_guest_rc fentry-unstamped 0 || return
-	reads=$(json_field "$OUT/fentry-unstamped.server" reads) || { fail "no server report"; return; }
+unstamped() {
+	local f=$OUT/$1-unstamped.json reads
+	expect_guest_rc $1-unstamped 0 || return
+	reads=$(json_field "$OUT/$1-unstamped.server" reads) || { fail "no server report"; return; }
 	expect "server reads" "$reads" -eq 100 || return
 	expect_unstamped "$f" "$reads"
 }
-
-# Issue #47 item 4: the same in fallback mode where udp-socket-read has
-# its fallback (consume_skb's location, 6.3 to 6.17: 6.12): a datagram
-# without a stamp is counted in no_rx_tstamp, as fentry counts it. Before,
-# the fallback marked a read by its stamp and dropped it without a count.
-vm_fallback_udp_unstamped() {
-	local f=$OUT/fallback-unstamped.json reads
-	expect_guest_rc fallback-unstamped 0 || return
-	reads=$(json_field "$OUT/fallback-unstamped.server" reads) || { fail "no server report"; return; }
-	expect "server reads" "$reads" -eq 100 || return
-	expect_unstamped "$f" "$reads"
-}
+vm_fentry_unstamped() { unstamped fentry; }
+# Issue #47 item 4: in fallback mode too where udp-socket-read has its
+# fallback (consume_skb's location, 6.3 to 6.17: 6.12), which the host
+# lacks. Before, that fallback marked a read by its stamp and dropped an
+# unstamped datagram's read without a count.
+vm_fallback_udp_unstamped() { unstamped fallback; }
 
 # --resolution 8 -C (the verifier of each kernel takes the schema buckets
 # and the shared, atomic histograms): reads that waited 50 ms land in the
