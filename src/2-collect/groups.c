@@ -27,6 +27,7 @@ int nsl_groups_init(struct nsl_groups *g, const struct nsl_groups_conf *c)
 {
 	long page = sysconf(_SC_PAGESIZE);
 	const char *root = nsl_cgroup2_root();
+	const char *drain;
 	struct stat st;
 
 	memset(g, 0, sizeof(*g));
@@ -47,8 +48,9 @@ int nsl_groups_init(struct nsl_groups *g, const struct nsl_groups_conf *c)
 	 * between the walk's delete and the drain, as a slow tick may
 	 * (tests/integration/test_groups.sh, test_dead_netns_retired_once).
 	 */
-	if (getenv("NSL_TEST_DRAIN_FROM_TICK"))
-		g->drain_from = strtoull(getenv("NSL_TEST_DRAIN_FROM_TICK"), NULL, 10);
+	drain = getenv("NSL_TEST_DRAIN_FROM_TICK");
+	if (drain)
+		g->drain_from = strtoull(drain, NULL, 10);
 	/* an mmapable array's values lie one after the other from offset 0 */
 	g->hist_len = ((size_t)c->max * g->hist_size + page - 1) / page * page;
 	g->hist = mmap(NULL, g->hist_len, PROT_READ, MAP_SHARED, c->hist_fd, 0);
