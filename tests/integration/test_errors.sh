@@ -185,6 +185,13 @@ test_signals_final_report() {
 # script's "&"), and before the handler was installed the kernel dropped
 # it: the tool ran on (killed here after 10 s); SIGTERM killed it with no
 # report (status 143).
+# signals_held PID: PID blocks SIGINT and SIGTERM (nsl_hold_signals())
+signals_held() {
+	local m
+	m=$(awk '/^SigBlk:/ { print $2 }' "/proc/$1/status" 2> /dev/null) || return 1
+	[ -n "$m" ] && (( (16#$m & 0x4002) == 0x4002 ))
+}
+
 test_signal_during_setup() {
 	local sig out i
 	for sig in INT TERM; do
@@ -193,9 +200,18 @@ test_signal_during_setup() {
 		"$NSL" -F json -r 60 -o "$out" 2> "$TMP/tool.err" &
 		TOOL_PID=$!
 		BG_PIDS+=("$TOOL_PID")
-		sleep 0.01
+		# set-up has begun once main() holds the stop signals (SigBlk:
+		# SIGINT's bit 0x2, SIGTERM's 0x4000); before, the signal meets
+		# the exec or the dynamic loader (under ASan, milliseconds:
+		# asan_signal_during_setup died of it now and then), not the tool
+		for ((i = 0; i < 2500; i++)); do	# 5 s, looked at every 2 ms
+			signals_held "$TOOL_PID" && break
+			sleep 0.002
+		done
+		signals_held "$TOOL_PID" ||
+			{ fail "SIG$sig: the tool never held its stop signals"; kill -KILL "$TOOL_PID"; wait "$TOOL_PID"; continue; }
 		grep -q attached "$TMP/tool.err" &&
-			{ fail "SIG$sig: attached within 10 ms: not during set-up"; kill -INT "$TOOL_PID"; wait "$TOOL_PID"; continue; }
+			{ fail "SIG$sig: attached before the signal: not during set-up"; kill -INT "$TOOL_PID"; wait "$TOOL_PID"; continue; }
 		kill -"$sig" "$TOOL_PID"
 		for ((i = 0; i < 100; i++)); do
 			kill -0 "$TOOL_PID" 2> /dev/null || break
