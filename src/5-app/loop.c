@@ -253,6 +253,28 @@ static int tick_and_report(struct nsl_groups *g, struct nsl_reader *rd,
 	return nsl_output_flush(out) == -EPIPE ? 1 : 0;
 }
 
+/*
+ * A run with an end (COUNT reports; 1 for a one-shot) is a job whose
+ * caller reads its exit status, often nothing else: reports it asked for
+ * and did not get make it fail (-EIO: exit 1, as the tool's other errors),
+ * saying how many, also when a signal ended it early. A daemon (no
+ * COUNT) exits 0 at its stop signal as before: its losses are in every
+ * later report (reports_lost) and in /metrics, and an exit 1 at SIGTERM
+ * would mark a service that was stopped as failed. A reader gone (EPIPE,
+ * `| head -1`) is no loss: that run ends quietly without coming here.
+ */
+static int check_lost(const struct nsl_options *o, const struct nsl_output *out,
+		      unsigned long reports)
+{
+	uint64_t lost = nsl_output_lost(out);
+
+	if (!o->count || !lost)
+		return 0;
+	pr_warn("%llu of %lu reports lost (not written to %s)\n",
+		(unsigned long long)lost, reports, out->name);
+	return -EIO;
+}
+
 int nsl_run(struct nsl_loader *l, const struct nsl_options *o,
 	    struct nsl_output *out, struct nsl_jail *http)
 {
@@ -264,7 +286,7 @@ int nsl_run(struct nsl_loader *l, const struct nsl_options *o,
 	struct nsl_groups groups = { 0 };
 	struct nsl_reader rd = { 0 };
 	struct timespec next;
-	unsigned long n = 0;
+	unsigned long n = 0, reports = 0;
 	struct pollfd wake[NR_WAKE] = { { .fd = -1 }, { .fd = -1 }, { .fd = -1 } };
 	int err;
 
@@ -319,6 +341,8 @@ int nsl_run(struct nsl_loader *l, const struct nsl_options *o,
 		 */
 		last = stop_signal;
 		err = tick_and_report(rd.groups, o->quiet ? NULL : &rd, &bs, out, &fo);
+		if (!o->quiet)
+			reports++;
 		if (err || last)
 			break;
 		if (o->count && ++n >= o->count)
@@ -326,6 +350,8 @@ int nsl_run(struct nsl_loader *l, const struct nsl_options *o,
 		/* also without a notification (none on some kernels) */
 		nsl_loader_sync_clock(l);
 	}
+	if (!err)
+		err = check_lost(o, out, reports);
 out:
 	if (wake[WAKE_CLOCK_SET].fd >= 0)
 		close(wake[WAKE_CLOCK_SET].fd);

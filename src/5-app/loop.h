@@ -27,7 +27,8 @@ int nsl_install_signals(void);
  * Runs the loop on the attached hooks of l: sets up the collection stage,
  * drops privileges, starts /metrics if http has a socket, reports to out.
  * 0 at the end (COUNT, a signal, the reader gone), or a negative errno
- * after a message.
+ * after a message: -EIO when a run with COUNT lost reports (a daemon's
+ * losses never change its status).
  */
 int nsl_run(struct nsl_loader *l, const struct nsl_options *o,
 	    struct nsl_output *out, struct nsl_jail *http);

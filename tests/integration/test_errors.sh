@@ -5,7 +5,7 @@
 source "$(dirname "$0")/lib.sh"
 
 TESTS=(test_bad_invocations test_no_hook_can_attach test_not_root
-       test_closed_pipe test_full_disk test_signals_final_report test_signal_during_setup
+       test_closed_pipe test_full_disk test_count_lost_status test_signals_final_report test_signal_during_setup
        test_map_full test_interface_disappears test_interface_renamed test_drop_capabilities
        test_switch_user test_load_refused_per_hook)
 
@@ -155,14 +155,56 @@ test_closed_pipe() {
 }
 
 # A full disk loses reports, not the tool: it goes on to COUNT, says so
-# once (rate-limited) with the file, exit status 0 (test_daemon.sh fills
-# a real file system).
+# once (rate-limited) with the file, and at the end how many were lost,
+# exit status 1 (test_daemon.sh fills a real file system).
 test_full_disk() {
 	local said
 	"$NSL" -r 0.2 --count 3 -o /dev/full > /dev/null 2> "$TMP/full.err"
-	expect "exit status writing to /dev/full" "$?" -eq 0
+	expect "exit status writing to /dev/full" "$?" -eq 1
 	said=$(grep -c "cannot write the report to /dev/full: No space left on device" "$TMP/full.err")
 	expect "ENOSPC warnings, with the file" "$said" -eq 1
+	grep -q "^netstacklat: 3 of 3 reports lost" "$TMP/full.err" ||
+		fail "no count of the lost reports: $(tail -1 "$TMP/full.err")"
+}
+
+# lost_run WANT_STATUS WANT_LINE ARGS...: a run of the tool (stdout as
+# the caller redirects it), its exit status, and its closing line about
+# lost reports ("" for none).
+lost_run() {
+	local want=$1 line=$2 rc got; shift 2
+	"$NSL" -F json "$@" 2> "$TMP/lost.err"; rc=$?
+	expect "exit status of netstacklat $*" "$rc" -eq "$want"
+	got=$(grep "reports lost" "$TMP/lost.err")
+	expect "what netstacklat $* says of lost reports" "$got" = "$line"
+}
+
+# Issue #44: a run with an end (COUNT, or one report) whose reports are
+# lost exits 1 and says how many, whether -o or standard output failed
+# and whether a signal ended it early; the same run to a file that takes
+# the reports exits 0 and says nothing; a daemon (no COUNT) to a failing
+# output still exits 0 at SIGINT (its losses are in reports_lost).
+test_count_lost_status() {
+	local f=$TMP/count-ok.json
+	lost_run 1 "netstacklat: 2 of 2 reports lost (not written to /dev/full)" \
+		-r 0.2 --count 2 -o /dev/full > /dev/null
+	lost_run 1 "netstacklat: 2 of 2 reports lost (not written to standard output)" \
+		-r 0.2 --count 2 > /dev/full
+	lost_run 1 "netstacklat: 1 of 1 reports lost (not written to standard output)" \
+		0.2 1 > /dev/full
+	lost_run 0 "" -r 0.2 --count 2 -o "$f" > /dev/null
+	expect "reports in $f" "$($JQ "$f" lines)" -eq 2
+	start_tool /dev/full -r 0.2 --count 1000 || return
+	wait_for 10 grep -q "cannot write the report" "$TMP/tool.err" || fail "no word of a lost report"
+	kill -INT "$TOOL_PID"
+	wait "$TOOL_PID"
+	expect "exit status of a COUNT run to /dev/full ended by SIGINT" "$?" -eq 1
+	grep -Eq "^netstacklat: [1-9][0-9]* of [1-9][0-9]* reports lost" "$TMP/tool.err" ||
+		fail "no count of the lost reports after SIGINT: $(tail -1 "$TMP/tool.err")"
+	start_tool /dev/full -r 0.2 || return
+	wait_for 10 grep -q "cannot write the report" "$TMP/tool.err" || fail "no word of a lost report"
+	stop_tool
+	grep -q "reports lost" "$TMP/tool.err" && fail "a daemon's stop counted the lost reports: $(tail -1 "$TMP/tool.err")"
+	return 0
 }
 
 # Each of SIGINT, SIGTERM: a final report (long interval, so it is the
