@@ -10,11 +10,15 @@
 #    leak, no error.
 #  - fuzz_options_corpus: the committed libFuzzer corpus of the option
 #    parser replayed (make fuzz grows it).
+# NSL_TESTS picks among the tests of TESTS; the ASan suites then do not
+# run (they are whole suites, and their namespaces other tests' business).
 source "$(dirname "$0")/lib.sh"
 
 ASAN_NSL=${ASAN_NSL:-$ROOT/.output/asan/netstacklat}
 FUZZ_BIN=$ROOT/.output/fuzz/fuzz_options
 SUITES=(test_core test_errors test_netfilter test_prometheus test_groups)
+TESTS=(test_asan_early_exits test_valgrind_count2 test_valgrind_listen
+       test_fuzz_options_corpus)
 
 # Reports go to files (one per process) that the tool can write also after
 # it switched to --user: $TMP is private, so open a way through it.
@@ -47,12 +51,14 @@ asan_suite() {
 	done < <(NSL=$ASAN_NSL bash "$ROOT/tests/integration/$suite.sh" 2>&1)
 }
 
-if [ -x "$ASAN_NSL" ]; then
-	for s in "${SUITES[@]}"; do
-		asan_suite "$s"
-	done
-else
-	echo "RESULT SKIP asan_suites (no $ASAN_NSL: make asan)"
+if [ -z "${NSL_TESTS:-}" ]; then
+	if [ -x "$ASAN_NSL" ]; then
+		for s in "${SUITES[@]}"; do
+			asan_suite "$s"
+		done
+	else
+		echo "RESULT SKIP asan_suites (no $ASAN_NSL: make asan)"
+	fi
 fi
 
 # The exits before anything is loaded, with list options filled first:
@@ -60,6 +66,7 @@ fi
 # from its error path; each must free what the parser allocated.
 test_asan_early_exits() {
 	local args rc want reports
+	[ -x "$ASAN_NSL" ] || { skip "no $ASAN_NSL: make asan"; return; }
 	for args in "-c /sys/fs/cgroup --version" "-i lo,eth0 --help" \
 		    "-c /sys/fs/cgroup -p 1,2 --usage" "-i lo -p 1,x"; do
 		# shellcheck disable=SC2086
@@ -87,10 +94,19 @@ expect_memcheck_clean() {
 		grep -v 'unhandled eBPF command' "$2" | head -60 | sed 's/^/  /'
 }
 
+# can_memcheck: root, the tool built and valgrind, or the test is a SKIP
+can_memcheck() {
+	if [ "$(id -u)" -ne 0 ] || [ ! -x "$ROOT/netstacklat" ]; then
+		skip "needs root and ./netstacklat"
+		return 1
+	fi
+	command -v valgrind >/dev/null || { skip "valgrind missing"; return 1; }
+}
+
 # A short run under memcheck.
 test_valgrind_count2() {
 	local rc
-	command -v valgrind >/dev/null || { skip "valgrind missing"; return; }
+	can_memcheck || return
 	"${MEMCHECK[@]}" --log-file="$TMP/valgrind.log" \
 		"$ROOT/netstacklat" -r 0.2 --count 2 -F json \
 		> "$TMP/vg.json" 2> "$TMP/tool.err"
@@ -104,7 +120,7 @@ test_valgrind_count2() {
 # included, which ASan does not see).
 test_valgrind_listen() {
 	local port=$((30000 + ID % 2000)) pid rc
-	command -v valgrind >/dev/null || { skip "valgrind missing"; return; }
+	can_memcheck || return
 	command -v curl >/dev/null || { skip "curl missing"; return; }
 	"${MEMCHECK[@]}" --log-file="$TMP/valgrind-listen.log" \
 		"$ROOT/netstacklat" -r 60 --listen "127.0.0.1:$port" \
@@ -136,16 +152,4 @@ test_fuzz_options_corpus() {
 	expect "inputs replayed" "$(grep -c '^Executed ' "$TMP/fuzz.log")" -eq "${#files[@]}"
 }
 
-if [ -x "$ASAN_NSL" ]; then
-	run_test test_asan_early_exits
-else
-	echo "RESULT SKIP test_asan_early_exits (no $ASAN_NSL: make asan)"
-fi
-if [ "$(id -u)" -eq 0 ] && [ -x "$ROOT/netstacklat" ]; then
-	run_test test_valgrind_count2
-	run_test test_valgrind_listen
-else
-	echo "RESULT SKIP test_valgrind_count2 (needs root and ./netstacklat)"
-	echo "RESULT SKIP test_valgrind_listen (needs root and ./netstacklat)"
-fi
-run_test test_fuzz_options_corpus
+run_tests
