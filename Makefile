@@ -65,7 +65,7 @@ TEST_PROGS += $(OUTPUT)/testbed/unstamp.bpf.o $(OUTPUT)/testbed/napi.bpf.o
 TEST_TOOLS := $(TEST_PROGS)
 # the group id race in the kernel (tests/groupid/, test_groups.sh)
 TEST_TOOLS += $(OUTPUT)/tests/groupid_race $(OUTPUT)/tests/groupid_race.bpf.o
-# the userspace under ASan+UBSan and the option fuzzer (see the end)
+# the userspace under ASan+UBSan and the fuzzers (see the end)
 TEST_TOOLS += $(OUTPUT)/asan/netstacklat $(OUTPUT)/fuzz/fuzz_options
 
 .PHONY: all clean run test test-unit test-integration test-vm test-progs deps deps-test deps-unit install deb
@@ -256,8 +256,9 @@ bench-http: deps-test
 	$(Q)scripts/bench-http $(ARGS)
 
 # Issue #8: the userspace under ASan+UBSan (make asan: .output/asan/netstacklat,
-# which tests/integration/test_sanitizers.sh runs), the option parser under
-# libFuzzer (make fuzz: FUZZ_TIME seconds, new inputs in .output/fuzz/new;
+# which tests/integration/test_sanitizers.sh runs), the code that parses
+# what others send under libFuzzer (make fuzz: FUZZ_TIME seconds of
+# tests/fuzz/fuzz_$(FUZZER).c, new inputs in .output/fuzz/new/$(FUZZER);
 # make fuzz-merge: minimize them into the committed corpus), and the static
 # checkers (make check).
 SAN_OUT   := $(OUTPUT)/asan
@@ -266,11 +267,17 @@ SAN_CC    := $(CLANG)
 SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer \
 	     -Wno-missing-field-initializers
 SAN_OBJS  := $(CORE_SRCS:src/%.c=$(SAN_OUT)/%.o) $(APP_SRCS:src/%.c=$(SAN_OUT)/%.o)
-FUZZ_BIN  := $(OUTPUT)/fuzz/fuzz_options
-FUZZ_CORPUS := tests/fuzz/corpus/options
+# the harnesses (tests/fuzz/fuzz_NAME.c, its NAME.dict and corpus/NAME/):
+# the option parser (issue #8)
+FUZZERS   := options
+FUZZER    ?= options
+FUZZ_BINS := $(FUZZERS:%=$(OUTPUT)/fuzz/fuzz_%)
+FUZZ_BIN  := $(OUTPUT)/fuzz/fuzz_$(FUZZER)
+FUZZ_CORPUS := tests/fuzz/corpus/$(FUZZER)
+FUZZ_NEW  := $(OUTPUT)/fuzz/new/$(FUZZER)
 FUZZ_TIME ?= 60
-FUZZ_ARGS := -dict=tests/fuzz/options.dict -max_len=8192 -timeout=10 \
-	     -artifact_prefix=$(OUTPUT)/fuzz/
+FUZZ_ARGS := -dict=tests/fuzz/$(FUZZER).dict -max_len=8192 -timeout=10 \
+	     -artifact_prefix=$(OUTPUT)/fuzz/$(FUZZER)-
 
 .PHONY: asan fuzz fuzz-merge check
 asan: $(SAN_OUT)/netstacklat
@@ -292,25 +299,35 @@ $(SAN_OUT)/netstacklat: $(SAN_OBJS) $(PB_OBJS)
 	$(call msg,LINK,$@)
 	$(Q)$(SAN_CC) $(CFLAGS) $(SAN_FLAGS) $^ $(LIBBPF_LIBS) $(HTTP_LIBS) $(MATH_LIBS) $(PB_LIBS) -o $@
 
-$(FUZZ_BIN): tests/fuzz/fuzz_options.c $(wildcard src/5-app/cli*.c) src/0-base/hooks.c \
-	     $(wildcard src/*/*.h include/*.h) | $(OUTPUT)/fuzz
+# what each harness tests, besides the headers
+$(OUTPUT)/fuzz/fuzz_options: $(wildcard src/5-app/cli*.c) src/0-base/hooks.c
+
+$(FUZZ_BINS): $(OUTPUT)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(wildcard src/*/*.h include/*.h) | $(OUTPUT)/fuzz
 	$(call msg,FUZZ-CC,$@)
 	$(Q)$(CLANG) -std=gnu11 -g -O1 -Wall -Wextra -Werror $(INCLUDES) \
 		-Wno-missing-field-initializers \
 		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 		$(filter %.c,$^) -o $@
 
-fuzz: $(FUZZ_BIN)
-	$(Q)mkdir -p $(OUTPUT)/fuzz/new
-	$(Q)$(FUZZ_BIN) $(FUZZ_ARGS) -max_total_time=$(FUZZ_TIME) -print_final_stats=1 \
-		$(OUTPUT)/fuzz/new $(FUZZ_CORPUS)
+# make fuzz FUZZER=NAME: NAME one of FUZZERS (or else make would only say
+# that it has no rule for its harness)
+ifneq ($(filter fuzz fuzz-merge,$(MAKECMDGOALS)),)
+ifeq ($(filter $(FUZZER),$(FUZZERS)),)
+$(error FUZZER=$(FUZZER): one of $(FUZZERS))
+endif
+endif
 
-# Adds to the committed corpus (whose inputs all stay: the hand-written good
-# and bad invocations first) the new inputs that reach a new edge; hit counts
-# are left out, which would add ~200 files of longer lists.
+fuzz: $(FUZZ_BIN)
+	$(Q)mkdir -p $(FUZZ_NEW)
+	$(Q)$(FUZZ_BIN) $(FUZZ_ARGS) -max_total_time=$(FUZZ_TIME) -print_final_stats=1 \
+		$(FUZZ_NEW) $(FUZZ_CORPUS)
+
+# Adds to the committed corpus (whose inputs all stay: the hand-written ones
+# first) the new inputs that reach a new edge; hit counts are left out, which
+# would add ~200 files of longer option lists.
 fuzz-merge: $(FUZZ_BIN)
-	$(Q)mkdir -p $(OUTPUT)/fuzz/new
-	$(Q)$(FUZZ_BIN) $(FUZZ_ARGS) -merge=1 -use_counters=0 $(FUZZ_CORPUS) $(OUTPUT)/fuzz/new
+	$(Q)mkdir -p $(FUZZ_NEW)
+	$(Q)$(FUZZ_BIN) $(FUZZ_ARGS) -merge=1 -use_counters=0 $(FUZZ_CORPUS) $(FUZZ_NEW)
 	$(Q)echo "fuzz-merge: $$(ls $(FUZZ_CORPUS) | wc -l) inputs in $(FUZZ_CORPUS)"
 
 check: all

@@ -5,7 +5,7 @@
  * one argument per line), at most MAX_ARGS of them. Each argument gets a
  * heap buffer of its exact size, so that ASan sees any read past its end.
  *
- *   make fuzz                   # FUZZ_TIME seconds, new inputs in .output/fuzz/new
+ *   make fuzz                   # FUZZ_TIME seconds, new inputs in .output/fuzz/new/options
  *   .output/fuzz/fuzz_options -runs=0 tests/fuzz/corpus/options   # replay
  */
 #include <argp.h>
