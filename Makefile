@@ -66,7 +66,7 @@ TEST_TOOLS := $(TEST_PROGS)
 # the group id race in the kernel (tests/groupid/, test_groups.sh)
 TEST_TOOLS += $(OUTPUT)/tests/groupid_race $(OUTPUT)/tests/groupid_race.bpf.o
 # the userspace under ASan+UBSan and the fuzzers (see the end)
-TEST_TOOLS += $(OUTPUT)/asan/netstacklat $(OUTPUT)/fuzz/fuzz_options
+TEST_TOOLS += $(OUTPUT)/asan/netstacklat $(OUTPUT)/fuzz/fuzz_options $(OUTPUT)/fuzz/fuzz_httproute
 
 .PHONY: all clean run test test-unit test-integration test-vm test-progs deps deps-test deps-unit install deb
 
@@ -268,8 +268,8 @@ SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-fr
 	     -Wno-missing-field-initializers
 SAN_OBJS  := $(CORE_SRCS:src/%.c=$(SAN_OUT)/%.o) $(APP_SRCS:src/%.c=$(SAN_OUT)/%.o)
 # the harnesses (tests/fuzz/fuzz_NAME.c, its NAME.dict and corpus/NAME/):
-# the option parser (issue #8)
-FUZZERS   := options
+# the option parser (issue #8), the /metrics request router (issue #44)
+FUZZERS   := options httproute
 FUZZER    ?= options
 FUZZ_BINS := $(FUZZERS:%=$(OUTPUT)/fuzz/fuzz_%)
 FUZZ_BIN  := $(OUTPUT)/fuzz/fuzz_$(FUZZER)
@@ -301,6 +301,7 @@ $(SAN_OUT)/netstacklat: $(SAN_OBJS) $(PB_OBJS)
 
 # what each harness tests, besides the headers
 $(OUTPUT)/fuzz/fuzz_options: $(wildcard src/5-app/cli*.c) src/0-base/hooks.c
+$(OUTPUT)/fuzz/fuzz_httproute: src/4-sink/httproute.c
 
 $(FUZZ_BINS): $(OUTPUT)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(wildcard src/*/*.h include/*.h) | $(OUTPUT)/fuzz
 	$(call msg,FUZZ-CC,$@)
