@@ -128,9 +128,13 @@ struct nsl_report {
 	 * the output, since the start (src/4-sink/output.c)
 	 */
 	uint64_t reports_lost;
-	/* /metrics: its server process, started again that often after it died */
+	/*
+	 * /metrics: its server process, started again that often after one
+	 * ended, and the time the tool spent rendering its answers
+	 */
 	bool served;
 	uint64_t server_restarts;
+	uint64_t server_render_ns;
 	/* the attached programs: their run time (bpf_stats), their misses */
 	bool bpf_stats;			/* run_cnt, run_time_ns filled (--bpf-stats) */
 	enum nsl_recursion recursion;	/* recursion_misses filled */

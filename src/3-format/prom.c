@@ -222,6 +222,13 @@ static void prom_single(FILE *out, const char *name, const char *type,
 		name, help, name, type, name, v);
 }
 
+/* A counter of seconds, from nanoseconds. */
+static void prom_seconds(FILE *out, const char *name, const char *help, uint64_t ns)
+{
+	fprintf(out, "# HELP %s %s\n# TYPE %s counter\n%s %.9f\n",
+		name, help, name, name, (double)ns * 1e-9);
+}
+
 /* Grouped: live groups, and the groups reclaimed (and evicted) since start. */
 static void prom_groups(FILE *out, const struct nsl_report *r)
 {
@@ -250,8 +257,11 @@ void nsl_format_prometheus(FILE *out, const struct nsl_report *r)
 		    nsl_sample_every(r));
 	prom_single(out, "netstacklat_reports_lost_total", "counter",
 		    NSL_HELP_REPORTS_LOST, r->reports_lost);
-	if (r->served)
+	if (r->served) {
 		prom_single(out, "netstacklat_metrics_server_restarts_total", "counter",
 			    NSL_HELP_SERVER_RESTARTS, r->server_restarts);
+		prom_seconds(out, "netstacklat_metrics_render_seconds_total",
+			     NSL_HELP_SERVER_RENDER, r->server_render_ns);
+	}
 	prom_hook_info(out, r);
 }

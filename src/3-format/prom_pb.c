@@ -471,6 +471,9 @@ int nsl_format_prometheus_pb(FILE *out, const struct nsl_report *r)
 	if (!err && r->served)
 		err = pb_single(out, &a, "netstacklat_metrics_server_restarts_total",
 				NSL_HELP_SERVER_RESTARTS, true, (double)r->server_restarts);
+	if (!err && r->served)
+		err = pb_single(out, &a, "netstacklat_metrics_render_seconds_total",
+				NSL_HELP_SERVER_RENDER, true, (double)r->server_render_ns * 1e-9);
 	if (!err)
 		err = pb_hook_info(out, &a, r);
 	nsl_arena_free(&a);

@@ -70,6 +70,10 @@ char *nsl_utf8_dup(const char *s, size_t len);
 #define NSL_HELP_SERVER_RESTARTS "Times the /metrics server process ended " \
 	"and was started again since the start (it runs jailed: a fault there " \
 	"ends it alone)."
+#define NSL_HELP_SERVER_RENDER "Seconds the tool spent rendering answers " \
+	"for /metrics since the start (at most half of its time: an answer is " \
+	"reused while younger than its render took, and the next render waits " \
+	"as long)."
 #define NSL_HELP_REPORTS_LOST "Reports that could not be written to the " \
 	"output (standard output or -o) since the start."
 #define NSL_HELP_RECURSION "Runs of each BPF program that the kernel " \

@@ -1020,7 +1020,10 @@ static int setup(void **state)
 	return 0;
 }
 
-/* /metrics alone (served) counts its server's restarts; a textfile has none. */
+/*
+ * /metrics alone (served) counts its server's restarts and the tool's
+ * render time; a textfile has neither.
+ */
 static void test_prom_server_restarts(void **state)
 {
 	static struct fixture f;
@@ -1030,12 +1033,16 @@ static void test_prom_server_restarts(void **state)
 	build_basic(&f);
 	text = render(&f.r, &prom);
 	assert_null(strstr(text, "netstacklat_metrics_server_restarts_total"));
+	assert_null(strstr(text, "netstacklat_metrics_render_seconds_total"));
 	free(text);
 	f.r.served = true;
 	f.r.server_restarts = 3;
+	f.r.server_render_ns = 1500000001;
 	text = render(&f.r, &prom);
 	assert_non_null(strstr(text, "# TYPE netstacklat_metrics_server_restarts_total counter\n"
 				     "netstacklat_metrics_server_restarts_total 3\n"));
+	assert_non_null(strstr(text, "# TYPE netstacklat_metrics_render_seconds_total counter\n"
+				     "netstacklat_metrics_render_seconds_total 1.500000001\n"));
 	free(text);
 }
 
