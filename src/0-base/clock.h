@@ -8,13 +8,19 @@
 #include <time.h>
 #include "netstacklat.h"
 
-/* CLOCK_MONOTONIC in milliseconds: deadlines, timeouts, rate limits. */
-static inline int64_t nsl_mono_ms(void)
+/* CLOCK_MONOTONIC in nanoseconds: what our own work took. */
+static inline int64_t nsl_mono_ns(void)
 {
 	struct timespec t;
 
 	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+	return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+}
+
+/* ... in milliseconds: deadlines, timeouts, rate limits. */
+static inline int64_t nsl_mono_ms(void)
+{
+	return nsl_mono_ns() / 1000000;
 }
 
 /* b - a in seconds (negative when b is earlier). */

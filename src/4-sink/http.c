@@ -257,7 +257,8 @@ static void serve(struct nsl_http *h, int stop_fd)
 			warned = true;
 			usleep(100 * 1000);
 		}
-		if (pfd[1].revents)
+		if (pfd[1].revents & (POLLHUP | POLLERR | POLLNVAL) ||
+		    (pfd[1].revents && (!h->app.heard || h->app.heard(h->app.ctx))))
 			break;
 		nsl_mhd.run(h->daemon);
 	}

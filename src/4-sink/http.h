@@ -57,11 +57,17 @@ struct nsl_http_app {
 	 * negative errno (the server does not start).
 	 */
 	int (*ready)(void *ctx);
+	/*
+	 * Called when stop_fd turns readable: 0 to go on serving, else the
+	 * server stops (NULL: it stops).
+	 */
+	int (*heard)(void *ctx);
 };
 
 /*
  * Serves /metrics on the listening socket sock, in the calling thread,
- * until stop_fd turns readable or hangs up; then closes every connection
+ * until stop_fd hangs up, or turns readable and app->heard() says to stop;
+ * then closes every connection
  * (sock too). The jailed child's whole life (src/4-sink/jailchild.c). 0 or a
  * negative errno.
  */

@@ -1,41 +1,39 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * /metrics in a jail (jail.h). The parent binds the socket, starts the
- * child with fork() and an exec of its own executable (fexecve of the
- * file opened at bind: the same program after a package upgrade, and a
- * fresh address space: nothing of the BPF object's mappings), then
- * answers the child's requests in a thread of its own. The child's side
- * is jailchild.c; what the two send each other, jailwire.h.
+ * /metrics in a jail (jail.h): the socket, and a thread of ours (the
+ * keeper) that answers the child's requests and replaces the child when
+ * it ends or fails us. The child as a process is jailproc.c, its side
+ * jailchild.c, what the two send each other jailwire.h.
  *
- * Relies on: fds not marked close-on-exec surviving execve(2) (the child
- * keeps exactly its socket, fd 3, and its channel, fd 4: every other is
- * closed before the exec); capabilities and no_new_privs surviving
- * execve(2) as they are (the parent has dropped them all, no file
- * capability adds any, and no_new_privs forbids setuid gains);
- * unshare(CLONE_NEWUSER) giving an unprivileged process a user namespace
- * in which it may make the others (where the kernel and the service
- * manager allow it: Debian does, a systemd unit with RestrictNamespaces=
- * does not, and then the child goes without); a socket staying in the
- * network namespace it was made in, so a child in an empty one still
- * accepts on it; seccomp filters being inherited and irrevocable.
+ * The keeper never blocks on the child: our end of the channel is
+ * non-blocking, and poll() waits for the earliest of what the child owes
+ * (jail.h: NSL_JAIL_DEADLINE_MS, NSL_JAIL_ANSWER_MS), the next ping, the
+ * next start, the next render. Only a render (our code) and the reaping
+ * of a child we have just SIGKILLed take time in between.
+ *
+ * Relies on: a socket staying in the network namespace it was made in,
+ * so a child in an empty one still accepts on it; a unix stream socket
+ * delivering what one side wrote in order, and EOF (or POLLHUP) to the
+ * other once every copy of one end is closed (the child's dies with it).
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
-#include <sys/syscall.h>
-#include <sys/wait.h>
+#include <sys/uio.h>
 #include "clock.h"
 #include "gzip.h"
 #include "jail.h"
-#include "jailwire.h"
+#include "jailproc.h"
 #include "log.h"
 
 /*
@@ -45,8 +43,6 @@
  */
 #define NSL_HTTP_BACKLOG 1024
 
-extern char **environ;
-
 int nsl_jail_bind(struct nsl_jail *j, const char *addr, uint16_t port)
 {
 	struct sockaddr_storage ss = { 0 };
@@ -55,8 +51,7 @@ int nsl_jail_bind(struct nsl_jail *j, const char *addr, uint16_t port)
 	socklen_t len;
 	int one = 1, err;
 
-	memset(j, 0, sizeof(*j));
-	j->sock = j->exe_fd = j->chan = -1;
+	*j = (struct nsl_jail)NSL_JAIL_INIT;
 	if (inet_pton(AF_INET, addr, &in4->sin_addr) == 1) {
 		in4->sin_family = AF_INET;
 		in4->sin_port = htons(port);
@@ -86,175 +81,358 @@ int nsl_jail_bind(struct nsl_jail *j, const char *addr, uint16_t port)
 	return 0;
 }
 
-/* ---- the parent ---- */
+/* ---- the child's life ---- */
 
-/*
- * In the forked child, before the exec: only async-signal-safe calls (the
- * parent has threads). fds 0 and 1 to /dev/null (standard output may be
- * the reports' pipe), 2 kept (the journal), the socket and the channel at
- * 3 and 4, our executable at 5 (close-on-exec), nothing else.
- */
-static void exec_child(const struct nsl_jail *j, int chan, int null)
+static int64_t min_due(int64_t a, int64_t b)
 {
-	char *argv[] = { "netstacklat", NSL_JAIL_ARGV1, nsl_verbose ? "-v" : NULL, NULL };
-	int sock = fcntl(j->sock, F_DUPFD, 10), ch = fcntl(chan, F_DUPFD, 10);
-	int exe = fcntl(j->exe_fd, F_DUPFD, 10);
-
-	if (sock < 0 || ch < 0 || exe < 0 || dup2(null, 0) < 0 || dup2(null, 1) < 0 ||
-	    dup2(sock, NSL_JAIL_SOCK) < 0 || dup2(ch, NSL_JAIL_CHAN) < 0 || dup2(exe, 5) < 0 ||
-	    fcntl(5, F_SETFD, FD_CLOEXEC) < 0)
-		_exit(127);
-	if (syscall(SYS_close_range, 6U, ~0U, 0U))
-		for (int fd = 6; fd < 65536; fd++)
-			close(fd);
-	/*
-	 * The signal mask survives fork() and exec: a child forked by the
-	 * keeper thread (a restart), which blocks every signal, or during
-	 * set-up, which holds SIGINT/TERM/HUP, would serve with them blocked
-	 * (SIGTERM from an administrator then did nothing).
-	 */
-	sigset_t none;
-
-	sigemptyset(&none);
-	sigprocmask(SIG_SETMASK, &none, NULL);
-	syscall(SYS_execveat, 5, "", argv, environ, AT_EMPTY_PATH);
-	_exit(127);
+	return !a ? b : !b ? a : a < b ? a : b;
 }
 
-/* Starts a child; 0 or a negative errno. */
-static int spawn(struct nsl_jail *j)
+/* It is gone or must go: killed, reaped, the next one scheduled. */
+static void child_ended(struct nsl_jail *j, const char *cause)
 {
-	int sv[2], null, err;
-	pid_t pid;
+	int64_t now = nsl_mono_ms();
+	char why[96] = "";
 
-	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv))
-		return -errno;
-	null = open("/dev/null", O_RDWR | O_CLOEXEC);
-	if (null < 0) {
-		err = -errno;
-		goto fail;
-	}
-	j->spawned_ms = nsl_mono_ms();
-	pid = fork();
-	if (pid < 0) {
-		err = -errno;
-		close(null);
-		goto fail;
-	}
-	if (!pid)
-		exec_child(j, sv[1], null);
-	close(null);
-	close(sv[1]);
-	j->chan = sv[0];
-	j->child = pid;
-	return 0;
-fail:
-	close(sv[0]);
-	close(sv[1]);
-	return err;
-}
-
-/* The child is gone (or must go): reaped, its channel closed. */
-static void reap(struct nsl_jail *j)
-{
-	if (j->chan >= 0)
-		close(j->chan);
+	close(j->chan);
 	j->chan = -1;
-	if (!j->child)
-		return;
-	kill(j->child, SIGKILL);
-	while (waitpid(j->child, NULL, 0) < 0 && errno == EINTR)
-		;
+	nsl_jail_end(j->child, why, sizeof(why));
 	j->child = 0;
+	__atomic_add_fetch(&j->restarts, 1, __ATOMIC_RELAXED);
+	/* one that served long enough starts the count of failures again */
+	if (j->ready && now - j->ready_ms >= NSL_JAIL_BACKOFF_MAX_MS)
+		j->backoff_ms = NSL_JAIL_RESPAWN_MS;
+	j->next_start_ms = j->spawned_ms + j->backoff_ms;
+	j->backoff_ms = j->backoff_ms * 2 > NSL_JAIL_BACKOFF_MAX_MS ?
+			NSL_JAIL_BACKOFF_MAX_MS : j->backoff_ms * 2;
+	/* once per state change: not at every failure of a loop of them */
+	if (!j->down_said)
+		pr_warn("--listen: the server process %s%s%s%s%s\n", cause ? cause : why,
+			cause ? " (it " : "", cause ? why : "", cause ? ")" : "",
+			j->serving ? "; starting another, backing off while they fail" : "");
+	j->down_said = true;
+	j->ready = false;
+	j->in_got = j->out_len = j->out_done = 0;
+	j->rec_due_ms = j->pong_due_ms = j->out_due_ms = 0;
+	j->pings = 0;
+	j->pending = -1;
 }
 
-/* One request of the child: rendered, compressed, sent. 0 or -errno (the child is gone). */
-static int answer(struct nsl_jail *j)
+static void start_child(struct nsl_jail *j, int64_t now)
 {
-	struct jail_resp resp = { .magic = NSL_JAIL_MAGIC };
-	const char *type = NULL;
-	struct jail_req req;
-	struct nsl_gz z = { 0 };
-	FILE *f;
-	int err;
+	pid_t pid = nsl_jail_spawn(j->exe_fd, j->sock, j->log[1], &j->chan);
 
-	if (nsl_read_full(j->chan, &req, sizeof(req)) < 0)
-		return errno ? -errno : -EPIPE;
-	if (req.magic != NSL_JAIL_MAGIC)
-		return -EPROTO;
-	f = nsl_gz_open(&z);
-	err = f ? j->app.render(j->app.ctx, req.repr, f, &type) : -ENOMEM;
+	j->spawned_ms = now;
+	if (pid < 0) {
+		if (!j->down_said)
+			pr_warn("--listen: cannot start the server process: %s\n",
+				strerror((int)-pid));
+		j->down_said = true;
+		j->next_start_ms = now + j->backoff_ms;
+		return;
+	}
+	j->child = pid;
+	j->heard_ms = now;
+	/* it owes us its word that it serves */
+	j->pong_due_ms = now + NSL_JAIL_START_MS;
+}
+
+/* ---- what we send it ---- */
+
+static void send_record(struct nsl_jail *j, uint32_t kind, int err, const struct nsl_jail_kept *k)
+{
+	memset(&j->out, 0, sizeof(j->out));
+	j->out.magic = NSL_JAIL_MAGIC;
+	j->out.kind = kind;
+	j->out.err = err;
+	j->out_body = NULL;
+	if (k) {
+		j->out.len = k->len;
+		j->out.plain = k->plain;
+		memcpy(j->out.type, k->type, sizeof(j->out.type));
+		j->out_body = k->gz;
+	}
+	j->out_len = sizeof(j->out) + j->out.len;
+	j->out_done = 0;
+	j->out_due_ms = nsl_mono_ms() + (kind == NSL_JAIL_PING ? NSL_JAIL_DEADLINE_MS :
+					 NSL_JAIL_ANSWER_MS);
+}
+
+/* What we send, as far as the channel takes it now: NULL, or why the child must go. */
+static const char *flush_out(struct nsl_jail *j)
+{
+	while (j->out_done < j->out_len) {
+		struct iovec iov[2];
+		int n = 0;
+		ssize_t w;
+
+		if (j->out_done < sizeof(j->out))
+			iov[n++] = (struct iovec){ (char *)&j->out + j->out_done,
+						   sizeof(j->out) - j->out_done };
+		if (j->out.len) {
+			size_t at = j->out_done > sizeof(j->out) ? j->out_done - sizeof(j->out) : 0;
+
+			iov[n++] = (struct iovec){ (char *)j->out_body + at, j->out.len - at };
+		}
+		w = writev(j->chan, iov, n);
+		if (w < 0)	/* EPIPE: it ended, and its status says how */
+			return errno == EAGAIN || errno == EINTR ? NULL :
+			       errno == EPIPE || errno == ECONNRESET ? "" : "broke its channel";
+		j->out_done += (size_t)w;
+	}
+	j->out_len = j->out_done = 0;
+	j->out_due_ms = 0;
+	return NULL;
+}
+
+/* Representation repr, rendered now into kept[repr]: 0 or a negative errno. */
+static int render(struct nsl_jail *j, unsigned int repr)
+{
+	struct nsl_jail_kept *k = &j->kept[repr];
+	int64_t t0 = nsl_mono_ns(), took;
+	struct nsl_gz z = { 0 };
+	const char *type = NULL;
+	FILE *f = nsl_gz_open(&z);
+	int err = f ? j->app.render(j->app.ctx, repr, f, &type) : -ENOMEM;
+
 	if (f && fclose(f) && !err)
 		err = -ENOMEM;
 	if (!err && !type)
 		err = -EINVAL;
-	resp.err = err;
-	if (!err) {
-		resp.len = z.len;
-		resp.plain = z.plain;
-		snprintf(resp.type, sizeof(resp.type), "%s", type);
+	if (!err && z.len > NSL_JAIL_MAX_ANSWER)
+		err = -EFBIG;
+	took = nsl_mono_ns() - t0;
+	__atomic_add_fetch(&j->render_ns, (uint64_t)took, __ATOMIC_RELAXED);
+	/* the next render waits as long as this one took: at most half our time */
+	j->render_at_ns = nsl_mono_ns() + took;
+	free(k->gz);
+	k->gz = NULL;
+	if (err) {
+		free(z.buf);
+		return err;
 	}
-	err = nsl_write_full(j->chan, &resp, sizeof(resp));
-	if (!err && resp.len)
-		err = nsl_write_full(j->chan, z.buf, z.len);
-	free(z.buf);
-	return err;
+	k->gz = z.buf;
+	k->len = z.len;
+	k->plain = z.plain;
+	snprintf(k->type, sizeof(k->type), "%s", type);
+	k->end_ns = nsl_mono_ns();
+	k->took_ns = took;
+	return 0;
+}
+
+/* Whether kept[repr] is too old to give: older than its render took. */
+static bool stale(const struct nsl_jail *j, unsigned int repr, int64_t now)
+{
+	const struct nsl_jail_kept *k = &j->kept[repr];
+
+	return !k->gz || now - k->end_ns >= k->took_ns;
+}
+
+/* When request repr may be answered (ns): at the next answer, or render, we allow. */
+static int64_t answer_due(const struct nsl_jail *j, unsigned int repr, int64_t now)
+{
+	return stale(j, repr, now) && j->render_at_ns > j->next_answer_ns ?
+	       j->render_at_ns : j->next_answer_ns;
+}
+
+/* Answers request repr now: from kept[], or rendered; or later (j->pending). */
+static void answer(struct nsl_jail *j, unsigned int repr)
+{
+	int64_t now = nsl_mono_ns();
+	int err = 0;
+
+	if (now < answer_due(j, repr, now)) {
+		j->pending = (int)repr;
+		return;
+	}
+	if (stale(j, repr, now))
+		err = render(j, repr);
+	j->next_answer_ns = nsl_mono_ns() + NSL_JAIL_ANSWER_GAP_MS * 1000000LL;
+	send_record(j, NSL_JAIL_ANSWER, err, err ? NULL : &j->kept[repr]);
+}
+
+/* ---- what it sends us ---- */
+
+/* A whole record from the child: 0, or what it did wrong. */
+static const char *take_record(struct nsl_jail *j, int64_t now)
+{
+	uint32_t what = j->in.repr;
+
+	j->in_got = 0;
+	j->rec_due_ms = 0;
+	j->heard_ms = now;
+	if (j->in.magic != NSL_JAIL_MAGIC)
+		return "sent a record without the magic";
+	if (what == NSL_JAIL_READY) {
+		if (j->ready)
+			return "said twice that it serves";
+		j->ready = true;
+		j->ready_ms = now;
+		j->pong_due_ms = 0;
+		if (j->down_said)
+			pr_warn("--listen: serving again (%" PRIu64 " restarts)\n",
+				nsl_jail_restarts(j));
+		j->down_said = false;
+		return NULL;
+	}
+	if (!j->ready)
+		return "asked before it said it serves";
+	if (what == NSL_JAIL_PONG) {
+		if (!j->pings)
+			return "answered a ping we did not send";
+		if (!--j->pings)
+			j->pong_due_ms = 0;
+		return NULL;
+	}
+	if (what >= NSL_JAIL_REPRS)
+		return "asked for a representation there is none of";
+	answer(j, what);
+	return NULL;
+}
+
+/* Reads what the channel holds of its record: 0, or why the child must go. */
+static const char *read_in(struct nsl_jail *j, int64_t now)
+{
+	ssize_t n = read(j->chan, (char *)&j->in + j->in_got, sizeof(j->in) - j->in_got);
+
+	if (n < 0)
+		return errno == EAGAIN || errno == EINTR ? NULL : "closed its channel";
+	if (!n)
+		return "";	/* it ended: its status says how */
+	if (!j->in_got)
+		j->rec_due_ms = now + NSL_JAIL_DEADLINE_MS;
+	j->in_got += (size_t)n;
+	return j->in_got == sizeof(j->in) ? take_record(j, now) : NULL;
+}
+
+/* Its standard error to ours, NSL_JAIL_LOG_BYTES a second at most. */
+static void forward_log(struct nsl_jail *j, int64_t now)
+{
+	char buf[4096];
+	ssize_t n;
+
+	if (now / 1000 != j->log_second) {
+		j->log_second = now / 1000;
+		j->log_bytes = 0;
+	}
+	if (j->log_bytes >= NSL_JAIL_LOG_BYTES)
+		return;
+	n = read(j->log[0], buf, sizeof(buf));
+	if (n <= 0)
+		return;
+	j->log_bytes += (size_t)n;
+	while (write(STDERR_FILENO, buf, (size_t)n) < 0 && errno == EINTR)
+		;
+}
+
+/*
+ * One round of the keeper: what is due, then a wait of at most max_ms for
+ * the child, the wake pipe or the next due time. False when woken to stop.
+ */
+static bool keep(struct nsl_jail *j, int max_ms)
+{
+	struct pollfd pfd[3] = { { .fd = j->wake[0], .events = POLLIN },
+				 { .fd = j->log[0], .events = POLLIN },
+				 { .fd = -1 } };
+	int64_t now = nsl_mono_ms(), due, owed;
+	const char *wrong = NULL;
+
+	if (!j->child && now >= j->next_start_ms)
+		start_child(j, now);
+	owed = min_due(min_due(j->rec_due_ms, j->pong_due_ms), j->out_due_ms);
+	if (j->child && owed && now >= owed) {
+		child_ended(j, j->pong_due_ms && now >= j->pong_due_ms ?
+			    (j->ready ? "did not answer a ping in time" : "did not start in time") :
+			    j->rec_due_ms && now >= j->rec_due_ms ?
+			    "did not finish a request in time" : "did not read an answer in time");
+		return true;
+	}
+	if (j->pending >= 0) {
+		unsigned int repr = (unsigned int)j->pending;
+
+		j->pending = -1;
+		answer(j, repr);	/* or pending again */
+	}
+	/* a quiet child is asked whether it still is there */
+	if (j->child && j->ready && !j->pings && !j->out_len && j->pending < 0 &&
+	    now - j->heard_ms >= NSL_JAIL_PING_MS) {
+		j->pings++;
+		j->pong_due_ms = now + NSL_JAIL_DEADLINE_MS;
+		send_record(j, NSL_JAIL_PING, 0, NULL);
+		j->out_due_ms = 0;	/* the pong is what it owes */
+	}
+	if (j->out_len && (wrong = flush_out(j))) {
+		child_ended(j, *wrong ? wrong : NULL);
+		return true;
+	}
+
+	due = j->child ? min_due(owed, j->ready && !j->pings ? j->heard_ms + NSL_JAIL_PING_MS : 0) :
+	      j->next_start_ms;
+	/* in ms, rounded up */
+	due = min_due(min_due(due, j->pending >= 0 ?
+			      answer_due(j, (unsigned int)j->pending, nsl_mono_ns()) / 1000000 + 1 : 0),
+		      j->out_len ? j->out_due_ms : 0);
+	if (j->child) {
+		pfd[2].fd = j->chan;
+		/* one request at a time: the next is read once this one is answered */
+		pfd[2].events = j->out_len ? POLLOUT : j->pending < 0 ? POLLIN : 0;
+	}
+	if (j->log_bytes >= NSL_JAIL_LOG_BYTES && now / 1000 == j->log_second) {
+		pfd[1].fd = -1;
+		due = min_due(due, (now / 1000 + 1) * 1000);
+	}
+	due = due ? due - now : max_ms;
+	if (due > max_ms)
+		due = max_ms;
+	if (poll(pfd, 3, (int)(due < 0 ? 0 : due)) < 0 && errno != EINTR)
+		usleep(100 * 1000);	/* ENOMEM: a moment, not a spin */
+	if (pfd[0].revents)
+		return false;
+	now = nsl_mono_ms();
+	if (pfd[1].revents)
+		forward_log(j, now);
+	if (j->child && pfd[2].revents) {
+		if (j->out_len)
+			wrong = flush_out(j);
+		else if (j->pending < 0)
+			wrong = read_in(j, now);
+		else if (pfd[2].revents & (POLLHUP | POLLERR))
+			wrong = "";	/* it ended while its answer waited */
+	}
+	if (wrong)
+		child_ended(j, *wrong ? wrong : NULL);
+	return true;
 }
 
 static void *keeper(void *arg)
 {
 	struct nsl_jail *j = arg;
-	bool said = false;
 
-	for (;;) {
-		struct pollfd pfd[2] = { { .fd = j->wake[0], .events = POLLIN },
-					 { .fd = j->chan, .events = POLLIN } };
-		int64_t wait_ms = -1;
-
-		if (!j->child) {
-			int64_t due = j->spawned_ms + NSL_JAIL_RESPAWN_MS - nsl_mono_ms();
-			int err;
-
-			if (due > 0) {
-				wait_ms = due;
-			} else if ((err = spawn(j))) {
-				if (!said)
-					pr_warn("--listen: cannot start the server process: %s\n",
-						strerror(-err));
-				said = true;
-				wait_ms = NSL_JAIL_RESPAWN_MS;
-			}
-			pfd[1].fd = j->chan;
-		}
-		if (poll(pfd, 2, (int)wait_ms) < 0 && errno != EINTR)
-			usleep(100 * 1000);	/* ENOMEM: a moment, not a spin */
-		if (pfd[0].revents)
-			break;
-		if (!pfd[1].revents || j->chan < 0)
-			continue;
-		if (answer(j)) {
-			/* it died, or broke the protocol: another one */
-			reap(j);
-			__atomic_add_fetch(&j->restarts, 1, __ATOMIC_RELAXED);
-			pr_warn("--listen: the server process ended; starting another\n");
-		}
-	}
-	reap(j);
+	while (keep(j, 1000))
+		;
 	return NULL;
 }
 
 int nsl_jail_start(struct nsl_jail *j, const struct nsl_jail_app *app)
 {
+	int64_t give_up = nsl_mono_ms() + NSL_JAIL_START_MS + 1000;
 	sigset_t all, old;
 	int err;
 
 	j->app = *app;
-	if (pipe2(j->wake, O_CLOEXEC))
+	j->backoff_ms = NSL_JAIL_RESPAWN_MS;
+	if (pipe2(j->wake, O_CLOEXEC) ||
+	    /* non-blocking at both ends: a child that writes too much loses it */
+	    pipe2(j->log, O_CLOEXEC | O_NONBLOCK))
 		return -errno;
-	j->has_pipe = true;
-	err = spawn(j);
-	if (err)
-		return err;
+	j->has_pipes = true;
+	/* the first child, here: the endpoint is up when it says it serves */
+	while (!j->ready && nsl_mono_ms() < give_up && !j->down_said)
+		keep(j, 100);
+	if (!j->ready) {
+		pr_warn("--listen: the server process did not start (its messages are above)\n");
+		return -ECHILD;
+	}
 	/*
 	 * The thread inherits our signal mask: with every signal blocked
 	 * there, SIGINT/SIGTERM/SIGHUP reach the main thread and interrupt
@@ -265,8 +443,6 @@ int nsl_jail_start(struct nsl_jail *j, const struct nsl_jail_app *app)
 	err = -pthread_create(&j->thread, NULL, keeper, j);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	j->serving = !err;
-	if (err)
-		reap(j);
 	return err;
 }
 
@@ -279,11 +455,22 @@ void nsl_jail_stop(struct nsl_jail *j)
 		pthread_join(j->thread, NULL);
 		j->serving = false;
 	}
-	reap(j);
-	if (j->has_pipe) {
-		close(j->wake[0]);
-		close(j->wake[1]);
-		j->has_pipe = false;
+	if (j->child)
+		nsl_jail_end(j->child, NULL, 0);
+	j->child = 0;
+	if (j->chan >= 0)
+		close(j->chan);
+	j->chan = -1;
+	if (j->has_pipes) {
+		for (int i = 0; i < 2; i++) {
+			close(j->wake[i]);
+			close(j->log[i]);
+		}
+		j->has_pipes = false;
+	}
+	for (int r = 0; r < NSL_JAIL_REPRS; r++) {
+		free(j->kept[r].gz);
+		j->kept[r].gz = NULL;
 	}
 	if (j->sock >= 0)
 		close(j->sock);
@@ -295,4 +482,9 @@ void nsl_jail_stop(struct nsl_jail *j)
 uint64_t nsl_jail_restarts(const struct nsl_jail *j)
 {
 	return __atomic_load_n(&j->restarts, __ATOMIC_RELAXED);
+}
+
+uint64_t nsl_jail_render_ns(const struct nsl_jail *j)
+{
+	return __atomic_load_n(&j->render_ns, __ATOMIC_RELAXED);
 }

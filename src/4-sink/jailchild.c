@@ -7,16 +7,22 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <sched.h>
+#include <stdbool.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 #include <linux/capability.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <seccomp.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include "http.h"
 #include "httproute.h"
@@ -24,8 +30,35 @@
 #include "jailwire.h"
 #include "log.h"
 
-/* largest answer the child takes (the parent's are far smaller) */
-#define MAX_ANSWER (1ULL << 30)
+/* the test seam of jailproc.c: ask for answers, serve nothing */
+static bool flood;
+
+_Static_assert(NSL_HTTP_MAX_REPRS <= NSL_JAIL_REPRS, "the parent keeps every representation");
+
+/* Answers the parent's ping: 0 or a negative errno. */
+static int pong(void)
+{
+	const struct jail_req rec = { .magic = NSL_JAIL_MAGIC, .repr = NSL_JAIL_PONG };
+
+	return nsl_write_full(NSL_JAIL_CHAN, &rec, sizeof(rec));
+}
+
+/*
+ * The parent's next record that is not a ping (those are answered on the
+ * way): 0, or -EPIPE when the channel ended or broke.
+ */
+static int next_record(struct jail_resp *resp)
+{
+	for (;;) {
+		if (nsl_read_full(NSL_JAIL_CHAN, resp, sizeof(*resp)) < 0 ||
+		    resp->magic != NSL_JAIL_MAGIC)
+			return -EPIPE;
+		if (resp->kind != NSL_JAIL_PING)
+			return 0;
+		if (pong())
+			return -EPIPE;
+	}
+}
 
 /* The server asks the parent for an answer, and waits for it. */
 static int fetch(void *ctx, unsigned int repr, struct nsl_http_body *b)
@@ -36,11 +69,11 @@ static int fetch(void *ctx, unsigned int repr, struct nsl_http_body *b)
 
 	(void)ctx;
 	err = nsl_write_full(NSL_JAIL_CHAN, &req, sizeof(req));
+	if (!err)
+		err = next_record(&resp);
 	if (err)
 		return err;
-	if (nsl_read_full(NSL_JAIL_CHAN, &resp, sizeof(resp)) < 0)
-		return -EPIPE;
-	if (resp.magic != NSL_JAIL_MAGIC || resp.len > MAX_ANSWER)
+	if (resp.kind != NSL_JAIL_ANSWER || resp.len > NSL_JAIL_MAX_ANSWER)
 		return -EPROTO;
 	if (resp.err)
 		return resp.err < 0 ? resp.err : -EPROTO;
@@ -59,6 +92,19 @@ static int fetch(void *ctx, unsigned int repr, struct nsl_http_body *b)
 	return 0;
 }
 
+/* The channel turned readable while the server waits: a ping, or the end. */
+static int heard(void *ctx)
+{
+	struct jail_resp resp;
+
+	(void)ctx;
+	/* anything but a ping, between requests, is out of step: the end */
+	if (nsl_read_full(NSL_JAIL_CHAN, &resp, sizeof(resp)) < 0 ||
+	    resp.magic != NSL_JAIL_MAGIC || resp.kind != NSL_JAIL_PING)
+		return -EPIPE;
+	return pong();
+}
+
 static unsigned int choose(void *ctx, const char *accept)
 {
 	(void)ctx;
@@ -68,21 +114,110 @@ static unsigned int choose(void *ctx, const char *accept)
 /*
  * The system calls the server makes once it serves: HTTP on sockets it
  * accepts, epoll, the channel, the clock, memory (never executable),
- * and leaving. Everything else kills it (then the parent starts another).
+ * and leaving. Everything else kills it (then the parent starts another),
+ * and so does each call below with an argument it never passes.
  */
 static const char *const allowed[] = {
-	"read", "write", "readv", "writev", "recvfrom", "recvmsg", "sendto", "sendmsg",
-	"accept", "accept4", "close", "shutdown", "setsockopt", "getsockopt",
+	"read", "write", "readv", "writev", "recvfrom", "recvmsg", "sendto",
+	"accept", "accept4", "close", "shutdown", "getsockopt",
 	"getsockname", "getpeername", "poll", "ppoll", "epoll_wait", "epoll_pwait",
-	"epoll_pwait2", "epoll_ctl", "fcntl", "brk", "munmap", "mremap", "madvise",
+	"epoll_pwait2", "epoll_ctl", "brk", "munmap",
 	"clock_gettime", "clock_nanosleep", "nanosleep", "gettimeofday", "futex",
 	"rt_sigreturn", "rt_sigprocmask", "restart_syscall", "sched_yield",
 	"getpid", "gettid", "getrandom", "exit", "exit_group",
 };
 
+/*
+ * An int argument as the kernel reads it: its low 32 bits (a caller may
+ * set the others, which a compare of all 64 would count).
+ */
+#define ARG32(n, v) SCMP_CMP((n), SCMP_CMP_MASKED_EQ, 0xffffffffULL, (uint32_t)(v))
+
+/* The calls allowed with one argument (or two) fixed: each pair is a rule. */
+static const struct {
+	uint64_t v, v2;
+	int nr;
+	unsigned int arg, arg2;		/* which: 0-5, or 6 for none */
+	bool full;			/* compare all 64 bits (an unsigned long) */
+} fixed[] = {
+	/* the library: TCP_NODELAY on what it accepts; ours: SO_LINGER (http.c) */
+	{ IPPROTO_TCP, TCP_NODELAY, SCMP_SYS(setsockopt), 1, 2, false },
+	{ SOL_SOCKET, SO_LINGER, SCMP_SYS(setsockopt), 1, 2, false },
+	/* flags and close-on-exec, nothing that signals (F_SETOWN, F_SETSIG) */
+	{ F_GETFL, 0, SCMP_SYS(fcntl), 1, 6, false },
+	{ F_SETFL, 0, SCMP_SYS(fcntl), 1, 6, false },
+	{ F_GETFD, 0, SCMP_SYS(fcntl), 1, 6, false },
+	{ F_SETFD, 0, SCMP_SYS(fcntl), 1, 6, false },
+	/* malloc giving memory back */
+	{ MADV_DONTNEED, 0, SCMP_SYS(madvise), 2, 6, false },
+	{ MADV_FREE, 0, SCMP_SYS(madvise), 2, 6, false },
+	/* realloc: moved or resized where it is, never onto another mapping */
+	{ 0, 0, SCMP_SYS(mremap), 3, 6, true },
+	{ MREMAP_MAYMOVE, 0, SCMP_SYS(mremap), 3, 6, true },
+};
+
+static struct scmp_arg_cmp arg_cmp(unsigned int arg, uint64_t v, bool full)
+{
+	return full ? SCMP_CMP(arg, SCMP_CMP_EQ, v) : ARG32(arg, v);
+}
+
+/*
+ * sendmsg, on any fd but the channel: the parent reads no descriptors,
+ * but none is sent its way. "fd != CHAN" in rules that can only test
+ * equality: one rule per bit, for the values that agree with CHAN above
+ * that bit and differ in it.
+ */
+static int allow_sendmsg(scmp_filter_ctx f)
+{
+	int err = 0;
+
+	for (unsigned int bit = 0; !err && bit < 32; bit++) {
+		uint64_t mask = (0xffffffffULL << bit) & 0xffffffffULL;
+
+		err = seccomp_rule_add(f, SCMP_ACT_ALLOW, SCMP_SYS(sendmsg), 1,
+				       SCMP_A0(SCMP_CMP_MASKED_EQ, mask,
+					       ((uint64_t)NSL_JAIL_CHAN ^ (1ULL << bit)) & mask));
+	}
+	return err;
+}
+
+static int add_rules(scmp_filter_ctx f)
+{
+	int err = 0;
+
+	for (size_t i = 0; !err && i < sizeof(allowed) / sizeof(allowed[0]); i++) {
+		int nr = seccomp_syscall_resolve_name(allowed[i]);
+
+		if (nr != __NR_SCMP_ERROR)	/* not every architecture has each */
+			err = seccomp_rule_add(f, SCMP_ACT_ALLOW, nr, 0);
+	}
+	for (size_t i = 0; !err && i < sizeof(fixed) / sizeof(fixed[0]); i++)
+		err = fixed[i].arg2 < 6 ?
+		      seccomp_rule_add(f, SCMP_ACT_ALLOW, fixed[i].nr, 2,
+				       arg_cmp(fixed[i].arg, fixed[i].v, fixed[i].full),
+				       arg_cmp(fixed[i].arg2, fixed[i].v2, fixed[i].full)) :
+		      seccomp_rule_add(f, SCMP_ACT_ALLOW, fixed[i].nr, 1,
+				       arg_cmp(fixed[i].arg, fixed[i].v, fixed[i].full));
+	if (!err)
+		err = allow_sendmsg(f);
+	/* memory, but nothing that could run: no PROT_EXEC */
+	if (!err)
+		err = seccomp_rule_add(f, SCMP_ACT_ALLOW, SCMP_SYS(mmap), 1,
+				       SCMP_A2(SCMP_CMP_MASKED_EQ, PROT_EXEC, 0));
+	if (!err)
+		err = seccomp_rule_add(f, SCMP_ACT_ALLOW, SCMP_SYS(mprotect), 1,
+				       SCMP_A2(SCMP_CMP_MASKED_EQ, PROT_EXEC, 0));
+	/* abort() signals itself, and nothing else: no tkill, no kill */
+	if (!err)
+		err = seccomp_rule_add(f, SCMP_ACT_ALLOW, SCMP_SYS(tgkill), 2,
+				       ARG32(0, getpid()), ARG32(1, syscall(SYS_gettid)));
+	return err;
+}
+
 /* Shuts the jail's doors: once the server is set up, before it serves. */
 static int lock_in(void *ctx)
 {
+	const struct jail_req ready = { .magic = NSL_JAIL_MAGIC, .repr = NSL_JAIL_READY };
 	scmp_filter_ctx f;
 	time_t now = time(NULL);
 	struct tm tm;
@@ -92,30 +227,25 @@ static int lock_in(void *ctx)
 	/* the library's Date header: the time zone read now, not while serving */
 	localtime_r(&now, &tm);
 	f = seccomp_init(SCMP_ACT_KILL_PROCESS);
-	err = f ? 0 : -ENOMEM;
-	for (size_t i = 0; !err && i < sizeof(allowed) / sizeof(allowed[0]); i++) {
-		int nr = seccomp_syscall_resolve_name(allowed[i]);
-
-		if (nr != __NR_SCMP_ERROR)	/* not every architecture has each */
-			err = seccomp_rule_add(f, SCMP_ACT_ALLOW, nr, 0);
-	}
-	/* memory, but nothing that could run: no PROT_EXEC */
-	if (!err)
-		err = seccomp_rule_add(f, SCMP_ACT_ALLOW, SCMP_SYS(mmap), 1,
-				       SCMP_A2(SCMP_CMP_MASKED_EQ, PROT_EXEC, 0));
-	if (!err)
-		err = seccomp_rule_add(f, SCMP_ACT_ALLOW, SCMP_SYS(mprotect), 1,
-				       SCMP_A2(SCMP_CMP_MASKED_EQ, PROT_EXEC, 0));
-	/* abort() signals itself */
-	if (!err)
-		err = seccomp_rule_add(f, SCMP_ACT_ALLOW, SCMP_SYS(tgkill), 0);
+	err = f ? add_rules(f) : -ENOMEM;
 	if (!err)
 		err = seccomp_load(f);
 	if (f)
 		seccomp_release(f);
-	if (err)
+	if (err) {
 		pr_warn("--listen: cannot load the server's seccomp filter: %s\n",
 			strerror(-err));
+		return err;
+	}
+	/* the parent says the endpoint is up when it hears this */
+	err = nsl_write_full(NSL_JAIL_CHAN, &ready, sizeof(ready));
+	/* the test seam of jailproc.c: a child that asks and asks, shut in as any */
+	while (!err && flood) {
+		struct nsl_http_body b = { 0 };
+
+		err = fetch(NULL, 0, &b);
+		free(b.buf);
+	}
 	return err;
 }
 
@@ -139,17 +269,64 @@ static void empty_namespaces(void)
 	syscall(SYS_capset, &hdr, none);
 }
 
+/*
+ * What it may hold, set before anything else runs: descriptors for its
+ * connections, no process of its own, no file written (its standard error
+ * is a pipe), no core, no locked memory, an address space its answers fit
+ * in. 0, or -1 (it must not serve without them).
+ */
+static int limit_resources(void)
+{
+	static const struct {
+		int res;
+		rlim_t max;
+	} lim[] = {
+		{ RLIMIT_NOFILE, NSL_HTTP_CONNS + 16 },
+		{ RLIMIT_NPROC, 0 },
+		{ RLIMIT_FSIZE, 0 },
+		{ RLIMIT_CORE, 0 },
+		{ RLIMIT_MEMLOCK, 0 },
+#ifndef NSL_JAIL_SANITIZED
+		{ RLIMIT_AS, NSL_JAIL_AS_BYTES },
+#endif
+	};
+
+	for (size_t i = 0; i < sizeof(lim) / sizeof(lim[0]); i++) {
+		struct rlimit r;
+
+		if (getrlimit(lim[i].res, &r))
+			return -1;
+		/* lower only: a hard limit below ours stays */
+		if (r.rlim_max > lim[i].max)
+			r.rlim_max = lim[i].max;
+		r.rlim_cur = r.rlim_max;
+		if (setrlimit(lim[i].res, &r)) {
+			pr_warn("--listen: the server process cannot limit its resources: %s\n",
+				strerror(errno));
+			return -1;
+		}
+	}
+	return 0;
+}
+
 int nsl_jail_child_main(int argc, char **argv)
 {
-	const struct nsl_http_app app = { .choose = choose, .fetch = fetch, .ready = lock_in };
+	const struct nsl_http_app app = { .choose = choose, .fetch = fetch, .ready = lock_in,
+					   .heard = heard };
 	int err;
 
-	nsl_verbose = argc > 2 && !strcmp(argv[2], "-v");
+	/* no process of our user may trace us or read our memory from here on */
+	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+	for (int i = 2; i < argc; i++) {
+		nsl_verbose |= !strcmp(argv[i], "-v");
+		flood |= !strcmp(argv[i], NSL_JAIL_FLOOD);
+	}
 	signal(SIGPIPE, SIG_IGN);
 	/* the thread that started us goes: so do we */
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
-	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+	if (limit_resources())
+		_exit(1);
 	empty_namespaces();
 	/* the channel is also the stop signal: the parent closes it */
 	err = nsl_http_serve(NSL_JAIL_SOCK, NSL_JAIL_CHAN, &app);

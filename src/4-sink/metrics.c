@@ -41,6 +41,7 @@ static int render_metrics(void *ctx, unsigned int repr, FILE *f, const char **ty
 	m->rep.reports_lost = m->out ? nsl_output_lost(m->out) : 0;
 	m->rep.served = true;
 	m->rep.server_restarts = nsl_jail_restarts(m->jail);
+	m->rep.server_render_ns = nsl_jail_render_ns(m->jail);
 	if (err)
 		goto out;
 	if (repr == NSL_REPR_PROTOBUF) {

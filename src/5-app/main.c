@@ -112,7 +112,7 @@ int main(int argc, char **argv)
 {
 	struct nsl_options opts;
 	struct nsl_loader l = { .rx_tstamp_fd = -1, .ifname_fd = -1 };
-	struct nsl_jail http = { .sock = -1, .exe_fd = -1, .chan = -1 };
+	struct nsl_jail http = NSL_JAIL_INIT;
 	struct nsl_output out = { 0 };
 	int err;
 
