@@ -60,6 +60,7 @@ UNIT_TESTS := $(patsubst tests/unit/%.c,$(OUTPUT)/tests/%,$(wildcard tests/unit/
 # the test programs that build with what `make` needs (make test-progs:
 # test_trixie.sh builds them with another release's compilers)
 TEST_PROGS := $(OUTPUT)/tests/trafficgen $(OUTPUT)/tests/tunwire $(OUTPUT)/tests/settai
+TEST_PROGS += $(OUTPUT)/tests/restrictns
 TEST_PROGS += $(OUTPUT)/testbed/dropper.bpf.o $(OUTPUT)/testbed/dropper-nofetch.bpf.o
 TEST_PROGS += $(OUTPUT)/testbed/unstamp.bpf.o $(OUTPUT)/testbed/napi.bpf.o
 TEST_TOOLS := $(TEST_PROGS)
@@ -142,6 +143,11 @@ $(OUTPUT)/tests/groupid_race: tests/groupid/race.c | $(OUTPUT)/tests
 $(OUTPUT)/tests/%: tests/%.c | $(OUTPUT)/tests
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $< -o $@
+
+# systemd's RestrictNamespaces=, as a filter of libseccomp (the jail's own library)
+$(OUTPUT)/tests/restrictns: tests/restrictns.c | $(OUTPUT)/tests
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) $< -lseccomp -o $@
 
 deps:
 	$(Q)scripts/install-deps build

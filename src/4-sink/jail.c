@@ -26,59 +26,37 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include <arpa/inet.h>
-#include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
 #include "clock.h"
-#include "gzip.h"
 #include "jail.h"
+#include "jailcache.h"
 #include "jailproc.h"
 #include "log.h"
 
-/*
- * Connections that completed the handshake but wait to be accepted: room
- * for a burst (1,000 connections at once) without dropping SYNs, which a
- * scraper caught in it would retransmit only after a second.
- */
-#define NSL_HTTP_BACKLOG 1024
-
-int nsl_jail_bind(struct nsl_jail *j, const char *addr, uint16_t port)
+int nsl_jail_bind(struct nsl_jail *j, const char *addr, uint16_t port, const char *tool_user)
 {
-	struct sockaddr_storage ss = { 0 };
-	struct sockaddr_in *in4 = (struct sockaddr_in *)&ss;
-	struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)&ss;
-	socklen_t len;
-	int one = 1, err;
+	/* the program that runs now, whatever replaces its file later */
+	int sock = -1, exe = open("/proc/self/exe", O_RDONLY | O_CLOEXEC), err;
 
 	*j = (struct nsl_jail)NSL_JAIL_INIT;
-	if (inet_pton(AF_INET, addr, &in4->sin_addr) == 1) {
-		in4->sin_family = AF_INET;
-		in4->sin_port = htons(port);
-		len = sizeof(*in4);
-	} else if (inet_pton(AF_INET6, addr, &in6->sin6_addr) == 1) {
-		in6->sin6_family = AF_INET6;
-		in6->sin6_port = htons(port);
-		len = sizeof(*in6);
-	} else {
-		return -EINVAL;
-	}
-	/* the program that runs now, whatever replaces its file later */
-	j->exe_fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
-	if (j->exe_fd < 0)
-		return -errno;
-	j->sock = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-	if (j->sock < 0)
-		return -errno;
-	setsockopt(j->sock, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	if (bind(j->sock, (struct sockaddr *)&ss, len) ||
-	    listen(j->sock, NSL_HTTP_BACKLOG)) {
+	err = exe < 0 ? -errno : 0;
+	if (!err)
+		err = sock = nsl_jail_listen(addr, port);
+	/* non-blocking at both ends: a child that writes too much loses it */
+	if (err >= 0 && pipe2(j->log, O_CLOEXEC | O_NONBLOCK))
 		err = -errno;
-		close(j->sock);
-		j->sock = -1;
-		return err;
-	}
-	return 0;
+	/* the starter holds the socket, the executable and the log's end from here */
+	if (err >= 0)
+		err = nsl_jail_starter_fork(&j->starter, exe, sock, j->log[1], tool_user);
+	if (exe >= 0)
+		close(exe);
+	if (sock >= 0)
+		close(sock);
+	if (j->log[1] >= 0)
+		close(j->log[1]);
+	j->log[1] = -1;
+	return err < 0 ? err : 0;
 }
 
 /* ---- the child's life ---- */
@@ -96,7 +74,7 @@ static void child_ended(struct nsl_jail *j, const char *cause)
 
 	close(j->chan);
 	j->chan = -1;
-	nsl_jail_end(j->child, why, sizeof(why));
+	nsl_jail_end(&j->starter, why, sizeof(why));
 	j->child = 0;
 	__atomic_add_fetch(&j->restarts, 1, __ATOMIC_RELAXED);
 	/* one that served long enough starts the count of failures again */
@@ -120,7 +98,7 @@ static void child_ended(struct nsl_jail *j, const char *cause)
 
 static void start_child(struct nsl_jail *j, int64_t now)
 {
-	pid_t pid = nsl_jail_spawn(j->exe_fd, j->sock, j->log[1], &j->chan);
+	pid_t pid = nsl_jail_spawn(&j->starter, &j->chan);
 
 	j->spawned_ms = now;
 	if (pid < 0) {
@@ -185,70 +163,18 @@ static const char *flush_out(struct nsl_jail *j)
 	return NULL;
 }
 
-/* Representation repr, rendered now into kept[repr]: 0 or a negative errno. */
-static int render(struct nsl_jail *j, unsigned int repr)
-{
-	struct nsl_jail_kept *k = &j->kept[repr];
-	int64_t t0 = nsl_mono_ns(), took;
-	struct nsl_gz z = { 0 };
-	const char *type = NULL;
-	FILE *f = nsl_gz_open(&z);
-	int err = f ? j->app.render(j->app.ctx, repr, f, &type) : -ENOMEM;
-
-	if (f && fclose(f) && !err)
-		err = -ENOMEM;
-	if (!err && !type)
-		err = -EINVAL;
-	if (!err && z.len > NSL_JAIL_MAX_ANSWER)
-		err = -EFBIG;
-	took = nsl_mono_ns() - t0;
-	__atomic_add_fetch(&j->render_ns, (uint64_t)took, __ATOMIC_RELAXED);
-	/* the next render waits as long as this one took: at most half our time */
-	j->render_at_ns = nsl_mono_ns() + took;
-	free(k->gz);
-	k->gz = NULL;
-	if (err) {
-		free(z.buf);
-		return err;
-	}
-	k->gz = z.buf;
-	k->len = z.len;
-	k->plain = z.plain;
-	snprintf(k->type, sizeof(k->type), "%s", type);
-	k->end_ns = nsl_mono_ns();
-	k->took_ns = took;
-	return 0;
-}
-
-/* Whether kept[repr] is too old to give: older than its render took. */
-static bool stale(const struct nsl_jail *j, unsigned int repr, int64_t now)
-{
-	const struct nsl_jail_kept *k = &j->kept[repr];
-
-	return !k->gz || now - k->end_ns >= k->took_ns;
-}
-
-/* When request repr may be answered (ns): at the next answer, or render, we allow. */
-static int64_t answer_due(const struct nsl_jail *j, unsigned int repr, int64_t now)
-{
-	return stale(j, repr, now) && j->render_at_ns > j->next_answer_ns ?
-	       j->render_at_ns : j->next_answer_ns;
-}
-
-/* Answers request repr now: from kept[], or rendered; or later (j->pending). */
+/* Answers request repr now: kept, or rendered; or later (j->pending). */
 static void answer(struct nsl_jail *j, unsigned int repr)
 {
-	int64_t now = nsl_mono_ns();
-	int err = 0;
+	const struct nsl_jail_kept *k;
+	int err;
 
-	if (now < answer_due(j, repr, now)) {
+	if (nsl_mono_ns() < nsl_jail_cache_due(&j->cache, repr, nsl_mono_ns())) {
 		j->pending = (int)repr;
 		return;
 	}
-	if (stale(j, repr, now))
-		err = render(j, repr);
-	j->next_answer_ns = nsl_mono_ns() + NSL_JAIL_ANSWER_GAP_MS * 1000000LL;
-	send_record(j, NSL_JAIL_ANSWER, err, err ? NULL : &j->kept[repr]);
+	k = nsl_jail_cache_answer(&j->cache, repr, &err);
+	send_record(j, NSL_JAIL_ANSWER, err, k);
 }
 
 /* ---- what it sends us ---- */
@@ -318,6 +244,10 @@ static void forward_log(struct nsl_jail *j, int64_t now)
 	if (j->log_bytes >= NSL_JAIL_LOG_BYTES)
 		return;
 	n = read(j->log[0], buf, sizeof(buf));
+	if (!n) {	/* the starter and its children are gone */
+		close(j->log[0]);
+		j->log[0] = -1;
+	}
 	if (n <= 0)
 		return;
 	j->log_bytes += (size_t)n;
@@ -370,7 +300,8 @@ static bool keep(struct nsl_jail *j, int max_ms)
 	      j->next_start_ms;
 	/* in ms, rounded up */
 	due = min_due(min_due(due, j->pending >= 0 ?
-			      answer_due(j, (unsigned int)j->pending, nsl_mono_ns()) / 1000000 + 1 : 0),
+			      nsl_jail_cache_due(&j->cache, (unsigned int)j->pending,
+						 nsl_mono_ns()) / 1000000 + 1 : 0),
 		      j->out_len ? j->out_due_ms : 0);
 	if (j->child) {
 		pfd[2].fd = j->chan;
@@ -419,11 +350,9 @@ int nsl_jail_start(struct nsl_jail *j, const struct nsl_jail_app *app)
 	sigset_t all, old;
 	int err;
 
-	j->app = *app;
+	j->cache.app = *app;
 	j->backoff_ms = NSL_JAIL_RESPAWN_MS;
-	if (pipe2(j->wake, O_CLOEXEC) ||
-	    /* non-blocking at both ends: a child that writes too much loses it */
-	    pipe2(j->log, O_CLOEXEC | O_NONBLOCK))
+	if (pipe2(j->wake, O_CLOEXEC))
 		return -errno;
 	j->has_pipes = true;
 	/* the first child, here: the endpoint is up when it says it serves */
@@ -455,28 +384,21 @@ void nsl_jail_stop(struct nsl_jail *j)
 		pthread_join(j->thread, NULL);
 		j->serving = false;
 	}
-	if (j->child)
-		nsl_jail_end(j->child, NULL, 0);
+	/* the starter kills its child when we close its channel: no wait here */
+	nsl_jail_starter_stop(&j->starter);
 	j->child = 0;
 	if (j->chan >= 0)
 		close(j->chan);
 	j->chan = -1;
 	if (j->has_pipes) {
-		for (int i = 0; i < 2; i++) {
+		for (int i = 0; i < 2; i++)
 			close(j->wake[i]);
-			close(j->log[i]);
-		}
 		j->has_pipes = false;
 	}
-	for (int r = 0; r < NSL_JAIL_REPRS; r++) {
-		free(j->kept[r].gz);
-		j->kept[r].gz = NULL;
-	}
-	if (j->sock >= 0)
-		close(j->sock);
-	if (j->exe_fd >= 0)
-		close(j->exe_fd);
-	j->sock = j->exe_fd = -1;
+	if (j->log[0] >= 0)
+		close(j->log[0]);
+	j->log[0] = -1;
+	nsl_jail_cache_free(&j->cache);
 }
 
 uint64_t nsl_jail_restarts(const struct nsl_jail *j)
@@ -486,5 +408,5 @@ uint64_t nsl_jail_restarts(const struct nsl_jail *j)
 
 uint64_t nsl_jail_render_ns(const struct nsl_jail *j)
 {
-	return __atomic_load_n(&j->render_ns, __ATOMIC_RELAXED);
+	return nsl_jail_cache_render_ns(&j->cache);
 }

@@ -29,10 +29,10 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <sys/types.h>
+#include "jailcache.h"
+#include "jailproc.h"
 #include "jailwire.h"
 
-/* argv[1] of the child: main() hands over to nsl_jail_child_main() */
-#define NSL_JAIL_ARGV1 "--jailed-metrics-server"
 /* a dead child is started again after this, doubled while they keep failing ... */
 #define NSL_JAIL_RESPAWN_MS 1000
 /* ... up to this; a child that served this long starts the count again */
@@ -45,31 +45,12 @@
 #define NSL_JAIL_DEADLINE_MS 2000
 /* it reads an answer of ours within this */
 #define NSL_JAIL_ANSWER_MS 5000
-/* answers at most this often: a child asks once a second per representation */
-#define NSL_JAIL_ANSWER_GAP_MS 50
 /* its messages forwarded to our standard error, at most, per second */
 #define NSL_JAIL_LOG_BYTES 16384
 
-/* What the parent serves: an answer of representation repr rendered into out. */
-struct nsl_jail_app {
-	void *ctx;
-	/* *type: its Content-Type (a static string). 0 or a negative errno. */
-	int (*render)(void *ctx, unsigned int repr, FILE *out, const char **type);
-};
-
-/* An answer kept for reuse, while it is younger than its render took. */
-struct nsl_jail_kept {
-	char *gz;			/* a gzip member, or NULL */
-	size_t len;
-	uint64_t plain;
-	char type[128];
-	int64_t end_ns, took_ns;	/* when its render ended, and how long it took */
-};
-
 struct nsl_jail {
-	int sock;			/* bound and listening, or -1 */
-	int exe_fd;			/* our executable, opened at bind: the child's image */
-	struct nsl_jail_app app;
+	struct nsl_jail_starter starter;	/* holds the socket and our executable */
+	struct nsl_jail_cache cache;	/* what we render, and the bounds on it */
 	int chan;			/* our end of the channel (non-blocking), or -1 */
 	int log[2];			/* the children's standard error: we read [0] */
 	pid_t child;			/* 0: none */
@@ -86,29 +67,28 @@ struct nsl_jail {
 	const char *out_body;		/* its body (kept[]'s), or NULL */
 	size_t out_len, out_done;	/* header and body */
 	int pending;			/* a request waiting for the next render, or -1 */
-	int64_t render_at_ns;		/* the next render may start then */
-	int64_t next_answer_ns;		/* ... and the next answer */
-	struct nsl_jail_kept kept[NSL_JAIL_REPRS];
 	int64_t log_second;		/* NSL_JAIL_LOG_BYTES per second of the clock */
 	size_t log_bytes;
 	bool down_said;			/* we said it is down, not yet that it serves */
 	uint64_t restarts;		/* children started again after one ended */
-	uint64_t render_ns;		/* time we spent rendering its answers */
 	int wake[2];			/* a byte stops the thread */
 	bool has_pipes, serving;
 	pthread_t thread;
 };
 
 /* A jail with nothing yet: nsl_jail_stop() may be called on it. */
-#define NSL_JAIL_INIT { .sock = -1, .exe_fd = -1, .chan = -1, .log = { -1, -1 }, \
+#define NSL_JAIL_INIT { .starter = { .ctl = -1 }, .chan = -1, .log = { -1, -1 }, \
 			.wake = { -1, -1 }, .pending = -1 }
 
 /*
- * Binds and listens on addr:port (numeric, IPv4 or IPv6). Done early, while
- * privileged (ports below 1024) and before anything is loaded, so that a
- * port in use is a start-up error. Returns 0 or a negative errno.
+ * Binds and listens on addr:port (numeric, IPv4 or IPv6), and forks the
+ * starter of the children (jailproc.h), which holds the socket from then
+ * on. Done early, while privileged (ports below 1024, the jail's user)
+ * and before anything is loaded, so that a port in use is a start-up
+ * error. tool_user: the user the tool runs as after set-up (NULL: its
+ * own). Returns 0 or a negative errno.
  */
-int nsl_jail_bind(struct nsl_jail *j, const char *addr, uint16_t port);
+int nsl_jail_bind(struct nsl_jail *j, const char *addr, uint16_t port, const char *tool_user);
 
 /*
  * Starts the child and waits until it says it serves (at most

@@ -8,7 +8,6 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
-#include <sched.h>
 #include <stdbool.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -250,22 +249,20 @@ static int lock_in(void *ctx)
 }
 
 /*
- * Empty namespaces, where an unprivileged process may make them (a user
- * namespace first, which lets it make the rest): no network but the
- * socket it holds, no IPC, its own mounts and host name. Then it drops
- * what that namespace gave it: no capability anywhere.
+ * No capability anywhere. The starter (jailproc.c) made its namespaces,
+ * where the kernel lets it: a user namespace, in which the exec left it
+ * none, its PID namespace (it is process 1 there: the tool is not in
+ * sight), and empty network, IPC, UTS and mount ones. The bounding set
+ * went with the starter's; what is left to drop is dropped here too.
  */
-static void empty_namespaces(void)
+static void drop_capabilities(void)
 {
 	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
 	struct __user_cap_data_struct none[2] = { { 0 } };
 
-	if (unshare(CLONE_NEWUSER | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS |
-		    CLONE_NEWNS) && nsl_verbose)
-		pr_warn("--listen: the server process stays in the tool's namespaces: %s\n",
-			strerror(errno));
 	for (int cap = 0; cap <= CAP_LAST_CAP; cap++)
 		prctl(PR_CAPBSET_DROP, cap, 0, 0, 0);
+	prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
 	syscall(SYS_capset, &hdr, none);
 }
 
@@ -327,7 +324,7 @@ int nsl_jail_child_main(int argc, char **argv)
 	prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
 	if (limit_resources())
 		_exit(1);
-	empty_namespaces();
+	drop_capabilities();
 	/* the channel is also the stop signal: the parent closes it */
 	err = nsl_http_serve(NSL_JAIL_SOCK, NSL_JAIL_CHAN, &app);
 	_exit(err ? 1 : 0);

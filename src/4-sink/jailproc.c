@@ -1,148 +1,181 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The jail's child as a process (jailproc.h): fork() and an exec of our
- * own executable (fexecve of the file opened at bind: the same program
- * after a package upgrade, and a fresh address space: nothing of the BPF
- * object's mappings). The child's side is jailchild.c.
- *
- * Relies on: fds not marked close-on-exec surviving execve(2) (the child
- * keeps exactly its standard error, the log pipe, its socket, fd 3, and
- * its channel, fd 4: every other is closed before the exec); the
- * environment being what execve(2) is given (none); capabilities and
- * no_new_privs surviving execve(2) as they are (the parent has dropped
- * them all, no file capability adds any, and no_new_privs forbids setuid
- * gains); SIGKILL ending a stopped process too.
+ * The jail's children as processes (jailproc.h), from our side: the
+ * socket, the starter forked (jailstarter.c: what it does, and what it
+ * relies on), and our words to it, answered within NSL_JAIL_STARTER_MS.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <sys/socket.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
-#include "jail.h"
 #include "jailproc.h"
+#include "jailstarter.h"
 #include "log.h"
 
 /*
- * The environment the child gets: none. A sanitizer build passes its
- * options on, so that its reports land where the tests look for them.
+ * Connections that completed the handshake but wait to be accepted: room
+ * for a burst (1,000 connections at once) without dropping SYNs, which a
+ * scraper caught in it would retransmit only after a second.
  */
-static char **child_env(void)
+#define NSL_HTTP_BACKLOG 1024
+
+int nsl_jail_listen(const char *addr, uint16_t port)
 {
-#ifdef NSL_JAIL_SANITIZED
-	static const char *const keep[] = { "ASAN_OPTIONS", "UBSAN_OPTIONS" };
-	static char *env[3];
-	size_t n = 0;
+	struct sockaddr_storage ss = { 0 };
+	struct sockaddr_in *in4 = (struct sockaddr_in *)&ss;
+	struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)&ss;
+	socklen_t len;
+	int one = 1, err, sock;
 
-	for (size_t i = 0; i < sizeof(keep) / sizeof(keep[0]); i++)
-		for (char **e = environ; e && *e; e++)
-			if (!strncmp(*e, keep[i], strlen(keep[i])) &&
-			    (*e)[strlen(keep[i])] == '=') {
-				env[n++] = *e;
-				break;
-			}
-	env[n] = NULL;
-	return env;
-#else
-	static char *none[] = { NULL };
+	if (inet_pton(AF_INET, addr, &in4->sin_addr) == 1) {
+		in4->sin_family = AF_INET;
+		in4->sin_port = htons(port);
+		len = sizeof(*in4);
+	} else if (inet_pton(AF_INET6, addr, &in6->sin6_addr) == 1) {
+		in6->sin6_family = AF_INET6;
+		in6->sin6_port = htons(port);
+		len = sizeof(*in6);
+	} else {
+		return -EINVAL;
+	}
+	sock = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (sock < 0)
+		return -errno;
+	setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (bind(sock, (struct sockaddr *)&ss, len) || listen(sock, NSL_HTTP_BACKLOG)) {
+		err = -errno;
+		close(sock);
+		return err;
+	}
+	return sock;
+}
 
-	return none;
-#endif
+
+/* Whose the children are: the jail's user, where we may choose. */
+static void choose_creds(struct jail_creds *c, const char *tool_user)
+{
+	const struct passwd *pw;
+
+	c->parent = getpid();
+	if (geteuid() != 0)
+		return;		/* ours: we cannot give them another */
+	pw = getpwnam(NSL_JAIL_USER);
+	if (!pw && (!tool_user || strcmp(tool_user, "nobody") != 0))
+		pw = getpwnam("nobody");
+	if (!pw && tool_user) {
+		pw = getpwnam(tool_user);
+		pr_warn("--listen: no user '%s', and 'nobody' is the tool's: the /metrics "
+			"server runs as the tool's user\n", NSL_JAIL_USER);
+	}
+	if (!pw)
+		return;
+	c->change = true;
+	c->uid = pw->pw_uid;
+	c->gid = pw->pw_gid;
+	/* a real gid other than the effective one: non-dumpable from the exec */
+	c->rgid = pw->pw_gid != 65534 ? 65534 : 65533;
+}
+
+int nsl_jail_starter_fork(struct nsl_jail_starter *s, int exe_fd, int sock, int log_fd,
+			  const char *tool_user)
+{
+	struct jail_creds c = { 0 };
+	int sv[2];
+	pid_t pid;
+
+	choose_creds(&c, tool_user);
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv))
+		return -errno;
+	pid = fork();
+	if (!pid)
+		nsl_jail_starter_main(sv[1], sock, exe_fd, log_fd, &c);
+	close(sv[1]);
+	if (pid < 0) {
+		close(sv[0]);
+		return -errno;
+	}
+	s->pid = pid;
+	s->ctl = sv[0];
+	return 0;
 }
 
 /*
- * In the forked child, before the exec: only async-signal-safe calls (the
- * parent has threads). fds 0 and 1 to /dev/null (standard output may be
- * the reports' pipe), 2 the log pipe, the socket and the channel at 3 and
- * 4, our executable at 5 (close-on-exec), nothing else.
+ * One word to the starter and its answer (and the descriptor it passes),
+ * within NSL_JAIL_STARTER_MS: 0, or a negative errno and the starter is
+ * taken for gone.
  */
-static void exec_child(int exe_fd, int sock_fd, int log_fd, int chan, int null,
-		       char **argv, char **env)
+static int ask(struct nsl_jail_starter *s, char cmd, struct starter_reply *r, int *fd)
 {
-	int sock = fcntl(sock_fd, F_DUPFD, 10), ch = fcntl(chan, F_DUPFD, 10);
-	int exe = fcntl(exe_fd, F_DUPFD, 10), log = fcntl(log_fd, F_DUPFD, 10);
-	sigset_t none;
+	char cbuf[CMSG_SPACE(sizeof(int))];
+	struct iovec iov = { r, sizeof(*r) };
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1,
+			    .msg_control = cbuf, .msg_controllen = sizeof(cbuf) };
+	struct pollfd p = { .fd = s->ctl, .events = POLLIN };
+	struct cmsghdr *c;
+	ssize_t n = -1;
 
-	if (sock < 0 || ch < 0 || exe < 0 || log < 0 || dup2(null, 0) < 0 ||
-	    dup2(null, 1) < 0 || dup2(log, 2) < 0 || dup2(sock, NSL_JAIL_SOCK) < 0 ||
-	    dup2(ch, NSL_JAIL_CHAN) < 0 || dup2(exe, 5) < 0 || fcntl(5, F_SETFD, FD_CLOEXEC) < 0)
-		_exit(127);
-	if (syscall(SYS_close_range, 6U, ~0U, 0U))
-		for (int fd = 6; fd < 65536; fd++)
+	if (s->ctl >= 0 && send(s->ctl, &cmd, 1, MSG_NOSIGNAL) == 1 &&
+	    poll(&p, 1, NSL_JAIL_STARTER_MS) == 1)
+		n = recvmsg(s->ctl, &m, MSG_CMSG_CLOEXEC);
+	if (n != (ssize_t)sizeof(*r)) {
+		if (s->ctl >= 0)
+			close(s->ctl);
+		s->ctl = -1;
+		return -EPIPE;
+	}
+	c = CMSG_FIRSTHDR(&m);
+	if (c && c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS &&
+	    c->cmsg_len == CMSG_LEN(sizeof(int)))
+		memcpy(fd, CMSG_DATA(c), sizeof(int));
+	return 0;
+}
+
+pid_t nsl_jail_spawn(struct nsl_jail_starter *s, int *chan)
+{
+	struct starter_reply r;
+	int fd = -1, err = ask(s, 'S', &r, &fd);
+
+	if (err)
+		return err;
+	if (r.pid <= 0 || fd < 0) {
+		if (fd >= 0)
 			close(fd);
-	/*
-	 * The signal mask survives fork() and exec: a child forked by the
-	 * keeper thread (a restart), which blocks every signal, or during
-	 * set-up, which holds SIGINT/TERM/HUP, would serve with them blocked
-	 * (SIGTERM from an administrator then did nothing).
-	 */
-	sigemptyset(&none);
-	sigprocmask(SIG_SETMASK, &none, NULL);
-	syscall(SYS_execveat, 5, "", argv, env, AT_EMPTY_PATH);
-	_exit(127);
-}
-
-pid_t nsl_jail_spawn(int exe_fd, int sock, int log_fd, int *chan)
-{
-	/* not in the forked child: it may not allocate */
-	char **env = child_env(), *argv[5] = { "netstacklat", NSL_JAIL_ARGV1 }, **arg = argv + 2;
-	int sv[2], null, err;
-
-	if (nsl_verbose)
-		*arg++ = "-v";
-	/*
-	 * Test seam: a child that asks for answers as fast as it can, and
-	 * serves nothing (the render bound's test, test_jail.sh)
-	 */
-	if (getenv("NETSTACKLAT_TEST_JAIL_FLOOD"))
-		*arg++ = NSL_JAIL_FLOOD;
-	pid_t pid;
-
-	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv))
-		return -errno;
-	null = open("/dev/null", O_RDWR | O_CLOEXEC);
-	if (null < 0) {
+		return r.pid < 0 ? r.pid : -EPROTO;
+	}
+	if (fcntl(fd, F_SETFL, O_NONBLOCK)) {
 		err = -errno;
-		goto fail;
+		close(fd);
+		nsl_jail_end(s, NULL, 0);
+		return err;
 	}
-	pid = fork();
-	if (!pid)
-		exec_child(exe_fd, sock, log_fd, sv[1], null, argv, env);
-	err = pid < 0 ? -errno : 0;
-	close(null);
-	if (err || fcntl(sv[0], F_SETFL, O_NONBLOCK)) {
-		if (!err) {
-			err = -errno;
-			nsl_jail_end(pid, NULL, 0);
-		}
-		goto fail;
-	}
-	close(sv[1]);
-	*chan = sv[0];
-	return pid;
-fail:
-	close(sv[0]);
-	close(sv[1]);
-	return err;
+	*chan = fd;
+	return r.pid;
 }
 
-void nsl_jail_end(pid_t pid, char *why, size_t len)
+void nsl_jail_end(struct nsl_jail_starter *s, char *why, size_t len)
 {
-	int st = 0;
-	pid_t got;
+	struct starter_reply r;
+	int fd = -1, st;
 
-	kill(pid, SIGKILL);
-	while ((got = waitpid(pid, &st, 0)) < 0 && errno == EINTR)
-		;
+	if (ask(s, 'K', &r, &fd)) {
+		if (why)
+			snprintf(why, len, "is gone with its starter");
+		return;
+	}
+	st = r.status;
 	if (!why)
 		return;
-	if (got < 0)
-		snprintf(why, len, "cannot be reaped: %s", strerror(errno));
+	if (st == -1)
+		snprintf(why, len, "cannot be reaped");
 	else if (WIFEXITED(st))
 		snprintf(why, len, "exited with status %d", WEXITSTATUS(st));
 	else if (WTERMSIG(st) == SIGSYS)
@@ -150,4 +183,18 @@ void nsl_jail_end(pid_t pid, char *why, size_t len)
 	else
 		snprintf(why, len, "was killed by signal %d (%s)", WTERMSIG(st),
 			 strsignal(WTERMSIG(st)));
+}
+
+void nsl_jail_starter_stop(struct nsl_jail_starter *s)
+{
+	if (s->ctl >= 0)
+		close(s->ctl);
+	s->ctl = -1;
+	/* it kills and reaps its child, then exits: a moment */
+	for (int i = 0; s->pid && i < 50; i++) {
+		if (waitpid(s->pid, NULL, WNOHANG) != 0)
+			s->pid = 0;
+		else
+			usleep(10 * 1000);
+	}
 }

@@ -13,6 +13,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+/* argv[1] of the child: main() hands over to nsl_jail_child_main() */
+#define NSL_JAIL_ARGV1 "--jailed-metrics-server"
 /* argv of a child that floods us with requests (a test seam: jailproc.c) */
 #define NSL_JAIL_FLOOD "--test-flood"
 

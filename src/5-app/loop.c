@@ -319,7 +319,7 @@ int nsl_run(struct nsl_loader *l, const struct nsl_options *o,
 	err = drop_privileges(l, o);
 	if (err)
 		goto out;
-	if (http->sock >= 0 &&
+	if (http->starter.pid &&
 	    (err = nsl_metrics_start(http, &metrics, l, attached, o, &bs, &groups, out)))
 		goto out;
 	open_wakeups(wake, l, o->quiet ? NULL : out);

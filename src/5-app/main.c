@@ -149,7 +149,7 @@ int main(int argc, char **argv)
 		goto cleanup;
 
 	if (opts.listen_port) {
-		err = nsl_jail_bind(&http, opts.listen_addr, opts.listen_port);
+		err = nsl_jail_bind(&http, opts.listen_addr, opts.listen_port, opts.user);
 		if (err) {
 			pr_warn("--listen: cannot listen on %s port %u: %s\n",
 				opts.listen_addr, opts.listen_port, strerror(-err));

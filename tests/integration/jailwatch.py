@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""jailwatch.py PID KILLS SECONDS: watches the children of process PID (the
-tool: its jailed /metrics server, src/4-sink/jail.c) for SECONDS, polling
+"""jailwatch.py PID KILLS SECONDS: watches the grandchildren of process PID
+(the tool: its /metrics servers, started by its child the starter,
+src/4-sink/jailproc.c) for SECONDS, polling
 every millisecond, and SIGKILLs the first KILLS new ones the moment they
 appear: before they can say they serve, as a child that cannot start
 would fail. Prints "child PID T KILLED|KEPT" for each new child, T the
@@ -23,12 +24,19 @@ def children(pid):
     return found
 
 
+def grandchildren(pid):
+    found = set()
+    for c in children(pid):
+        found.update(children(c))
+    return found
+
+
 def main():
     pid, kills, seconds = int(sys.argv[1]), int(sys.argv[2]), float(sys.argv[3])
-    seen = children(pid)
+    seen = grandchildren(pid)
     end = time.monotonic() + seconds
     while time.monotonic() < end and os.path.exists(f"/proc/{pid}"):
-        for c in sorted(children(pid) - seen):
+        for c in sorted(grandchildren(pid) - seen):
             seen.add(c)
             t = time.monotonic()
             if kills > 0:

@@ -244,6 +244,13 @@ child_of() {
 	cat /proc/"$1"/task/*/children 2>/dev/null | tr ' ' '\n' | grep -m1 .
 }
 
+# jail_server PID: the tool PID's jailed /metrics server, the child of its
+# child the starter (src/4-sink/jailproc.c)
+jail_server() {
+	local starter
+	starter=$(child_of "$1") && [ -n "$starter" ] && child_of "$starter"
+}
+
 # bpf_ids_of prog|link|map PID: ids of the BPF programs, links or maps PID holds open
 # (from /proc/PID/fdinfo: bpftool here cannot show owners).
 bpf_ids_of() {

@@ -30,7 +30,7 @@ RSS_SLACK_KIB=2048
 SERVER_PID=
 
 # the jailed server process (src/4-sink/jailchild.c): where connections and answers live
-http_pid() { child_of "$SERVER_PID"; }
+http_pid() { jail_server "$SERVER_PID"; }
 fd_count() { ls "/proc/$(http_pid)/fd" 2>/dev/null | wc -l; }
 status_kib() { awk -v k="$1:" '$1 == k { print $2 }' "/proc/$(http_pid)/status"; }
 

@@ -12,7 +12,9 @@ source "$(dirname "$0")/lib.sh"
 
 TESTS=(test_jail_holds_nothing test_jail_signal_parent test_jail_forbidden_calls
        test_jail_stopped_child test_jail_half_request test_jail_backoff
-       test_jail_start_fails test_jail_render_bound)
+       test_jail_start_fails test_jail_render_bound test_jail_unit_namespaces)
+RESTRICTNS=$ROOT/.output/tests/restrictns
+UNIT=$ROOT/debian/netstacklat.service
 PORT=$((30000 + ID % 2000))
 URL=http://127.0.0.1:$PORT/metrics
 
@@ -20,7 +22,17 @@ jail_prereqs() {
 	SKIP_WHY=
 	command -v curl > /dev/null || SKIP_WHY="curl missing"
 	command -v gdb > /dev/null || SKIP_WHY="gdb missing (Debian package gdb)"
+	command -v useradd > /dev/null || SKIP_WHY="useradd missing (Debian package passwd)"
 	[ -z "$SKIP_WHY" ]
+}
+
+# The jail's user, as the package makes it (debian/netstacklat.postinst),
+# for the suite; removed after it when made here.
+jail_user() {
+	getent passwd netstacklat-http > /dev/null && return 0
+	useradd --system --user-group --no-create-home --home-dir /nonexistent \
+		--shell /usr/sbin/nologin netstacklat-http || return 1
+	AT_EXIT+=("userdel netstacklat-http")
 }
 
 # the tool, serving: its child answers
@@ -30,7 +42,7 @@ start_served() {
 		{ fail "no 'metrics on': $(tail -2 "$TMP/tool.err")"; return 1; }
 }
 
-server() { child_of "$TOOL_PID"; }
+server() { jail_server "$TOOL_PID"; }
 status_of() { awk -v k="$2:" '$1 == k { print $2 }' /proc/"$1"/status 2>/dev/null; }
 
 # a new child, other than $1, that answers: its pid
@@ -46,10 +58,38 @@ gdb_call() {
 	timeout 30 gdb -p "$1" -batch -ex "call $2" 2>&1
 }
 
+# the auxiliary vector's AT_SECURE (23) of process $1
+at_secure() {
+	"$PYTHON" -c 'import struct, sys
+v = open(f"/proc/{sys.argv[1]}/auxv", "rb").read()
+print(dict(struct.iter_unpack("QQ", v)).get(23, ""))' "$1"
+}
+
 test_jail_holds_nothing() {
-	local c
+	local c s uid ns
 	start_served || return
-	c=$(server)
+	c=$(server) s=$(child_of "$TOOL_PID") uid=$(id -u netstacklat-http)
+	# a uid of its own: the tool (netstacklat or nobody) cannot be its target
+	for p in "$s" "$c"; do
+		expect "uids (real, effective, saved, fs) of $p" \
+			"$(awk '$1 == "Uid:" { print $2, $3, $4, $5 }' /proc/"$p"/status)" = "$uid $uid $uid $uid"
+	done
+	expect "the tool's uid" "$(status_of "$TOOL_PID" Uid)" != "$uid"
+	# real gid other than effective at the exec: not dumpable from its
+	# first instruction, AT_SECURE (src/4-sink/jailproc.c)
+	expect "the server's AT_SECURE" "$(at_secure "$c")" = 1
+	expect "the server's real and effective gids differ" \
+		"$(awk '$1 == "Gid:" { print ($2 != $3) }' /proc/"$c"/status)" = 1
+	# its own namespaces; in its PID namespace it is 1, the tool out of sight
+	expect "the server's pids (the tool's namespace, its own)" \
+		"$(awk '$1 == "NSpid:" { print $3 }' /proc/"$c"/status)" = 1
+	for ns in user pid net ipc uts mnt; do
+		expect "the server's $ns namespace" "$(readlink /proc/"$c"/ns/$ns)" != "$(readlink /proc/"$TOOL_PID"/ns/$ns)"
+	done
+	for k in CapPrm CapEff CapBnd; do
+		expect "the starter's $k" "$(status_of "$s" "$k")" = 0000000000000000
+	done
+	expect "the starter's NoNewPrivs" "$(status_of "$s" NoNewPrivs)" = 1
 	for k in CapInh CapPrm CapEff CapBnd CapAmb; do
 		expect "the server's $k" "$(status_of "$c" "$k")" = 0000000000000000
 	done
@@ -74,11 +114,14 @@ test_jail_holds_nothing() {
 # tgkill(tool, tool, SIGSTOP) from inside the child (kill() it never had):
 # the child dies of its filter, the tool runs on and starts another. The
 # same call to the child itself (signal 0) is allowed: abort() needs it.
+# Its own pid is as its PID namespace numbers it (1), where the tool's is
+# none: the filter kills it before the kernel looks.
 test_jail_signal_parent() {
-	local c new out
+	local c new out self
 	start_served || return
 	c=$(server)
-	out=$(gdb_call "$c" "(long)syscall($(nr tgkill), $c, $c, 0)")
+	self=$(awk '$1 == "NSpid:" { print $NF }' /proc/"$c"/status)
+	out=$(gdb_call "$c" "(long)syscall($(nr tgkill), $self, $self, 0)")
 	[[ "$out" == *'= 0'* ]] || fail "tgkill of itself refused: $(echo "$out" | tail -2)"
 	kill -0 "$c" 2>/dev/null || fail "tgkill of itself killed it"
 	out=$(gdb_call "$c" "(long)syscall($(nr tgkill), $TOOL_PID, $TOOL_PID, 19)")
@@ -233,6 +276,45 @@ test_jail_render_bound() {
 	stop_tool
 }
 
+# The package's unit lets the server have its namespaces: the tool under
+# its RestrictNamespaces= line (as systemd's filter makes it:
+# tests/restrictns.c; no systemd runs here to take the unit itself), the
+# server in user, PID, network, IPC, UTS and mount namespaces other than
+# the tool's. Under the line it had before (net), the server stays in the
+# tool's and the tool says so.
+test_jail_unit_namespaces() {
+	local line c ns
+	line=$(sed -n 's/^RestrictNamespaces=//p' "$UNIT")
+	[ -n "$line" ] || { fail "no RestrictNamespaces= in $UNIT"; return; }
+	[ -x "$RESTRICTNS" ] || { fail "$RESTRICTNS not built"; return; }
+	for case in "$line" net; do
+		: > "$TMP/tool.err"
+		"$RESTRICTNS" "$case" "$NSL" -F json -r 60 -o "$TMP/out.json" \
+			--listen "127.0.0.1:$PORT" 2> "$TMP/tool.err" &
+		TOOL_PID=$!
+		BG_PIDS+=("$TOOL_PID")
+		wait_for 20 grep -q "metrics on" "$TMP/tool.err" ||
+			{ fail "RestrictNamespaces=$case: no 'metrics on': $(tail -2 "$TMP/tool.err")"; return; }
+		c=$(server)
+		for ns in user pid net ipc uts mnt; do
+			if [ "$case" = net ]; then
+				expect "RestrictNamespaces=net: the server's $ns namespace" \
+					"$(readlink /proc/"$c"/ns/$ns)" = "$(readlink /proc/"$TOOL_PID"/ns/$ns)"
+			else
+				expect "RestrictNamespaces=$case: the server's $ns namespace" \
+					"$(readlink /proc/"$c"/ns/$ns)" != "$(readlink /proc/"$TOOL_PID"/ns/$ns)"
+			fi
+		done
+		if [ "$case" = net ]; then
+			grep -q "cannot have namespaces of its own" "$TMP/tool.err" ||
+				fail "RestrictNamespaces=net: no word of the namespaces refused"
+		fi
+		curl -sf --max-time 5 -o /dev/null "$URL" || fail "RestrictNamespaces=$case: no answer"
+		stop_tool
+	done
+}
+
 need "" prereqs
 need "" jail_prereqs
+need "cannot add the user netstacklat-http" jail_user
 run_tests

@@ -59,6 +59,8 @@ test_deb_install_run_purge() {
 	/usr/sbin/netstacklat --version | grep -q netstacklat || fail "the installed binary does not run"
 	/usr/sbin/netstacklat -l > "$TMP/list.out" 2>&1 || fail "installed netstacklat -l: $(tail -2 "$TMP/list.out")"
 	getent passwd netstacklat > /dev/null || fail "no system user netstacklat"
+	# the /metrics server's, a uid other than the tool's (src/4-sink/jailproc.c)
+	getent passwd netstacklat-http > /dev/null || fail "no system user netstacklat-http"
 	# the service user's log directory: it makes its -o file again there
 	expect "/var/log/netstacklat: owner, group, mode" \
 		"$(stat -c %U:%G:%a /var/log/netstacklat 2>&1)" = "netstacklat:adm:2750"
@@ -91,6 +93,7 @@ test_deb_install_run_purge() {
 	grep -q '^netstacklat_latency_seconds_count' "$TMP/metrics" || fail "/metrics without histograms"
 	grep -q '^CapBnd:	0000000000000000' /proc/"$pid"/status || fail "bounding set not emptied"
 	[ "$(stat -c %U /proc/"$pid")" = netstacklat ] || fail "not running as netstacklat"
+	expect "the /metrics server's user" "$(stat -c %U /proc/"$(jail_server "$pid")" 2>&1)" = netstacklat-http
 	kill -INT "$pid"
 	wait "$pid"; expect "exit status after SIGINT" "$?" -eq 0
 	echo "  setpriv --bounding-set $caps: reports and /metrics served"
