@@ -51,6 +51,13 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
+# declare_tests NAME...: the tests this script will give a RESULT for,
+# told to tests/run before any runs: one that never gets its RESULT (the
+# script died, hung, or lost it) counts as failed there.
+declare_tests() {
+	echo "TESTS $*"
+}
+
 # skip_tests NAME...: these tests are SKIPs, because of SKIP_WHY.
 skip_tests() {
 	local t
@@ -86,6 +93,7 @@ run_tests() {
 		done
 		TESTS=($NSL_TESTS)
 	fi
+	declare_tests "${TESTS[@]}"
 	for t in "${TESTS[@]}"; do run_test "$t"; done
 	[ "$FAILED_TESTS" -eq 0 ]
 }

@@ -90,6 +90,7 @@ abuse_prereqs() {
 }
 
 need "" abuse_prereqs
+declare_tests "${TESTS[@]}"
 for a in "${ATTACKS[@]}"; do
 	run_test "test_http_$a" attack "$a"
 done

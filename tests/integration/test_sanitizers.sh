@@ -37,8 +37,14 @@ export UBSAN_OPTIONS="halt_on_error=1:abort_on_error=1:print_stacktrace=1:log_pa
 # asan_suite NAME: tests/integration/NAME.sh with the ASan build, its
 # RESULT lines renamed test_x -> asan_x.
 asan_suite() {
-	local suite=$1 line verdict name rest reports r
+	local suite=$1 line verdict name rest reports r names
 	while IFS= read -r line; do
+		# what the suite will run, renamed: tests/run waits for each
+		if [[ "$line" == "TESTS "* ]]; then
+			read -ra names <<< "${line#TESTS }"
+			echo "TESTS ${names[*]/#test_/asan_}"
+			continue
+		fi
 		if [[ "$line" != "RESULT "* ]]; then
 			printf '%s\n' "$line"
 			continue

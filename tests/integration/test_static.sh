@@ -70,7 +70,5 @@ C
 	done
 }
 
-run_test test_cppcheck
-run_test test_clang_tidy
-run_test test_bpf_maps
-run_test test_schema_thresholds
+TESTS=(test_cppcheck test_clang_tidy test_bpf_maps test_schema_thresholds)
+run_tests

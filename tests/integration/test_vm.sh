@@ -876,6 +876,7 @@ for k in "${KERNELS[@]}"; do mapfile -t -O ${#TESTS[@]} TESTS < <(kernel_tests "
 need "needs root" test "$(id -u)" -eq 0
 need "tool not built" eval '[ -x "$NSL" ] && [ -x "$TG" ]'
 need "" vm_prereqs
+declare_tests "${TESTS[@]}"
 for k in "${KERNELS[@]}"; do
 	mapfile -t names < <(kernel_tests "$k")
 	rm -f "$VM/$k/console-1.log"

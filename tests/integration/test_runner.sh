@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# tests/run itself (issue #46 item 1): a script that dies half-way, exits
+# non-zero with no failed test, hangs past its time limit, or gives no
+# result at all fails the run, and the closing list names what happened;
+# a script whose tests all pass still passes. Each case is a made-up
+# script in a directory of its own, run by tests/run as make test runs
+# the real ones (NSL_INTEGRATION_DIR, NSL_SCRIPT_LIMIT).
+source "$(dirname "$0")/lib.sh"
+
+TESTS=(test_runner_dies test_runner_exit_status test_runner_hangs
+       test_runner_no_result test_runner_clean)
+
+# case NAME BODY: a script test_NAME.sh that sources lib.sh, then BODY
+make_case() {
+	mkdir -p "$TMP/$1"
+	printf '#!/usr/bin/env bash\nsource "%s/tests/integration/lib.sh"\n%s\n' \
+		"$ROOT" "$2" > "$TMP/$1/test_$1.sh"
+}
+
+# run_case NAME [LIMIT]: tests/run on it; its output in $TMP/NAME.out, status in RC
+run_case() {
+	NSL_INTEGRATION_DIR=$TMP/$1 NSL_SCRIPT_LIMIT=${2:-60} NSL_TESTS= \
+		"$ROOT/tests/run" integration > "$TMP/$1.out" 2>&1
+	RC=$?
+}
+
+expect_run() {	# expect_run NAME STATUS SUMMARY [WORDS]
+	run_case "$1" "${5:-}"
+	expect "$1: tests/run's exit status" "$RC" -eq "$2"
+	expect "$1: summary" "$(tail -1 "$TMP/$1.out")" = "$3"
+	[ -z "${4:-}" ] || grep -qF -- "$4" "$TMP/$1.out" ||
+		fail "$1: no '$4' in: $(tail -5 "$TMP/$1.out")"
+}
+
+test_runner_dies() {
+	make_case dies 't_a() { :; }
+t_b() { :; }
+TESTS=(t_a t_b)
+declare_tests "${TESTS[@]}"
+run_test t_a
+echo "$UNSET_VARIABLE"
+run_test t_b'
+	expect_run dies 1 "1 passed, 1 failed, 0 skipped" "t_b (no result: "
+}
+
+test_runner_exit_status() {
+	make_case exits 't_a() { :; }
+TESTS=(t_a)
+run_tests
+exit 3'
+	expect_run exits 1 "1 passed, 1 failed, 0 skipped" "(exit status 3, no test failed)"
+}
+
+test_runner_hangs() {
+	make_case hangs 't_a() { sleep 60; }
+TESTS=(t_a)
+run_tests'
+	local t0=$SECONDS
+	expect_run hangs 1 "0 passed, 2 failed, 0 skipped" "(killed after its 2 s)" 2
+	expect "seconds tests/run took on a hung script (limit 2 s)" "$((SECONDS - t0))" -le 15
+}
+
+test_runner_no_result() {
+	make_case silent 'exit 0'
+	expect_run silent 1 "0 passed, 1 failed, 0 skipped" "no result at all"
+}
+
+test_runner_clean() {
+	make_case clean 't_a() { :; }
+t_b() { skip "not here"; }
+TESTS=(t_a t_b)
+run_tests'
+	expect_run clean 0 "1 passed, 0 failed, 1 skipped"
+}
+
+run_tests
