@@ -8,7 +8,8 @@
 source "$(dirname "$0")/lib.sh"
 
 TESTS=(test_runner_dies test_runner_exit_status test_runner_hangs
-       test_runner_no_result test_runner_clean)
+       test_runner_no_result test_runner_clean test_runner_unexpected_skips
+       test_runner_killed_restores)
 
 # case NAME BODY: a script test_NAME.sh that sources lib.sh, then BODY
 make_case() {
@@ -19,7 +20,9 @@ make_case() {
 
 # run_case NAME [LIMIT]: tests/run on it; its output in $TMP/NAME.out, status in RC
 run_case() {
+	printf 't_b\tnot here\nt_c\tnot here\n' > "$TMP/expected-skips"
 	NSL_INTEGRATION_DIR=$TMP/$1 NSL_SCRIPT_LIMIT=${2:-60} NSL_TESTS= \
+		NSL_EXPECTED_SKIPS=$TMP/expected-skips \
 		"$ROOT/tests/run" integration > "$TMP/$1.out" 2>&1
 	RC=$?
 }
@@ -71,6 +74,36 @@ t_b() { skip "not here"; }
 TESTS=(t_a t_b)
 run_tests'
 	expect_run clean 0 "1 passed, 0 failed, 1 skipped"
+}
+
+# A SKIP the machine's list does not name, or names with another reason
+# (tests/expected-skips), fails the run.
+test_runner_unexpected_skips() {
+	make_case skips 't_a() { skip "no such thing"; }
+t_b() { skip "lacks a wire"; }
+t_c() { skip "not here"; }
+TESTS=(t_a t_b t_c)
+run_tests'
+	expect_run skips 1 "0 passed, 2 failed, 1 skipped" "t_a (no such thing) (a SKIP not expected here"
+	grep -qF "t_b (lacks a wire) (a SKIP not expected" "$TMP/skips.out" ||
+		fail "a SKIP for another reason let by: $(tail -4 "$TMP/skips.out")"
+}
+
+# A script SIGKILLed after changing a setting of the machine (its EXIT
+# trap never runs): the next script that starts puts it back (lib.sh:
+# change_global, restore_leftovers).
+test_runner_killed_restores() {
+	make_case killed "change_global 'echo restored > $TMP/marker'
+kill -KILL \$\$"
+	run_case killed
+	[ -e "$TMP/marker" ] && fail "restored by a script that was killed"
+	make_case next 't_a() { :; }
+TESTS=(t_a)
+run_tests'
+	run_case next
+	expect "the next script's restore" "$(cat "$TMP/marker" 2>&1)" = restored
+	grep -q "restoring what a killed test script left" "$TMP/next.out" ||
+		fail "no word of the restore: $(head -3 "$TMP/next.out")"
 }
 
 run_tests
