@@ -429,7 +429,7 @@ test_queue_length_filter() {
 test_tai_offset_change() {
 	local out=$TMP/tai.json tai0 h n step other
 	tai0=$("$SETTAI") || { skip "cannot read the TAI offset"; return; }
-	AT_EXIT+=("$SETTAI $tai0")
+	change_global "$SETTAI $tai0 > /dev/null" || { fail "cannot journal the TAI offset"; return; }
 	serve udp 5010 --count 3000 --duration-s 30 || return
 	start_tool "$out" -n "/run/netns/$NS_B" -e udp-start,udp-socket-enqueued || return
 	client udp 5010 --count 3000 --interval-us 1000 &

@@ -459,8 +459,9 @@ test_handover_requeued() {
 	handover_available || { skip "netns-handover cannot attach here"; return; }
 	[ -r "$obj" ] || { skip "testbed napi program not built (make test-progs)"; return; }
 	rmem=$(sysctl -n net.core.rmem_max)
-	AT_EXIT+=("sysctl -qw net.core.rmem_max=$rmem"
-		  "ip -n $NS_P link set dev $IF_HP xdp off" "tc -n $NS_B qdisc del dev $IF_HN root")
+	change_global "sysctl -qw net.core.rmem_max=$rmem" ||
+		{ fail "cannot journal net.core.rmem_max"; return; }
+	AT_EXIT+=("ip -n $NS_P link set dev $IF_HP xdp off" "tc -n $NS_B qdisc del dev $IF_HN root")
 	ip -n "$NS_P" link set dev "$IF_HP" xdp obj "$obj" sec xdp ||
 		{ fail "cannot attach an XDP program to the pod's end"; return; }
 	ip netns exec "$NS_P" sh -c "echo 1 > /sys/class/net/$IF_HP/threaded" ||
