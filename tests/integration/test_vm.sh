@@ -767,7 +767,7 @@ collapsed() {
 	# not lost: the counters line says which)
 	other=$(($($JQ "$f" counter tcp-socket-read not_rx_tstamp) +
 		 $($JQ "$f" counter tcp-socket-read clock_step) +
-		 $($JQ "$f" counter tcp-socket-read negative)))
+		 $($JQ "$f" counter tcp-socket-read negative_latency)))
 	echo "  $1: $reads reads, $COLLAPSE_N samples, $hol left out (HOL), $COLLAPSE_NORX no_rx_tstamp;" \
 		"TCPRcvCollapsed +$((c1 - c0)); counters: $($JQ "$f" counters tcp-socket-read)"
 	expect "TCPRcvCollapsed grew" "$((c1 - c0))" -gt 0
