@@ -92,19 +92,24 @@ static bool map_readable(int fd)
 	return bpf_map_lookup_elem(fd, &key, value) == 0 || errno != EPERM;
 }
 
+void nsl_privs_empty_bounding_set(void)
+{
+	for (int cap = 0; cap <= 63; cap++)
+		if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) && errno == EINVAL)
+			break;	/* past the kernel's last capability */
+}
+
 int nsl_privs_drop(const char *user, int probe_fd, bool *kept_bpf)
 {
 	const uint64_t bpf = 1ULL << CAP_BPF;
-	int last = 63, err;
+	int err;
 
 	*kept_bpf = false;
 	/* nothing we exec (we exec nothing) may regain privileges */
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
 		return -errno;
 	/* the bounding set needs CAP_SETPCAP, which we still have here */
-	for (int cap = 0; cap <= last; cap++)
-		if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) && errno == EINVAL)
-			last = cap; /* past the kernel's last capability */
+	nsl_privs_empty_bounding_set();
 	prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
 	if (user && (err = switch_user(user)))
 		return err;

@@ -21,6 +21,12 @@ bool nsl_privs_can_load(void);
 int nsl_privs_drop(const char *user, int probe_fd, bool *kept_bpf);
 
 /*
+ * Empties the calling thread's capability bounding set, as far as it
+ * holds CAP_SETPCAP (in its user namespace); async-signal-safe.
+ */
+void nsl_privs_empty_bounding_set(void);
+
+/*
  * Runs fn(ctx) in a child of ours holding what this process will hold
  * after nsl_privs_drop(user, -1, ...): no capability, and user's ids with
  * user != NULL; returns what fn returned (0 or a negative errno). Root

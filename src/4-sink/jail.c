@@ -132,8 +132,8 @@ static void send_record(struct nsl_jail *j, uint32_t kind, int err, const struct
 	}
 	j->out_len = sizeof(j->out) + j->out.len;
 	j->out_done = 0;
-	j->out_due_ms = nsl_mono_ms() + (kind == NSL_JAIL_PING ? NSL_JAIL_DEADLINE_MS :
-					 NSL_JAIL_ANSWER_MS);
+	/* what it owes for a ping is the pong (pong_due_ms), not its reading */
+	j->out_due_ms = kind == NSL_JAIL_ANSWER ? nsl_mono_ms() + NSL_JAIL_ANSWER_MS : 0;
 }
 
 /* What we send, as far as the channel takes it now: NULL, or why the child must go. */
@@ -289,7 +289,6 @@ static bool keep(struct nsl_jail *j, int max_ms)
 		j->pings++;
 		j->pong_due_ms = now + NSL_JAIL_DEADLINE_MS;
 		send_record(j, NSL_JAIL_PING, 0, NULL);
-		j->out_due_ms = 0;	/* the pong is what it owes */
 	}
 	if (j->out_len && (wrong = flush_out(j))) {
 		child_ended(j, *wrong ? wrong : NULL);

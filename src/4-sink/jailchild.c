@@ -252,16 +252,16 @@ static int lock_in(void *ctx)
  * No capability anywhere. The starter (jailproc.c) made its namespaces,
  * where the kernel lets it: a user namespace, in which the exec left it
  * none, its PID namespace (it is process 1 there: the tool is not in
- * sight), and empty network, IPC, UTS and mount ones. The bounding set
- * went with the starter's; what is left to drop is dropped here too.
+ * sight), and empty network, IPC, UTS and mount ones. Its bounding set
+ * was emptied before the exec (jailstarter.c), when it could still be:
+ * without CAP_SETPCAP nothing is left to do there. What an exec by a
+ * non-root keeps is cleared here too.
  */
 static void drop_capabilities(void)
 {
 	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
 	struct __user_cap_data_struct none[2] = { { 0 } };
 
-	for (int cap = 0; cap <= CAP_LAST_CAP; cap++)
-		prctl(PR_CAPBSET_DROP, cap, 0, 0, 0);
 	prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
 	syscall(SYS_capset, &hdr, none);
 }

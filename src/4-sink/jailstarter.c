@@ -41,6 +41,7 @@
 #include "jailstarter.h"
 #include "jailwire.h"
 #include "log.h"
+#include "privs.h"
 
 /* the starter's descriptors: its channel to us, the socket, our executable */
 #define CTL 3
@@ -93,9 +94,7 @@ static void exec_child(int chan, int null, char **argv, char **env)
 	 * its capabilities (held until the exec) may empty: nothing to gain
 	 * there, yet none is left to read either.
 	 */
-	for (int cap = 0; cap <= 63; cap++)
-		if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) && errno == EINVAL)
-			break;
+	nsl_privs_empty_bounding_set();
 	if (ch < 0 || dup2(null, 0) < 0 || dup2(null, 1) < 0 ||
 	    dup2(SOCK, NSL_JAIL_SOCK) < 0 || dup2(ch, NSL_JAIL_CHAN) < 0 ||
 	    fcntl(NSL_JAIL_SOCK, F_SETFD, 0) < 0 || fcntl(NSL_JAIL_CHAN, F_SETFD, 0) < 0)
@@ -179,9 +178,7 @@ static int reply(const struct starter_reply *r, int fd)
 static int take_creds(const struct jail_creds *c)
 {
 	/* the bounding set needs CAP_SETPCAP, which we have as root */
-	for (int cap = 0; cap <= 63; cap++)
-		if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) && errno == EINVAL)
-			break;
+	nsl_privs_empty_bounding_set();
 	if (setgroups(0, NULL) || setresgid(c->rgid, c->gid, c->gid) ||
 	    setresuid(c->uid, c->uid, c->uid) || setuid(0) == 0)
 		return -1;
