@@ -298,6 +298,20 @@ bpf_ids_of() {
 		sort -un | tr '\n' ' '
 }
 
+# prog_recursion_misses PID NAME: the kernel's recursion_misses summed over
+# the programs named NAME that PID holds (bpftool prints none while 0).
+prog_recursion_misses() {
+	local id sum=0 m
+	for id in $(bpf_ids_of prog "$1"); do
+		m=$(bpftool -j prog show id "$id" 2>/dev/null | "$PYTHON" -c '
+import json, sys
+p = json.load(sys.stdin)
+print(p.get("recursion_misses", 0) if p.get("name") == sys.argv[1] else 0)' "$2")
+		sum=$((sum + ${m:-0}))
+	done
+	echo "$sum"
+}
+
 # bpf_ids_alive prog|link|map IDS...: how many of these ids still exist.
 bpf_ids_alive() {
 	local kind=$1; shift

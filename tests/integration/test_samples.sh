@@ -251,18 +251,20 @@ while time.monotonic() < end:
 # where this machine's kernel runs no tracing program and counts nothing
 # (lib.sh, init_ctx_start()): perf counts those sk_data_ready calls, and
 # they complete the sum, exactly. The misses must be in the report (it
-# had no such key before) and provoked.
-test_recursion_misses_counted() {
-	local out=$TMP/recursion.json reads n c x miss init cpu pids=()
-	"$NSL" -l -e udp-socket-enqueued | grep -Eq "^  udp-socket-enqueued +tracepoint " ||
-		{ skip "udp-socket-enqueued does not attach by tracepoint here"; return; }
+# had no such key before), no fewer than the kernel counted.
+#
+# recursion_attempt: one provocation, its tool run and the sums that hold
+# whether or not the kernel nested anything; MISS the report's misses.
+recursion_attempt() {
+	local out=$TMP/recursion.json reads n c x init cpu pids=() kernel
+	MISS=0
 	AT_EXIT+=("tc -n $NS_A qdisc del dev $IF_A root")
 	# 10 Mbit/s: 1,250 datagrams of 1000 bytes a second, sent a little
 	# faster, so that the queue is never empty and the watchdog releases them
 	tc -n "$NS_A" qdisc add dev "$IF_A" root tbf rate 10mbit burst 1600 latency 50ms ||
-		{ fail "cannot add tbf"; return; }
-	serve udp 5204 --duration-s 8 || return
-	start_tool "$out" -n "/run/netns/$NS_B" -e udp-socket-enqueued || return
+		{ fail "cannot add tbf"; return 1; }
+	serve udp 5204 --duration-s 8 || return 1
+	start_tool "$out" -n "/run/netns/$NS_B" -e udp-socket-enqueued || return 1
 	for ((cpu = 0; cpu < $(nproc); cpu++)); do
 		"$PYTHON" -c "$UNIX_LOAD" "$cpu" 5.5 &
 		BG_PIDS+=($!)
@@ -274,6 +276,9 @@ test_recursion_misses_counted() {
 	wait_server
 	init_ctx_stop
 	init=${INIT_CTX[0]:-0}
+	# what the kernel counted for the tool's program, read before the
+	# tool's last report (which reads the same counter later: >=)
+	kernel=$(prog_recursion_misses "$TOOL_PID" tp_data_ready)
 	stop_tool
 	tc -n "$NS_A" qdisc del dev "$IF_A" root
 	reads=$(json_field "$TMP/server.json" reads)
@@ -283,16 +288,36 @@ test_recursion_misses_counted() {
 		 map_full clock_step; do
 		c=$((c + $($JQ "$out" counter udp-socket-enqueued $x)))
 	done
-	miss=$($JQ "$out" recursion tp_data_ready)
+	MISS=$($JQ "$out" recursion tp_data_ready)
 	echo "  $reads datagrams read: $n samples, $c in counters" \
-	     "($($JQ "$out" counters udp-socket-enqueued)), tp_data_ready recursion_misses $miss," \
+	     "($($JQ "$out" counters udp-socket-enqueued)), tp_data_ready recursion_misses $MISS" \
+	     "(the kernel's count before the last report: $kernel)," \
 	     "UDP sk_data_ready calls in PID 1's context ${INIT_CTX_WHY:-$init}"
-	expect "recursion_misses in the report (a number)" "$miss" -ge 0 || return
-	expect "datagrams read (tbf drops the excess)" "$reads" -ge 3000 || return
-	expect "recursion_misses provoked" "$miss" -gt 0
-	expect "samples + counters, at most one per datagram" "$((n + c))" -le "$reads"
+	expect "recursion_misses in the report (a number)" "$MISS" -ge 0 || return 1
+	expect "recursion_misses in the report, at least the kernel's count read before it" \
+		"$MISS" -ge "$kernel" || return 1
+	expect "datagrams read (tbf drops the excess)" "$reads" -ge 3000 || return 1
+	expect "samples + counters, at most one per datagram" "$((n + c))" -le "$reads" || return 1
 	expect "samples + counters + recursion_misses + calls in PID 1's context${INIT_CTX_WHY:+ ($INIT_CTX_WHY)}, at least one per datagram" \
-		"$((n + c + miss + init))" -ge "$reads"
+		"$((n + c + MISS + init))" -ge "$reads" || return 1
+}
+
+# Whether the interrupt lands while tp_data_ready runs for the load is a
+# matter of timing: 50-82 misses a run here when written, 0-14 a run at
+# cb7f292, and a CI run saw none (every datagram then a sample or a
+# counter). Up to five provocations, the next only where the last nested
+# nothing; the sums must hold in each, and where none nested, the test
+# says so (tests/expected-skips). A heavier load (perf bench's messaging)
+# provoked fewer, not more: the softirqs then wait for ksoftirqd.
+test_recursion_misses_counted() {
+	local try
+	"$NSL" -l -e udp-socket-enqueued | grep -Eq "^  udp-socket-enqueued +tracepoint " ||
+		{ skip "udp-socket-enqueued does not attach by tracepoint here"; return; }
+	for try in 1 2 3 4 5; do
+		recursion_attempt || return
+		[ "$MISS" -gt 0 ] && return
+	done
+	skip "no recursion provoked in 5 tries (the kernel nested no run of tp_data_ready)"
 }
 
 
