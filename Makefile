@@ -69,7 +69,7 @@ TEST_TOOLS += $(OUTPUT)/tests/groupid_race $(OUTPUT)/tests/groupid_race.bpf.o
 # the userspace under ASan+UBSan and the fuzzers (see the end)
 TEST_TOOLS += $(OUTPUT)/asan/netstacklat $(OUTPUT)/fuzz/fuzz_options $(OUTPUT)/fuzz/fuzz_httproute
 
-.PHONY: all clean run test test-unit test-integration test-vm test-progs deps deps-test deps-unit install deb
+.PHONY: all clean run test test-unit test-integration test-vm test-vm-newest test-progs deps deps-test deps-unit install deb
 
 all: netstacklat
 
@@ -183,11 +183,18 @@ test-integration: all $(TEST_TOOLS)
 	$(Q)tests/run integration
 
 # The fentry path (and, on 6.12 and sid, the fallbacks) in Debian's 5.10,
-# 6.1 and 6.12 cloud kernels and sid's newest under qemu, one after the
-# other (also in `make test`).
+# 6.1 and 6.12 cloud kernels and sid's under qemu, one after the other
+# (also in `make test`): the versions tests/vm/kernels pins.
 test-vm: deps-test
 	$(Q)$(MAKE) --no-print-directory all $(TEST_TOOLS)
 	$(Q)bash tests/integration/test_vm.sh
+
+# The same on the newest kernel of each line the archive has (not part of
+# `make test`): a new kernel that breaks us shows up here, and one that
+# passes is printed as the line to pin.
+test-vm-newest: deps-test
+	$(Q)$(MAKE) --no-print-directory all $(TEST_TOOLS)
+	$(Q)NSL_VM_NEWEST=1 bash tests/integration/test_vm.sh
 
 install: netstacklat
 	install -D -m 0755 netstacklat $(DESTDIR)$(PREFIX)/sbin/netstacklat
