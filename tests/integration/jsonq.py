@@ -8,9 +8,15 @@
 #   jsonq.py FILE min_le HOOK                    smallest non-empty bucket bound
 #   jsonq.py FILE max_le HOOK                    largest non-empty bucket bound
 #   jsonq.py FILE counter HOOK NAME              counter summed over reports
+#   jsonq.py FILE counter_if HOOK NAME           the same, 0 where the reports
+#                                                do not give it: a counter of
+#                                                some kernels only (the read
+#                                                hooks' not_rx_tstamp, < 5.18)
 #   jsonq.py FILE counters HOOK                  every counter of HOOK that is
 #                                                not 0, as NAME=SUM (a log line)
 #   jsonq.py FILE hooks                          hooks present, space-separated
+#   jsonq.py FILE runs HOOK                      "yes" if HOOK runs in a report
+#                                                (attached), else "no"
 #   jsonq.py FILE groups HOOK FIELD              distinct values of FIELD
 #   jsonq.py FILE last_count HOOK                count in the last report
 #   jsonq.py FILE top KEY                        top-level KEY of each report,
@@ -27,6 +33,17 @@
 #                                                PROG summed over reports;
 #                                                "null" if a report has none
 #                                                (kernel), "absent" if no key
+#
+# A question about something the reports do not have is an error, never a
+# 0 that an "-eq 0" check would take for an answer (issue #46 item 3): no
+# report at all (but for "lines"), a HOOK that runs in none of them
+# (docs/output-json.md: every hook that runs is in "hooks" and has its
+# counters; tcp-socket-read-hol runs with tcp-socket-read, whose counters
+# it shares), a counter NAME a report does not give for HOOK where it runs
+# (every counter of a hook that runs is always there), a top-level KEY a
+# report lacks. jsonq.py then says what is missing on stderr, prints
+# "jsonq-error" (a test's expect fails on it; in shell arithmetic under
+# lib.sh's set -u it ends the script, which tests/run fails) and exits 1.
 import json
 import sys
 
@@ -58,10 +75,50 @@ def bucket_beyond(q, b, ns):
     return lower >= ns
 
 
+HOOK_QUERIES = {"count", "sum", "min_le", "max_le", "counter", "counter_if", "counters",
+                "groups", "last_count", "sums", "count_upper_gt", "count_lower_ge", "pct"}
+
+
+def owner(hook):
+    """The hook whose method and counters HOOK has."""
+    return "tcp-socket-read" if hook == "tcp-socket-read-hol" else hook
+
+
+def runs(r, hook):
+    """Whether HOOK runs in report r."""
+    h = r.get("hooks", {}).get(owner(hook))
+    return bool(h and h.get("method")) or any(x["hook"] == hook for x in r["histograms"])
+
+
+def missing(path, what):
+    print("jsonq-error")
+    sys.exit(f"jsonq: {path}: {what}")
+
+
+def check(path, q, args, reports):
+    if not reports and q != "lines":
+        missing(path, f"no report (asked {q} {' '.join(args)})")
+    if q in HOOK_QUERIES and not any(runs(r, args[0]) for r in reports):
+        missing(path, f"hook {args[0]} runs in no report "
+                      f"(hooks: {' '.join(sorted(reports[0].get('hooks', {})))})")
+    if q in ("counter", "counters"):
+        for n, r in enumerate(reports, 1):
+            c = r["counters"].get(owner(args[0])) if runs(r, args[0]) else {}
+            if c is None or (q == "counter" and runs(r, args[0]) and args[1] not in c):
+                missing(path, f"report {n} has no counter "
+                              f"{args[1] if q == 'counter' else ''} of {owner(args[0])} "
+                              f"(it has: {' '.join(sorted(c or {}))})")
+    if q == "top":
+        for n, r in enumerate(reports, 1):
+            if args[0] not in r:
+                missing(path, f"report {n} has no {args[0]}")
+
+
 def main():
     path, q = sys.argv[1], sys.argv[2]
     args = sys.argv[3:]
     reports = load(path)
+    check(path, q, args, reports)
     if q == "lines":
         print(len(reports))
     elif q == "count":
@@ -73,14 +130,17 @@ def main():
         les = [b["le_ns"] if b["le_ns"] is not None else 2**62
                for h in hists(reports, args[0]) for b in h["buckets"] if b["count"]]
         print((min if q == "min_le" else max)(les) if les else 0)
-    elif q == "counter":
-        print(sum(r["counters"].get(args[0], {}).get(args[1], 0) for r in reports))
+    elif q in ("counter", "counter_if"):
+        print(sum(r["counters"].get(owner(args[0]), {}).get(args[1], 0)
+                  for r in reports if runs(r, args[0])))
     elif q == "counters":
         sums = {}
         for r in reports:
-            for name, v in r["counters"].get(args[0], {}).items():
+            for name, v in r["counters"].get(owner(args[0]), {}).items():
                 sums[name] = sums.get(name, 0) + v
         print(" ".join(f"{k}={v}" for k, v in sorted(sums.items()) if v) or "none")
+    elif q == "runs":
+        print("yes" if any(runs(r, args[0]) for r in reports) else "no")
     elif q == "hooks":
         print(" ".join(sorted({h["hook"] for r in reports for h in r["histograms"]})))
     elif q == "groups":
@@ -119,7 +179,7 @@ def main():
             print(sum(p["count"] for r in reports for p in r["recursion_misses"]
                       if p["program"] == args[0]))
     else:
-        sys.exit(f"jsonq: unknown query {q}")
+        missing(path, f"unknown query {q}")
 
 
 main()

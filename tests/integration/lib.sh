@@ -247,9 +247,31 @@ wait_server() {
 	wait "$SERVER_JOB" || fail "server exited with $?"
 }
 
-# json_field FILE FIELD: a number from a trafficgen report
+# expect_sampled WHAT S N TOTAL [CPUS [part]]: S samples under --sample N
+# of TOTAL packets (or, with "part", of TOTAL among more packets, the
+# same hook's) are TOTAL/N give or take 5 standard deviations, about one
+# run in 1.7 million outside by chance. Each CPU lets a uniform 0..2N-2
+# packets pass after each it records (include/sample.h): a renewal count
+# of variance TOTAL (N-1) / (3 N^2), and each CPU's first packet is
+# recorded, up to CPUS (default: this machine's) more. A part of the
+# stream is judged by the binomial variance TOTAL (1/N) (1 - 1/N), wider.
+expect_sampled() {
+	local what=$1 s=$2 n=$3 total=$4 cpus=${5:-$(nproc)} part=${6:-} lo hi
+	read -r lo hi < <(awk -v t="$total" -v n="$n" -v c="$cpus" -v part="$part" 'BEGIN {
+		v = part ? t / n * (1 - 1 / n) : t * (n - 1) / (3 * n * n)
+		d = 5 * sqrt(v); m = t / n
+		lo = m - d; if (lo < 0) lo = 0
+		hi = m + d + c; if (hi > int(hi)) hi = int(hi) + 1
+		printf "%d %d\n", int(lo), hi }')
+	expect "$what: samples of $total under --sample $n, mean - 5 sigma ($lo)" "$s" -ge "$lo" || return
+	expect "$what: samples of $total under --sample $n, mean + 5 sigma + $cpus CPUs' first ($hi)" "$s" -le "$hi"
+}
+
+# json_field FILE FIELD: a number from a trafficgen report; where FILE or
+# FIELD is missing, "jsonq-error" and status 1, as jsonq.py answers
 json_field() {
-	"$PYTHON" -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$1" "$2"
+	"$PYTHON" -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$1" "$2" ||
+		{ echo jsonq-error; return 1; }
 }
 
 # Hooks that attach on this kernel (from -l), space-separated.
