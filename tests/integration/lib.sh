@@ -112,6 +112,18 @@ need() {
 	skip_all "${TESTS[@]}"
 }
 
+# must WHY COMMAND...: set-up by the project's own code (a program
+# `make test` builds, a wire or testbed of ours): if it fails, every test
+# of the suite FAILs because of WHY and the suite ends. A SKIP is for
+# what the machine lacks (need), never for our own code broken (#46).
+must() {
+	local why=$1 t; shift
+	"$@" && return 0
+	declare_tests "${TESTS[@]}"
+	for t in "${TESTS[@]}"; do echo "RESULT FAIL $t ($why)"; done
+	exit 1
+}
+
 # run_tests: every test of the suite, in order; the suite's exit status
 # says whether one failed (tests/run counts RESULT lines, make test-vm
 # goes by the status). NSL_TESTS="name ..." runs only those (for work on
@@ -130,11 +142,12 @@ run_tests() {
 	[ "$FAILED_TESTS" -eq 0 ]
 }
 
+# what every suite needs: our programs built (else FAIL), root, BTF, ip
 prereqs() {
+	must "./netstacklat not built (make)" test -x "$NSL"
+	must "traffic generator not built (make test-progs)" test -x "$TG"
 	SKIP_WHY=
 	[ "$(id -u)" -eq 0 ] || SKIP_WHY="needs root"
-	[ -x "$NSL" ] || SKIP_WHY="./netstacklat not built"
-	[ -x "$TG" ] || SKIP_WHY="traffic generator not built"
 	[ -r /sys/kernel/btf/vmlinux ] || SKIP_WHY="kernel without BTF"
 	command -v ip >/dev/null || SKIP_WHY="iproute2 missing"
 	[ -z "$SKIP_WHY" ]

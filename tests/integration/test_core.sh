@@ -326,8 +326,9 @@ test_bpf_stats_off_after_exit() {
 	sleep 0.5
 	# (the sysctl left on is no excuse: a tool that switched statistics
 	# on that way, not by an fd, is what this test is for)
+	# (a SKIP only where the checks before it passed: run_test reports
+	# FAIL when there are failures, whatever the skip says)
 	if [ "$(prog_runs "$pid")" != "$r1" ] && [ -n "$(stats_holders)" ]; then
-		FAILS=()
 		skip "BPF statistics switched on by another process meanwhile ($(stats_holders))"
 	else
 		expect "runs counted after the --bpf-stats instance was killed" "$(prog_runs "$pid")" -eq "$r1"
@@ -505,8 +506,12 @@ test_enqueue_once_per_skb() {
 	wait_server
 	stop_tool
 	n=$($JQ "$out" count tcp-socket-enqueued)
+	# one sample per segment queued or coalesced into the tail, and
+	# each message is one segment (urgent mode passes Nagle,
+	# tcp_nagle_test()), so 300, and the FIN's own segment where it
+	# did not ride on the last message's (301 measured)
 	expect "tcp-socket-enqueued samples for 300 urgent messages" "$n" -le 301
-	expect "tcp-socket-enqueued samples for 300 urgent messages" "$n" -ge 250
+	expect "tcp-socket-enqueued samples for 300 urgent messages" "$n" -ge 300
 	if grep -Eq "tcp-socket-enqueued +tracepoint" "$TMP/tool.err"; then
 		expect "tcp-socket-enqueued unchanged_tail" \
 			"$($JQ "$out" counter tcp-socket-enqueued unchanged_tail)" -ge 100

@@ -27,7 +27,7 @@ MS=1000000		# ns in a millisecond
 test_group_id_race() {
 	local out new_lost full old_lost gone
 	[ "$(nproc)" -ge 2 ] || { skip "needs two CPUs"; return; }
-	[ -x "$RACE" ] && [ -r "$RACE_OBJ" ] || { skip "groupid_race not built"; return; }
+	[ -x "$RACE" ] && [ -r "$RACE_OBJ" ] || { fail "groupid_race not built (make test-progs)"; return; }
 	out=$("$RACE" "$RACE_OBJ" 2000) || { fail "groupid_race failed: $out"; return; }
 	new_lost=$(sed -n 's/^new lost=\([0-9]*\).*/\1/p' <<< "$out")
 	full=$(sed -n 's/^new .*full=\([0-9]*\).*/\1/p' <<< "$out")
@@ -36,7 +36,13 @@ test_group_id_race() {
 	expect "new keys that found no free id" "$full" -eq 0
 	expect "ids the old scheme lost (the race was hit)" "$old_lost" -gt 0
 	gone=$(sed -n 's/^retire .*gone=\([0-9]*\).*/\1/p' <<< "$out")
-	expect "takes that found their key retired and dropped the sample" "$gone" -eq 0
+	# a check that cannot fail is no check: on fewer than three CPUs
+	# the retirer never runs beside two takes, so it is left out there
+	if [ "$(nproc)" -ge 3 ]; then
+		expect "takes that found their key retired and dropped the sample" "$gone" -eq 0
+	else
+		echo "  gone ($gone) not judged: the race needs three CPUs at once, this machine has $(nproc)"
+	fi
 	echo "  $(tr '\n' ';' <<< "$out")"
 }
 
@@ -394,10 +400,17 @@ test_gone_capped() {
 	rm -f "$TMP"/cg-*.json "$TMP"/cg-*.id
 	start_tool "$out" -n "/run/netns/$NS_B" -e tcp-socket-read -y -C --max-groups 3 -r 0.3 \
 		--series-grace 600 --listen "127.0.0.1:$PROM_TOOL_PORT" || return
+	# a gone group's id is free again two intervals after its rmdir at
+	# most (its key deleted at the first report that finds it gone, the
+	# id pushed back at the next: docs/hooks.md): with 0.7 s between
+	# readers, a reader finds at most its predecessor's id still taken,
+	# so the map is never full (back to back, one reader in two runs
+	# found the three ids taken and counted map_full)
 	for ((i = 0; i < n; i++)); do
 		cg_reader "$i" $((6500 + i)) || fail "reader $i did not run"
+		sleep 0.7
 	done
-	sleep 1.5	# the last ones found gone and reclaimed
+	sleep 0.8	# the last ones found gone and reclaimed
 	curl -s --max-time 10 "http://127.0.0.1:$PROM_TOOL_PORT/metrics" > "$TMP/capped.prom"
 	stop_tool
 	listed=$(grep -o '^netstacklat_latency_seconds_count{[^}]*cgroup="[^"]*"' "$TMP/capped.prom" |
@@ -407,11 +420,9 @@ test_gone_capped() {
 	newest=$(cat "$TMP/cg-$((n - 1)).id")
 	grep -q "cgroup=\"[^\"]*churn-$((n - 1))\"" "$TMP/capped.prom" ||
 		fail "the newest gone group ($newest) is not among those listed"
-	# 3 ids for readers one after the other: one may find them all taken
-	# (the last two readers' and one not yet reclaimed): map_full, counted
-	expect "samples + map_full in the JSON reports = the readers' reads" \
-		"$(($($JQ "$out" count tcp-socket-read) + $($JQ "$out" counter tcp-socket-read map_full)))" \
-		-eq "$(sum_reads)"
+	expect "samples in the JSON reports = the readers' reads" \
+		"$($JQ "$out" count tcp-socket-read)" -eq "$(sum_reads)"
+	expect "map_full" "$($JQ "$out" counter tcp-socket-read map_full)" -eq 0
 }
 
 # Issue #33 item 4: with -r below the reclaim's 0.1 s wait, a group found

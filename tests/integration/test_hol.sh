@@ -305,10 +305,13 @@ need "" prereqs
 for c in tc bpftool; do
 	need "$c missing" command -v $c > /dev/null
 done
-need "testbed dropper not built (make testbed)" test -r "$TB_OBJ"
+must "testbed dropper not built (make testbed)" test -r "$TB_OBJ"
 need "cannot create namespaces/veth" setup_netns
+# what the machine must have for the dropper: a clsact qdisc
+need "no clsact qdisc (sch_ingress)" eval 'tc -n "$NS_B" qdisc add dev "$IF_B" clsact &&
+	tc -n "$NS_B" qdisc del dev "$IF_B" clsact'
 # one segment per skb from the sender, so that the dropper drops segments
-need "cannot attach the testbed dropper (tc clsact, cls_bpf)" \
+must "cannot attach the testbed dropper (scripts/testbed.sh, bpf/testbed)" \
 	eval 'tb_one_seg "$NS_A" "$IF_A" && tb_attach "$NS_B" "$IF_B"'
 # the delayed wire, with a dropper of its own (tb_find picks one, the
 # veth's stays the current one): without it only the WAN tests skip

@@ -27,5 +27,5 @@ test_make_install() {
 	"$TMP/root/usr/sbin/netstacklat" --version | grep -q netstacklat || fail "installed binary does not run"
 }
 
-need "tool not built" test -x "$NSL"
+must "tool not built" test -x "$NSL"
 run_tests

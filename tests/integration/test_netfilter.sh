@@ -170,5 +170,6 @@ test_nf_nothing_left() {
 
 need "" prereqs
 need "cannot create namespaces/veth" setup_netns
-need "cannot set up the TUN wire" eval '[ -c /dev/net/tun ] && setup_tunwire'
+need "no /dev/net/tun (tun module)" test -c /dev/net/tun
+must "cannot set up the TUN wire (tests/tunwire.c)" setup_tunwire
 run_tests

@@ -162,6 +162,6 @@ test_bash_completion() {
 }
 
 need "needs root" test "$(id -u)" -eq 0
-need "tool not built" test -x "$NSL"
+must "tool not built" test -x "$NSL"
 need "not a Debian system (no dpkg-buildpackage)" eval 'command -v dpkg-buildpackage > /dev/null'
 run_tests

@@ -48,8 +48,43 @@ test_prom_promtool() {
 	stop_tool
 	promtool check metrics < "$f" > "$TMP/promtool.out" 2>&1 ||
 		fail "promtool (--resolution 8): $(head -3 "$TMP/promtool.out")"
-	grep -q 'le="0.0009765625"\|le="[0-9.e-]*"} [1-9]' "$f" || fail "no finer buckets"
+	# every finite le of tcp-socket-read's buckets on the schema-3 grid
+	# (2^(i/8) s), next to each other, and some between powers of two
+	# (a resolution-1 exposition fails here: all its les are 2^i ns)
+	"$PYTHON" -c "$PROM_SCHEMA3_LES" "$f" tcp-socket-read > "$TMP/les.out" 2>&1 ||
+		fail "buckets of --resolution 8: $(cat "$TMP/les.out")"
 }
+
+# FILE HOOK: the finite le values of HOOK's classic buckets are 2^(i/8) s
+# for consecutive i (the listed range), some not a power of two, and the
+# +Inf bucket holds _count.
+PROM_SCHEMA3_LES='
+import math, re, sys
+les, inf, count = [], None, None
+for line in open(sys.argv[1]):
+    m = re.match(r"netstacklat_latency_seconds_(bucket|count)\{hook=\"([^\"]*)\"(?:,le=\"([^\"]*)\")?\} (\S+)", line)
+    if not m or m[2] != sys.argv[2]:
+        continue
+    if m[1] == "count":
+        count = int(m[4])
+    elif m[3] == "+Inf":
+        inf = int(m[4])
+    elif float(m[3]) > 0:
+        les.append(float(m[3]))
+idx = [math.log2(le) * 8 for le in les]
+off = [i for i in idx if abs(i - round(i)) > 1e-6]
+if not les or off:
+    sys.exit(f"les not on the 2^(i/8) grid: {off[:3]} of {len(les)}")
+steps = {round(b) - round(a) for a, b in zip(idx, idx[1:])}
+if steps - {1}:
+    sys.exit(f"les not consecutive: steps {sorted(steps)}")
+if all(round(i) % 8 == 0 for i in idx):
+    sys.exit(f"only powers of two: {les}")
+if inf is None or inf != count:
+    sys.exit(f"+Inf bucket {inf}, _count {count}")
+print(f"{len(les)} les from {les[0]:.3g} s to {les[-1]:.3g} s")
+'
+
 
 # The textfile collector may read at any moment: every read sees a whole
 # file (the same number of lines, ending in the last metric family).

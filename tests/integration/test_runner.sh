@@ -9,7 +9,7 @@ source "$(dirname "$0")/lib.sh"
 
 TESTS=(test_runner_dies test_runner_exit_status test_runner_hangs
        test_runner_no_result test_runner_clean test_runner_unexpected_skips
-       test_runner_killed_restores)
+       test_runner_killed_restores test_runner_own_setup_fails)
 
 # case NAME BODY: a script test_NAME.sh that sources lib.sh, then BODY
 make_case() {
@@ -104,6 +104,18 @@ run_tests'
 	expect "the next script's restore" "$(cat "$TMP/marker" 2>&1)" = restored
 	grep -q "restoring what a killed test script left" "$TMP/next.out" ||
 		fail "no word of the restore: $(head -3 "$TMP/next.out")"
+}
+
+# Set-up of our own code that fails (must) FAILs every test of the
+# script, where what the machine lacks (need) SKIPs them (#46 item 2).
+test_runner_own_setup_fails() {
+	make_case own 't_a() { :; }
+t_b() { :; }
+TESTS=(t_a t_b)
+need "" true
+must "the wire would not start" false
+run_tests'
+	expect_run own 1 "0 passed, 2 failed, 0 skipped" "t_b (the wire would not start)"
 }
 
 run_tests

@@ -23,6 +23,13 @@ FUZZ_DIR=$ROOT/.output/fuzz
 # rest of the suites
 FUZZ_SECONDS=20
 SUITES=(test_core test_errors test_netfilter test_prometheus test_groups)
+# Under ASan a suite runs the same userspace paths with fewer rounds where
+# its rounds only repeat them (issue #46 item 7: test_groups' churn is
+# most of its 6 minutes; the counts that judge the algorithms run in the
+# suite itself, unsanitized): the churn, the dead namespaces and the
+# tenants each still outnumber the ids (--max-groups) and the quota (8).
+declare -A ASAN_ENV=([test_groups]="CHURN_CGROUPS=40 CHURN_IFACES=20 CHURN_NETNS=40
+	DEAD_NETNS=60 TENANT_NETNS=40 TENANT_CGROUPS=30")
 TESTS=(test_asan_early_exits test_valgrind_count2 test_valgrind_listen
        test_fuzz_options_corpus test_fuzz_httproute)
 
@@ -60,7 +67,8 @@ asan_suite() {
 			rest="${rest:+$rest }(sanitizer report)"
 		fi
 		echo "RESULT $verdict asan_${name#test_}${rest:+ $rest}"
-	done < <(NSL=$ASAN_NSL bash "$ROOT/tests/integration/$suite.sh" 2>&1)
+	# shellcheck disable=SC2086
+	done < <(env ${ASAN_ENV[$suite]:-} NSL=$ASAN_NSL bash "$ROOT/tests/integration/$suite.sh" 2>&1)
 }
 
 if [ -z "${NSL_TESTS:-}" ]; then
@@ -78,7 +86,7 @@ fi
 # from its error path; each must free what the parser allocated.
 test_asan_early_exits() {
 	local args rc want reports
-	[ -x "$ASAN_NSL" ] || { skip "no $ASAN_NSL: make asan"; return; }
+	[ -x "$ASAN_NSL" ] || { fail "no $ASAN_NSL: make asan"; return; }
 	for args in "-c /sys/fs/cgroup --version" "-i lo,eth0 --help" \
 		    "-c /sys/fs/cgroup -p 1,2 --usage" "-i lo -p 1,x"; do
 		# shellcheck disable=SC2086
@@ -106,12 +114,11 @@ expect_memcheck_clean() {
 		grep -v 'unhandled eBPF command' "$2" | head -60 | sed 's/^/  /'
 }
 
-# can_memcheck: root, the tool built and valgrind, or the test is a SKIP
+# can_memcheck: root and valgrind, or the test is a SKIP; the tool built,
+# or it is a FAIL
 can_memcheck() {
-	if [ "$(id -u)" -ne 0 ] || [ ! -x "$ROOT/netstacklat" ]; then
-		skip "needs root and ./netstacklat"
-		return 1
-	fi
+	[ -x "$ROOT/netstacklat" ] || { fail "./netstacklat not built (make)"; return 1; }
+	[ "$(id -u)" -eq 0 ] || { skip "needs root"; return 1; }
 	command -v valgrind >/dev/null || { skip "valgrind missing"; return 1; }
 }
 
@@ -180,7 +187,7 @@ replay_corpus() {
 
 test_fuzz_options_corpus() {
 	local bin=$FUZZ_DIR/fuzz_options
-	[ -x "$bin" ] || { skip "no $bin: make $bin"; return; }
+	[ -x "$bin" ] || { fail "no $bin: make $bin"; return; }
 	replay_corpus options 50
 }
 
@@ -188,7 +195,7 @@ test_fuzz_options_corpus() {
 # fuzzing from it, new inputs and any finding in $TMP.
 test_fuzz_httproute() {
 	local bin=$FUZZ_DIR/fuzz_httproute log=$TMP/fuzz-httproute.log
-	[ -x "$bin" ] || { skip "no $bin: make $bin"; return; }
+	[ -x "$bin" ] || { fail "no $bin: make $bin"; return; }
 	replay_corpus httproute 15 || return
 	mkdir "$TMP/httproute-new"
 	ASAN_OPTIONS='' UBSAN_OPTIONS='' "$bin" -dict="$ROOT/tests/fuzz/httproute.dict" \

@@ -9,7 +9,7 @@ source "$(dirname "$0")/lib.sh"
 # checker NAME: scripts/check NAME, its findings shown on failure
 checker() {
 	command -v "$1" >/dev/null || { skip "$1 missing"; return; }
-	[ -f "$ROOT/.output/netstacklat.skel.h" ] || { skip "not built (make)"; return; }
+	[ -f "$ROOT/.output/netstacklat.skel.h" ] || { fail "not built (make)"; return; }
 	if ! "$ROOT/scripts/check" "$1" > "$TMP/$1.out" 2>&1; then
 		head -40 "$TMP/$1.out" | sed 's/^/  /'
 		fail "$1 findings (above)"
@@ -32,7 +32,7 @@ test_clang_tidy() { checker clang-tidy; }
 # program (BPF_PROG_TYPE_TRACING, which the rule leaves alone) is not.
 test_bpf_maps() {
 	local src=$TMP/nopre.bpf.c arch
-	[ -f "$ROOT/.output/netstacklat.bpf.o" ] || { skip "not built (make)"; return; }
+	[ -f "$ROOT/.output/netstacklat.bpf.o" ] || { fail "not built (make)"; return; }
 	"$ROOT/scripts/check-bpf-maps" "$ROOT/.output/netstacklat.bpf.o" > "$TMP/maps.out" 2>&1 ||
 		fail "the built object: $(cat "$TMP/maps.out")"
 	arch=$(uname -m)
