@@ -60,7 +60,7 @@ UNIT_TESTS := $(patsubst tests/unit/%.c,$(OUTPUT)/tests/%,$(wildcard tests/unit/
 # the test programs that build with what `make` needs (make test-progs:
 # test_trixie.sh builds them with another release's compilers)
 TEST_PROGS := $(OUTPUT)/tests/trafficgen $(OUTPUT)/tests/tunwire $(OUTPUT)/tests/settai
-TEST_PROGS += $(OUTPUT)/tests/restrictns
+TEST_PROGS += $(OUTPUT)/tests/restrictns $(OUTPUT)/tests/netkitmk
 TEST_PROGS += $(OUTPUT)/testbed/dropper.bpf.o $(OUTPUT)/testbed/dropper-nofetch.bpf.o
 TEST_PROGS += $(OUTPUT)/testbed/unstamp.bpf.o $(OUTPUT)/testbed/napi.bpf.o
 TEST_TOOLS := $(TEST_PROGS)

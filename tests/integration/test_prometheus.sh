@@ -8,7 +8,7 @@ source "$(dirname "$0")/lib.sh"
 TESTS=(test_prom_promtool test_prom_textfile_atomic test_prom_concurrent_scrapes
        test_prom_listen_in_use test_prom_signal_while_serving test_prom_real_server
        test_prom_bpf_stats_counters test_prom_textfile_unwritable test_prom_planted_links
-       test_prom_http test_prom_jail)
+       test_prom_http test_prom_jail test_prom_hostile_names)
 # below the ephemeral range (32768-60999), where a client socket might sit
 PORT=$((20000 + ID % 10000))
 PROM_PORT=$((PORT + 1))
@@ -384,6 +384,105 @@ test_prom_textfile_unwritable() {
 	wait "$TOOL_PID"; rc=$?
 	expect "exit status after SIGINT" "$rc" -eq 0
 	promtool check metrics < "$d/nsl.prom" > /dev/null 2>&1 || fail "last textfile damaged"
+}
+
+# Names a tenant chooses reach every output (#46 item 5): a cgroup and an
+# interface named with a quote, a backslash and a byte that is not UTF-8
+# (cgroup_mkdir() refuses a newline, dev_valid_name() '/', ':' and white
+# space; the escape of a newline is in tests/unit/test_format.c). A
+# reader in that cgroup gets TCP over that interface; the tool groups by
+# both (-I -C). The JSON
+# parses and carries both names (each bad byte as U+FFFD) with one sample
+# per read; /metrics passes promtool; and two real Prometheus servers,
+# one scraping the text exposition and one the protobuf (native
+# histograms, --resolution 8), store the series under those very label
+# values, with the reads as their count.
+HOSTILE_PY='
+import json, os, sys
+cg, ifn = (os.fsencode(a).decode("utf-8", "replace") for a in sys.argv[2:4])
+def ours(labels):
+    return labels.get("ifname", labels.get("interface")) == ifn and \
+        labels.get("cgroup_path", labels.get("cgroup", "")).endswith("/" + cg)
+if sys.argv[1] == "json":
+    n = 0
+    for line in open(sys.argv[4], encoding="utf-8"):
+        for h in json.loads(line)["histograms"]:
+            if h["hook"] == "tcp-socket-read" and ours(h):
+                n += h["count"]
+    print(n)
+else:	# a Prometheus query answer on stdin: the value of our series
+    r = json.load(sys.stdin)["data"]["result"]
+    print(" ".join(x["value"][1] for x in r if ours(x["metric"])) or "none")
+'
+
+# hostile_scrape PORT QUERY: what the Prometheus at PORT answers QUERY for
+# the hostile series (its value, "none")
+hostile_scrape() {
+	curl -s --max-time 5 "http://127.0.0.1:$1/api/v1/query" --data-urlencode "query=$2" |
+		"$PYTHON" -c "$HOSTILE_PY" prom "$HCG" "$HIF"
+}
+
+test_prom_hostile_names() {
+	local cg reads port2=$((PROM_PORT + 1)) feat q_text q_pb v_text v_pb pids=() i
+	command -v prometheus > /dev/null || { skip "prometheus server missing"; return; }
+	[ -n "$CG_ROOT" ] && [ -w "$CG_ROOT/cgroup.procs" ] || { skip "no writable cgroup v2"; return; }
+	HCG=$'nsl'$ID$'-q"b\\s\xffz' HIF=$'q"\\\xff'$((ID % 10000))
+	cg=$CG_ROOT/$HCG
+	mkdir "$cg" || { fail "cannot make a cgroup named $(printf %q "$HCG")"; return; }
+	AT_EXIT+=("rmdir $(printf %q "$cg")")
+	ip link add "nsl$ID-h" netns "$NS_A" type veth peer name "$HIF" netns "$NS_B" ||
+		{ fail "cannot name an interface $(printf %q "$HIF")"; return; }
+	ip -n "$NS_A" addr add 198.18.60.1/24 dev "nsl$ID-h"
+	ip -n "$NS_B" addr add 198.18.60.2/24 dev "$HIF"
+	ip -n "$NS_A" link set "nsl$ID-h" up && ip -n "$NS_B" link set "$HIF" up ||
+		{ fail "cannot bring the hostile veth up"; return; }
+	start_tool "$TMP/hostile.json" -n "/run/netns/$NS_B" -I -C -e tcp-socket-read -y \
+		--resolution 8 --listen "127.0.0.1:$PORT" || return
+	# one server scraping the text exposition, one the protobuf
+	for i in 0 1; do
+		feat=() ; [ $i = 1 ] && feat=(--enable-feature=native-histograms)
+		cat > "$TMP/hostile-$i.yml" <<-YML
+		global:
+		  scrape_interval: 1s
+		scrape_configs:
+		  - job_name: netstacklat
+		    static_configs:
+		      - targets: ['127.0.0.1:$PORT']
+		YML
+		prometheus --config.file="$TMP/hostile-$i.yml" --storage.tsdb.path="$TMP/tsdb-h$i" \
+			"${feat[@]}" --web.listen-address="127.0.0.1:$((PROM_PORT + i))" \
+			> "$TMP/hostile-prom-$i.log" 2>&1 &
+		BG_PIDS+=($!) pids+=($!)
+	done
+	# the reader joins the cgroup, then becomes the server in NS_B
+	rm -f "$TMP/ready"
+	sh -c 'echo $$ > "$1/cgroup.procs" && exec ip netns exec "$2" "$3" server --proto tcp \
+		--bind 198.18.60.2 --port 5305 --ready-file "$4" --report "$5"' sh "$cg" "$NS_B" "$TG" \
+		"$TMP/ready" "$TMP/server.json" > /dev/null &
+	SERVER_JOB=$!
+	BG_PIDS+=($!)
+	wait_for 10 test -s "$TMP/ready" || { fail "server did not start"; return; }
+	ip netns exec "$NS_A" "$TG" client --proto tcp --connect 198.18.60.2 --port 5305 \
+		--count 200 --interval-us 2000 > "$TMP/client.json" || fail "client failed"
+	wait_server
+	reads=$(json_field "$TMP/server.json" reads)
+	curl -s --max-time 5 "http://127.0.0.1:$PORT/metrics" > "$TMP/hostile.prom"
+	promtool check metrics < "$TMP/hostile.prom" > "$TMP/promtool.out" 2>&1 ||
+		fail "promtool on the hostile names: $(head -3 "$TMP/promtool.out")"
+	q_text='netstacklat_latency_seconds_count{hook="tcp-socket-read"}'
+	q_pb='histogram_count(netstacklat_latency_seconds{hook="tcp-socket-read"})'
+	wait_for 20 eval '[ "$(hostile_scrape $PROM_PORT "$q_text")" = "$reads" ] &&
+		[ "$(hostile_scrape $port2 "$q_pb")" = "$reads" ]' || true
+	v_text=$(hostile_scrape "$PROM_PORT" "$q_text") v_pb=$(hostile_scrape "$port2" "$q_pb")
+	stop_tool
+	kill "${pids[@]}" 2> /dev/null
+	wait "${pids[@]}" 2> /dev/null
+	echo "  $reads reads in cgroup $(printf %q "$HCG") over $(printf %q "$HIF"):" \
+	     "Prometheus (text) $v_text, (protobuf, native) $v_pb"
+	expect "JSON: samples under both names (reads)" \
+		"$("$PYTHON" -c "$HOSTILE_PY" json "$HCG" "$HIF" "$TMP/hostile.json")" -eq "$reads"
+	expect "Prometheus, text: the series' count under both names" "$v_text" = "$reads"
+	expect "Prometheus, protobuf: the native histogram's count under both names" "$v_pb" = "$reads"
 }
 
 prom_query() {	# prom_query PROMQL: the value of a one-element vector, or ""

@@ -476,7 +476,20 @@ handover_up() {
 	/nsl/ip -n Q link set lo up && /nsl/ip -n B link set br0 up &&
 	/nsl/ip -n B link set q1 up && /nsl/ip -n Q link set q0 up &&
 	/nsl/ip -n A route add 198.18.6.0/24 via $WIRE_ADDR &&
-	/nsl/ip -n Q route add default via 198.18.6.1
+	/nsl/ip -n Q route add default via 198.18.6.1 || return 1
+	# a pod K behind netkit (6.7+), where the kernel has it: made by
+	# tests/netkitmk.c (the build host's iproute2 cannot), L3 mode
+	NETKIT=
+	if /nsl/ip netns add K &&
+	   /nsl/ip netns exec B netkitmk k1 k0 /run/netns/K > /tmp/handover.netkit 2>&1; then
+		/nsl/ip -n B addr add 198.18.7.1/24 dev k1 && /nsl/ip -n K addr add 198.18.7.2/24 dev k0 &&
+		/nsl/ip -n K link set lo up && /nsl/ip -n B link set k1 up &&
+		/nsl/ip -n K link set k0 up && /nsl/ip -n K route add default dev k0 &&
+		/nsl/ip -n A route add 198.18.7.0/24 via $WIRE_ADDR &&
+		NETKIT=1 && echo yes > /tmp/handover.netkit
+	fi
+	emit handover.netkit /tmp/handover.netkit
+	return 0
 }
 
 run_handover() {	# run_handover MODE...
@@ -490,8 +503,15 @@ run_handover() {	# run_handover MODE...
 	SERVER_JOB=$!
 	/nsl/ip netns exec Q trafficgen server --proto udp --bind 198.18.6.2 --port 5402 \
 		--count 300 --duration-s 60 --ready-file /tmp/ready-q > /tmp/handover.server-q &
-	local bridged=$!
+	local bridged=$! kit=
 	wait_file 60 /tmp/ready && wait_file 60 /tmp/ready-q || say "GUEST ERROR server handover"
+	if [ -n "$NETKIT" ]; then
+		rm -f /tmp/ready-k
+		/nsl/ip netns exec K trafficgen server --proto udp --bind 198.18.7.2 --port 5403 \
+			--count 300 --duration-s 60 --ready-file /tmp/ready-k > /tmp/handover.server-k &
+		kit=$!
+		wait_file 60 /tmp/ready-k || say "GUEST ERROR server handover netkit"
+	fi
 	for m in "$@"; do
 		/nsl/ip netns exec B netstacklat -F json -r 1 -o /tmp/handover-$m.json --attach=$m \
 			-n -1 "${group[@]}" -e udp-socket-enqueued,netns-handover --bpf-stats \
@@ -508,7 +528,9 @@ run_handover() {	# run_handover MODE...
 		--count 300 --interval-us 2000 > /tmp/handover.client
 	/nsl/ip netns exec A trafficgen client --proto udp --connect 198.18.6.2 --port 5402 \
 		--count 300 --interval-us 2000 > /tmp/handover.client-q
-	wait $SERVER_JOB $bridged
+	[ -n "$kit" ] && /nsl/ip netns exec A trafficgen client --proto udp --connect 198.18.7.2 \
+		--port 5403 --count 300 --interval-us 2000 > /tmp/handover.client-k
+	wait $SERVER_JOB $bridged $kit
 	for i in "${!pids[@]}"; do
 		m=${@:$((i + 1)):1}
 		kill -INT ${pids[$i]}
@@ -518,6 +540,7 @@ run_handover() {	# run_handover MODE...
 	done
 	emit handover.server /tmp/handover.server
 	emit handover.server-q /tmp/handover.server-q
+	[ -n "$kit" ] && emit handover.server-k /tmp/handover.server-k
 	# a refused program: libbpf's account of the verifier's, for the host
 	if grep -q "refused at load" /tmp/handover-*.err; then
 		netstacklat -v -l -e netns-handover 2>&1 | tail -60 > /tmp/handover-verbose
