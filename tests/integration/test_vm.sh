@@ -14,9 +14,10 @@ source "$(dirname "$0")/lib.sh"
 VM=$ROOT/.output/vm
 # one guest after the other: this machine has 2 cores, a guest uses both
 read -ra KERNELS <<< "${VM_KERNELS:-5.10 6.1 6.12 sid}"
-# limit per guest: all hung and killed, the whole test stays well under
-# 15 minutes
-VM_TIMEOUT=${VM_TIMEOUT:-180}
+# limit per guest: all hung and killed, the whole test stays under
+# tests/run's 15 minutes (6.1's guest, with the HOL scenarios, takes
+# about 150 s under TCG)
+VM_TIMEOUT=${VM_TIMEOUT:-210}
 # the kernels booted, pinned (scripts/vm/build); NSL_VM_NEWEST=1 (make
 # test-vm-newest) boots each line's newest instead, and then the pinned
 # one is the last known good
@@ -113,9 +114,18 @@ VM_TESTS_510=(boot kernel kernel_probe expected_methods fentry_attach fentry_sam
 	      fentry_hol_forced_rto clock_step departure_times kernel_notes
 	      fallback load_refused handover_fentry)
 
+# The rest of the host's HOL scenarios with fentry (guest.sh
+# run_hol_more), on one kernel: about 55 s of a guest's time under TCG,
+# and the fentry HOL code is one for 6.1 and on (the forced RTO and the
+# random loss run on every kernel)
+VM_HOL_MORE_TESTS=(fentry_hol_no_loss fentry_hol_sampled fentry_hol_sampled_unselected
+		   fentry_hol_cgroup fentry_hol_wan)
+VM_HOL_MORE_KERNEL=6.1
+
 kernel_tests() {	# kernel_tests KERNEL: its test names, vm61_boot ...
 	local t tests=("${VM_TESTS[@]}")
 	[ "$1" = 5.10 ] && tests=("${VM_TESTS_510[@]}")
+	[ "$1" = "$VM_HOL_MORE_KERNEL" ] && tests+=("${VM_HOL_MORE_TESTS[@]}")
 	has_fallback "$1" tcp-socket-read && tests+=("${VM_FALLBACK_TESTS[@]}")
 	has_fallback "$1" udp-socket-read && tests+=("${VM_UDP_READ_FALLBACK_TESTS[@]}")
 	for t in "${tests[@]}"; do echo "vm${1//./}_$t"; done
@@ -409,6 +419,11 @@ vm_fentry_resolution() {
 # hol_pair NAME: a -y (NAME-y) and a filtered (NAME-f) instance watched the
 # same reads on the testbed: both count every read. Sets HOL_NY, HOL_NF,
 # HOL_EX and HOL_DROPPED for the checks of each scenario.
+# hol_stat NAME KEY: a testbed counter of the guest's scenario NAME
+hol_stat() {
+	tr ' ' '\n' < "$OUT/$1.stats" | awk -F= -v k="$2" '$1 == k { print $2 }'
+}
+
 hol_pair() {
 	local name=$1 reads er
 	[ -s "$OUT/$name.stats" ] || { fail "no testbed in the guest"; return 1; }
@@ -417,7 +432,7 @@ hol_pair() {
 	HOL_NF=$($JQ "$OUT/$name-f.json" count tcp-socket-read)
 	HOL_EX=$($JQ "$OUT/$name-f.json" counter tcp-socket-read hol_excluded)
 	er=$($JQ "$OUT/$name-f.json" counter tcp-socket-read hol_read_errors)
-	HOL_DROPPED=$(tr ' ' '\n' < "$OUT/$name.stats" | awk -F= '$1 == "dropped" { print $2 }')
+	HOL_DROPPED=$(hol_stat "$name" dropped)
 	expect "-y samples = server reads" "$HOL_NY" -eq "$reads"
 	expect "filtered + hol_excluded + hol_read_errors = -y samples" \
 		"$((HOL_NF + HOL_EX + er))" -eq "$HOL_NY"
@@ -499,6 +514,79 @@ vm_kernel_notes() {
 		fail "-C: no clear refusal: $(cat "$OUT/group.err")"
 }
 vm_fentry_hol_random_loss() { hol_random_loss fentry; }
+
+# The host's other HOL scenarios (test_hol.sh), where fentry works
+# (guest.sh run_hol_more); the host runs them in fallback mode only.
+vm_fentry_hol_no_loss() {
+	local f=$OUT/fentry-noloss-f.json
+	hol_pair fentry-noloss || return
+	expect "segments seen by the dropper (300 messages of 2 segments)" \
+		"$(hol_stat fentry-noloss data_segs)" -ge 600
+	expect "segments dropped" "$HOL_DROPPED" -eq 0
+	expect "hol_excluded" "$HOL_EX" -eq 0
+	expect "hol_read_errors" "$($JQ "$f" counter tcp-socket-read hol_read_errors)" -eq 0
+	expect "filtered samples = samples with -y" "$HOL_NF" -eq "$HOL_NY"
+}
+
+# --sample 2 beside the pair on the forced RTOs: none of the reads that
+# may have waited, and of R reads R/4 to 3R/4 (and each of the guest's
+# two CPUs' first): test_hol.sh's hol_sampled
+vm_fentry_hol_sampled() {
+	local s=$OUT/fentry-sampled-s.json reads n
+	hol_pair fentry-sampled || return
+	reads=$(json_field "$OUT/fentry-sampled.server" reads)
+	n=$(($($JQ "$s" count tcp-socket-read) + $($JQ "$s" count tcp-socket-read-hol)))
+	echo "  --sample 2: $n of $reads reads recorded"
+	expect "sampled: samples that may be >= 100 ms (buckets above 67 ms)" \
+		"$($JQ "$s" count_upper_gt tcp-socket-read 100000000)" -eq 0
+	expect "sampled: tcp-socket-read + tcp-socket-read-hol, >= a quarter of the reads" \
+		"$n" -ge "$((reads / 4))"
+	expect "sampled: tcp-socket-read + tcp-socket-read-hol, <= 3/4 of the reads + 2 CPUs' first" \
+		"$n" -le "$(((3 * reads + 3) / 4 + 2))"
+	expect "sampled: sample_every" "$($JQ "$s" top sample_every | cut -d' ' -f1)" = 2
+}
+
+# two --sample 2 instances on the forced RTOs, one selecting the
+# server's namespace, one a namespace without sockets: HOL state only
+# for the selected one's sockets (test_hol.sh's hol_sampled_unselected)
+vm_fentry_hol_sampled_unselected() {
+	local e sel oth
+	e=$(cat "$OUT/fentry-unsel.entries" 2>/dev/null)
+	sel=$(sed -n 's/.*selected=\([^ ]*\).*/\1/p' <<< "$e") oth=$(sed -n 's/.*other=\([^ ]*\).*/\1/p' <<< "$e")
+	echo "  sockets with HOL state: ${e:-no count from the guest}"
+	expect "HOL state of the selected namespace's sockets" "$sel" -ge 1
+	expect "HOL state of sockets no filter selects" "$oth" -eq 0
+}
+
+# -C, 1 % loss: the reads the filter leaves out keep the reader's cgroup,
+# per cgroup tcp-socket-read + tcp-socket-read-hol = -y's
+vm_fentry_hol_cgroup() {
+	local f=$OUT/fentry-cgroup-f.json y hol n
+	hol_pair fentry-cgroup || return
+	y=$($JQ "$OUT/fentry-cgroup-y.json" count tcp-socket-read cgroup_path=/hol)
+	n=$($JQ "$f" count tcp-socket-read cgroup_path=/hol)
+	hol=$($JQ "$f" count tcp-socket-read-hol cgroup_path=/hol)
+	echo "  -C: cgroup /hol: -y $y, filtered $n, left out $hol"
+	expect "-y samples in the server's cgroup = server reads" \
+		"$y" -eq "$(json_field "$OUT/fentry-cgroup.server" reads)"
+	expect "tcp-socket-read-hol samples in the server's cgroup" "$hol" -gt 0
+	expect "tcp-socket-read-hol samples in the server's cgroup = all of them" \
+		"$hol" -eq "$($JQ "$f" count tcp-socket-read-hol)"
+	expect "per cgroup: tcp-socket-read + tcp-socket-read-hol = -y" "$((n + hol))" -eq "$y"
+}
+
+# a 34 ms round trip and 2 % loss: -y has reads surely above 16.8 ms (a
+# round trip behind a hole), the filter none, tcp-socket-read-hol some
+vm_fentry_hol_wan() {
+	local f=$OUT/fentry-wan-f.json slow=$((1 << 24))
+	hol_pair fentry-wan || return
+	expect "segments dropped on the wire" "$HOL_DROPPED" -gt 0
+	expect "-y reads surely above 16.8 ms" \
+		"$($JQ "$OUT/fentry-wan-y.json" count_lower_ge tcp-socket-read $slow)" -gt 0
+	expect "filtered reads surely above 16.8 ms" "$($JQ "$f" count_lower_ge tcp-socket-read $slow)" -eq 0
+	expect "tcp-socket-read-hol reads surely above 16.8 ms" \
+		"$($JQ "$f" count_lower_ge tcp-socket-read-hol $slow)" -gt 0
+}
 
 # Fallback mode, per kernel (the table): the hooks that must attach get
 # the method -l gave them (vmK_expected_methods checks which) in the

@@ -169,23 +169,93 @@ run_known() {	# run_known NAME MODE [TOOL_ARGS...]
 
 # HOL filter: the testbed (scripts/testbed.sh) drops TCP
 # segments on B's ingress; a -y instance and a filtered one watch the same
-# reads. run_hol NAME MODE "RULE" CLIENT_ARGS...
+# reads. run_hol NAME MODE "RULE" CLIENT_ARGS... With HOL_ARGS, more
+# options for every instance; HOL_BEFORE, a command once the server is up;
+# HOL_SAMPLE=N, a third instance NAME-s, filtered, with --sample N.
 run_hol() {
-	local name=$1 mode=$2 rule=$3
+	local name=$1 mode=$2 rule=$3 spid=
 	shift 3
 	tb_rule_off && $rule || { say "GUEST ERROR testbed rule $rule"; return; }
 	serve $name tcp 5006
-	tool_start $name-y --attach=$mode -n /run/netns/B -e tcp-socket-read -p $SERVER_PID -y
+	[ -z "${HOL_BEFORE:-}" ] || $HOL_BEFORE
+	tool_start $name-y --attach=$mode -n /run/netns/B -e tcp-socket-read -p $SERVER_PID -y ${HOL_ARGS:-}
 	Y_PID=$TOOL_PID
-	tool_start $name-f --attach=$mode -n /run/netns/B -e tcp-socket-read -p $SERVER_PID
+	if [ -n "${HOL_SAMPLE:-}" ]; then
+		tool_start $name-s --attach=$mode -n /run/netns/B -e tcp-socket-read -p $SERVER_PID \
+			--sample $HOL_SAMPLE ${HOL_ARGS:-}
+		spid=$TOOL_PID
+	fi
+	tool_start $name-f --attach=$mode -n /run/netns/B -e tcp-socket-read -p $SERVER_PID ${HOL_ARGS:-}
 	client $name tcp 5006 "$@"
 	wait $SERVER_JOB
 	tb_stats > /tmp/$name.stats
 	tool_stop $name-f
+	[ -z "$spid" ] || { TOOL_PID=$spid; tool_stop $name-s; }
 	TOOL_PID=$Y_PID
 	tool_stop $name-y
 	emit $name.server /tmp/$name.server
 	emit $name.stats /tmp/$name.stats
+}
+
+# hol_entries PID: sockets with HOL state in the hol_lru map of the tool
+# PID (no python here: bpftool's JSON has one raw "key":[bytes] per
+# entry; a key of the formatted part, with BTF, is no array)
+hol_entries() {
+	local id
+	for id in $(awk '$1 == "map_id:" { print $2 }' /proc/$1/fdinfo/* 2>/dev/null | sort -un); do
+		bpftool map show id $id 2>/dev/null | grep -q " name hol_lru " || continue
+		bpftool -j map dump id $id 2>/dev/null | grep -o '"key":\[' | wc -l
+		return
+	done
+	echo "none"
+}
+
+# the server's cgroup for the -C scenario
+hol_cgroup_in() {
+	mkdir -p /sys/fs/cgroup/hol && echo $SERVER_PID > /sys/fs/cgroup/hol/cgroup.procs ||
+		say "GUEST ERROR hol cgroup"
+}
+
+# The host's other HOL scenarios (test_hol.sh), here where fentry works:
+# no loss; --sample 2 beside the pair on the forced RTOs; two --sample 2
+# instances, one selecting B, one a namespace without sockets (HOL state
+# only for the selected one's); -C with 1 % loss; and the WAN, a second
+# TUN wire holding each packet 17 ms, its own dropper losing 2 %.
+run_hol_more() {	# run_hol_more MODE
+	local m=$1 s o
+	testbed_up || return
+	run_hol $m-noloss $m "tb_rule_loss 0" --count 300 --msg-size 2000 --interval-us 1000
+	HOL_SAMPLE=2 run_hol $m-sampled $m "tb_rule_nth 5 1 4" \
+		--count 10 --msg-size 2000 --interval-us 400000
+	HOL_ARGS=-C HOL_BEFORE=hol_cgroup_in run_hol $m-cgroup $m "tb_rule_loss 1 1" \
+		--count 1500 --msg-size 1000 --interval-us 300
+	# unselected: the forced RTOs under two sampled instances
+	/nsl/ip netns add U
+	tb_rule_off && tb_rule_nth 5 1 4 || say "GUEST ERROR testbed rule unsel"
+	serve $m-unsel tcp 5019
+	tool_start $m-unsel-s --attach=$m -n /run/netns/B -e tcp-socket-read --sample 2
+	s=$TOOL_PID
+	tool_start $m-unsel-o --attach=$m -n /run/netns/U -e tcp-socket-read --sample 2
+	o=$TOOL_PID
+	client $m-unsel tcp 5019 --count 10 --msg-size 2000 --interval-us 400000
+	wait $SERVER_JOB
+	echo "selected=$(hol_entries $s) other=$(hol_entries $o)" > /tmp/$m-unsel.entries
+	tool_stop $m-unsel-o
+	TOOL_PID=$s
+	tool_stop $m-unsel-s
+	emit $m-unsel.entries /tmp/$m-unsel.entries
+	emit $m-unsel.server /tmp/$m-unsel.server
+	testbed_down
+	# the WAN: wire 2 (wa in A, wb in B), 17 ms each way, its dropper
+	rm -f /tmp/wan.ready
+	tunwire --delay-us 17000 /run/netns/A wa /run/netns/B wb /tmp/wan.ready &
+	wait_file 10 /tmp/wan.ready &&
+		/nsl/ip -n A addr add 198.20.0.1/24 dev wa && /nsl/ip -n B addr add 198.20.0.2/24 dev wb &&
+		/nsl/ip -n A link set dev wa up && /nsl/ip -n B link set dev wb up &&
+		tb_attach B wb || { say "GUEST ERROR wan wire"; return; }
+	SRV_ADDR=198.20.0.2 run_hol $m-wan $m "tb_rule_loss 2 3" \
+		--count 20 --msg-size 100000 --interval-us 150000
+	tc -n B qdisc del dev wb clsact
 }
 
 # packets without an RX stamp, as if timestamping had been off when they
@@ -586,6 +656,8 @@ run_errqueue fentry-errq fentry
 run_mptcp fentry-mptcp fentry
 run_qlen fentry-qlen fentry
 run_hol_all fentry
+# the other HOL scenarios on one kernel (test_vm.sh, VM_HOL_MORE_KERNEL)
+[[ $(uname -r) == 6.1.* ]] && run_hol_more fentry
 run_peek fentry-peek fentry
 run_pinned fentry-pinned fentry
 # the collapsed reads in both modes at once where tcp-socket-read has both
