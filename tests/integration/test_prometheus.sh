@@ -276,11 +276,12 @@ test_prom_signal_while_serving() {
 	expect "final report" "$($JQ "$TMP/sig.json" lines)" -eq 1
 }
 
-# A real Prometheus server (Debian's) scrapes us every second during traffic.
-test_prom_real_server() {
-	local q result
-	command -v prometheus > /dev/null || { skip "prometheus server missing"; return; }
-	cat > "$TMP/prometheus.yml" <<-YML
+# prom_server NAME WEB_PORT [ARGS...]: a real Prometheus (Debian's) on
+# WEB_PORT scraping the tool's 127.0.0.1:$PORT every second, with ARGS;
+# its configuration, TSDB and log are $TMP/NAME.*; PROM_PID
+prom_server() {
+	local name=$1 web=$2; shift 2
+	cat > "$TMP/$name.yml" <<-YML
 	global:
 	  scrape_interval: 1s
 	scrape_configs:
@@ -288,11 +289,18 @@ test_prom_real_server() {
 	    static_configs:
 	      - targets: ['127.0.0.1:$PORT']
 	YML
-	start_tool "$TMP/out.json" --listen "127.0.0.1:$PORT" -n "/run/netns/$NS_B" || return
-	prometheus --config.file="$TMP/prometheus.yml" --storage.tsdb.path="$TMP/tsdb" \
-		--web.listen-address="127.0.0.1:$PROM_PORT" > "$TMP/prometheus.log" 2>&1 &
-	BG_PIDS+=($!)
+	prometheus --config.file="$TMP/$name.yml" --storage.tsdb.path="$TMP/$name.tsdb" "$@" \
+		--web.listen-address="127.0.0.1:$web" > "$TMP/$name.log" 2>&1 &
 	PROM_PID=$!
+	BG_PIDS+=("$PROM_PID")
+}
+
+# A real Prometheus server (Debian's) scrapes us every second during traffic.
+test_prom_real_server() {
+	local q result
+	command -v prometheus > /dev/null || { skip "prometheus server missing"; return; }
+	start_tool "$TMP/out.json" --listen "127.0.0.1:$PORT" -n "/run/netns/$NS_B" || return
+	prom_server prometheus "$PROM_PORT"
 	serve tcp 5304 || return
 	client tcp 5304 --count 3000 --interval-us 2000
 	wait_server
@@ -423,7 +431,7 @@ hostile_scrape() {
 }
 
 test_prom_hostile_names() {
-	local cg reads port2=$((PROM_PORT + 1)) feat q_text q_pb v_text v_pb pids=() i
+	local cg reads port2=$((PROM_PORT + 1)) q_text q_pb v_text v_pb pids=()
 	command -v prometheus > /dev/null || { skip "prometheus server missing"; return; }
 	[ -n "$CG_ROOT" ] && [ -w "$CG_ROOT/cgroup.procs" ] || { skip "no writable cgroup v2"; return; }
 	HCG=$'nsl'$ID$'-q"b\\s\xffz' HIF=$'q"\\\xff'$((ID % 10000))
@@ -439,21 +447,10 @@ test_prom_hostile_names() {
 	start_tool "$TMP/hostile.json" -n "/run/netns/$NS_B" -I -C -e tcp-socket-read -y \
 		--resolution 8 --listen "127.0.0.1:$PORT" || return
 	# one server scraping the text exposition, one the protobuf
-	for i in 0 1; do
-		feat=() ; [ $i = 1 ] && feat=(--enable-feature=native-histograms)
-		cat > "$TMP/hostile-$i.yml" <<-YML
-		global:
-		  scrape_interval: 1s
-		scrape_configs:
-		  - job_name: netstacklat
-		    static_configs:
-		      - targets: ['127.0.0.1:$PORT']
-		YML
-		prometheus --config.file="$TMP/hostile-$i.yml" --storage.tsdb.path="$TMP/tsdb-h$i" \
-			"${feat[@]}" --web.listen-address="127.0.0.1:$((PROM_PORT + i))" \
-			> "$TMP/hostile-prom-$i.log" 2>&1 &
-		BG_PIDS+=($!) pids+=($!)
-	done
+	prom_server hostile-text "$PROM_PORT"
+	pids+=("$PROM_PID")
+	prom_server hostile-pb "$port2" --enable-feature=native-histograms
+	pids+=("$PROM_PID")
 	# the reader joins the cgroup, then becomes the server in NS_B
 	rm -f "$TMP/ready"
 	sh -c 'echo $$ > "$1/cgroup.procs" && exec ip netns exec "$2" "$3" server --proto tcp \
