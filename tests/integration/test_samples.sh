@@ -128,13 +128,21 @@ for v in json.load(sys.stdin)[0]["formatted"]["value"][".bss"]:
 # has looked. A false alarm (a program interrupted between its two clock
 # reads) leaves the offsets as they were: the loader must still re-arm the
 # report, or a later real move is followed only at the next interval.
-# Here the flag is set as a false alarm leaves it; within two intervals it
-# must be clear again.
+# Here the flag is set as a false alarm leaves it, just after a report
+# (the loader looks right after each, nsl_loader_sync_clock()): it must
+# still be set, and clear again once two more reports are out. Timed by
+# the reports, not by sleeps: a tick between the write and the first
+# read made this test fail in CI.
 test_clock_alarm_rearmed() {
-	local out=$TMP/alarm.json id
+	local out=$TMP/alarm.json id n
 	command -v bpftool > /dev/null || { skip "bpftool missing"; return; }
-	start_tool "$out" -n "/run/netns/$NS_B" -e udp-start || return
+	start_tool "$out" -n "/run/netns/$NS_B" -e udp-start -r 3 || return
 	id=$(bss_of "$TOOL_PID") || { fail "no .bss map held by the tool"; stop_tool; return; }
+	n=$(reports_in "$out")
+	wait_for 10 eval '[ "$(reports_in "$out")" -gt '"$n"' ]' ||
+		{ fail "no report within 10 s"; stop_tool; return; }
+	n=$(reports_in "$out")
+	sleep 0.3	# the loader looks just after writing the report
 	# the value as it is, with moved_reported (bytes 16-23) set to 1
 	bpftool map dump id "$id" -j | python3 -c '
 import json, sys
@@ -145,9 +153,17 @@ print(" ".join(v))' > "$TMP/bss.value"
 	bpftool map update id "$id" key 0 0 0 0 value $(cat "$TMP/bss.value") ||
 		{ fail "cannot write the .bss map"; stop_tool; return; }
 	expect "moved_reported just after the false alarm" "$(moved_reported "$id")" -eq 1
-	sleep 2.5
-	expect "moved_reported two intervals later" "$(moved_reported "$id")" -eq 0
+	expect "reports meanwhile (the write fell within one interval)" "$(reports_in "$out")" -eq "$n"
+	wait_for 15 eval '[ "$(reports_in "$out")" -ge '"$((n + 2))"' ]' ||
+		fail "no two more reports within 15 s"
+	expect "moved_reported two reports later" "$(moved_reported "$id")" -eq 0
 	stop_tool
+}
+
+# reports_in FILE: JSON reports written so far (one a line)
+reports_in() {
+	local n
+	n=$(wc -l < "$1") && echo "$n"
 }
 
 # --sample 16 beside an unsampled instance on the same 4,000 datagrams:
