@@ -34,8 +34,22 @@ int nsl_jail_listen(const char *addr, uint16_t port)
 	struct sockaddr_in *in4 = (struct sockaddr_in *)&ss;
 	struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)&ss;
 	socklen_t len;
-	int one = 1, err, sock;
+	int one = 1, zero = 0, err, sock;
 
+	if (!*addr) {
+		/*
+		 * Every address: [::] taking IPv4 too (IPV6_V6ONLY off, whatever
+		 * net.ipv6.bindv6only says), or 0.0.0.0 where the kernel has
+		 * no IPv6 (ipv6.disable=1: EAFNOSUPPORT)
+		 */
+		sock = socket(AF_INET6, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+		if (sock >= 0) {
+			close(sock);
+			addr = "::";
+		} else {
+			addr = "0.0.0.0";
+		}
+	}
 	if (inet_pton(AF_INET, addr, &in4->sin_addr) == 1) {
 		in4->sin_family = AF_INET;
 		in4->sin_port = htons(port);
@@ -51,6 +65,8 @@ int nsl_jail_listen(const char *addr, uint16_t port)
 	if (sock < 0)
 		return -errno;
 	setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (ss.ss_family == AF_INET6 && IN6_IS_ADDR_UNSPECIFIED(&in6->sin6_addr))
+		setsockopt(sock, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof(zero));
 	if (bind(sock, (struct sockaddr *)&ss, len) || listen(sock, NSL_HTTP_BACKLOG)) {
 		err = -errno;
 		close(sock);

@@ -84,6 +84,8 @@ int nsl_metrics_start(struct nsl_jail *jail, struct nsl_metrics *m,
 	err = nsl_jail_start(jail, &app);
 	if (err)
 		pr_warn("--listen: cannot start the HTTP server\n");
+	else if (!*o->listen_addr)
+		pr_info("metrics on http://*:%u/metrics (every address)\n", o->listen_port);
 	else
 		pr_info("metrics on http://%s%s%s:%u/metrics\n",
 			strchr(o->listen_addr, ':') ? "[" : "", o->listen_addr,

@@ -3,8 +3,9 @@
 #include <argp.h>
 #include <stddef.h>
 #include "cli-doc.h"
+#include "version.h"
 
-const char *argp_program_version = "netstacklat 0.1";
+const char *argp_program_version = "netstacklat " NSL_VERSION;
 
 const char nsl_argp_doc[] =
 "Measure latency inside the Linux network receive stack.\n"
@@ -13,6 +14,7 @@ const char nsl_argp_doc[] =
 "histogram; a report is printed every INTERVAL seconds (default 5).\n"
 "-i, -n and -I apply to every hook. -p, -c, -q and -C apply to the\n"
 "socket-read hooks only: the others do not run in the reading process.\n"
+"-p, -i and -c given again add to their list.\n"
 "With --listen and neither -F nor -o, nothing is printed on stdout.\n"
 "netns-handover (the host's share of a pod's latency) is opt-in: it runs\n"
 "only when -e names it.\n"
@@ -20,9 +22,13 @@ const char nsl_argp_doc[] =
 "EXAMPLES:\n"
 "    netstacklat                     # default hooks, a table every 5 s\n"
 "    netstacklat -l                  # hooks and how each attaches here\n"
+"    netstacklat 10 1                # one summary of the next 10 s\n"
 "    netstacklat -i eth0 1 10        # eth0 only, 10 reports 1 s apart\n"
 "    netstacklat -n -1 -F json -o lat.jsonl   # all netns, JSON lines\n"
 "    netstacklat -e tcp-socket-read -C        # TCP reads per cgroup\n"
+"    netstacklat --listen :9469      # /metrics for Prometheus, every address\n"
+"    netstacklat -n -1 -C -I --listen :9469   # a container host: every pod's\n"
+"                                    # namespace, per cgroup and interface\n"
 "\n"
 "HOOKS: ip-start tcp-start udp-start tcp-socket-enqueued\n"
 "       udp-socket-enqueued tcp-socket-read udp-socket-read\n"
@@ -44,8 +50,9 @@ const struct argp_option nsl_argp_options[] = {
 	  "Output format: table (default), json or prometheus (cumulative; "
 	  "with -o, the file is replaced atomically each interval)", 0 },
 	{ "listen", OPT_LISTEN, "[ADDR:]PORT", 0,
-	  "Serve Prometheus metrics on http://ADDR:PORT/metrics (default "
-	  "address 127.0.0.1; [::1]:PORT for IPv6)", 0 },
+	  "Serve Prometheus metrics on http://ADDR:PORT/metrics (PORT "
+	  "alone: 127.0.0.1; :PORT every address, IPv4 and IPv6; [::1]:PORT "
+	  "for an IPv6 address)", 0 },
 	{ "output", 'o', "FILE", 0,
 	  "Write reports to FILE instead of stdout (replaced at start)", 0 },
 	{ "append", OPT_APPEND, NULL, 0,
@@ -100,6 +107,7 @@ const struct argp_option nsl_argp_options[] = {
 	{ "verbose", 'v', NULL, 0, "libbpf and attach details on stderr", 4 },
 	/* argp's own would print nothing with ARGP_NO_ERRS: cli.c prints */
 	{ "help", '?', NULL, 0, "Give this help list", -1 },
+	{ NULL, 'h', NULL, OPTION_ALIAS, NULL, -1 },	/* as bcc's tools take it */
 	{ "usage", OPT_USAGE, NULL, 0, "Give a short usage message", -1 },
 	{ "version", 'V', NULL, 0, "Print program version", -1 },
 	{ "user", OPT_USER, "NAME", 0,

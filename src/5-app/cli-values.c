@@ -46,6 +46,8 @@ int nsl_opt_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
 	return 0;
 }
 
+#define NSL_MAX_INTERVAL_S (86400 * 365)
+
 static int parse_interval(struct argp_state *state, const char *what,
 			  const char *s)
 {
@@ -55,8 +57,11 @@ static int parse_interval(struct argp_state *state, const char *what,
 
 	errno = 0;
 	v = *s ? strtod(s, &end) : 0;
-	if (!*s || errno || *end || !isfinite(v) || v <= 0 || v > 86400 * 365)
+	if (!*s || *end || isnan(v) || v <= 0 || (errno && v < 1))
 		return nsl_opt_fail(state, "%s: '%s' is not a positive number of seconds", what, s);
+	if (v > NSL_MAX_INTERVAL_S)
+		return nsl_opt_fail(state, "%s: '%s' is above the %d s (a year) maximum",
+				    what, s, NSL_MAX_INTERVAL_S);
 	if (v < 0.01)
 		return nsl_opt_fail(state, "%s: '%s' is below the 0.01 s minimum", what, s);
 	ps->o->interval_s = v;
@@ -106,16 +111,18 @@ int nsl_opt_schedule(struct argp_state *state, int key, char *arg)
 
 /*
  * Splits a comma-separated list and calls item() for every entry; empty
- * entries and lists longer than max are errors naming the option.
+ * entries and more than max entries in all (with the `already` given
+ * earlier) are errors naming the option.
  */
 typedef int (*item_fn)(struct argp_state *state, const char *opt,
 		       const char *item);
 
 static int parse_list(struct argp_state *state, const char *opt,
-		      const char *arg, unsigned int max, item_fn item)
+		      const char *arg, unsigned int already, unsigned int max,
+		      item_fn item)
 {
 	char *copy = strdup(arg), *p = copy, *tok;
-	unsigned int n = 0;
+	unsigned int n = already;
 	int err = 0;
 
 	if (!copy)
@@ -166,7 +173,7 @@ int nsl_opt_hooks(struct argp_state *state, int key, char *arg)
 	/* -e lists the hooks to keep: start from none; -d from the default */
 	for (int i = 0; i < NSL_NR_HOOKS; i++)
 		ps->o->hook_enabled[i] = key == 'd' && !nsl_hooks[i].opt_in;
-	return parse_list(state, key == 'e' ? "-e" : "-d", arg, NSL_NR_HOOKS,
+	return parse_list(state, key == 'e' ? "-e" : "-d", arg, 0, NSL_NR_HOOKS,
 			  hook_item);
 }
 
@@ -233,7 +240,6 @@ static int cgroup_item(struct argp_state *state, const char *opt, const char *s)
 	return 0;
 }
 
-/* -p, -i, -c: a list given again replaces the earlier one */
 void nsl_free_options(struct nsl_options *o)
 {
 	for (unsigned int i = 0; i < o->nr_cgroups; i++)
@@ -241,23 +247,29 @@ void nsl_free_options(struct nsl_options *o)
 	o->nr_cgroups = 0;
 }
 
+/*
+ * -p, -i, -c: a list given again adds to the earlier one, as upstream's
+ * did (-p 1 -p 2 is -p 1,2); an entry given twice is still an error
+ */
 int nsl_opt_filter(struct argp_state *state, int key, char *arg)
 {
 	struct nsl_options *o = ((struct parse_state *)state->input)->o;
 
-	if (key == 'p') {
-		o->nr_pids = 0;
-		return parse_list(state, "-p", arg, NSL_MAX_FILTER_ENTRIES, pid_item);
-	}
-	if (key == 'i') {
-		o->nr_ifaces = 0;
-		return parse_list(state, "-i", arg, NSL_MAX_FILTER_ENTRIES, iface_item);
-	}
-	nsl_free_options(o);
-	return parse_list(state, "-c", arg, NSL_MAX_FILTER_ENTRIES, cgroup_item);
+	if (key == 'p')
+		return parse_list(state, "-p", arg, o->nr_pids,
+				  NSL_MAX_FILTER_ENTRIES, pid_item);
+	if (key == 'i')
+		return parse_list(state, "-i", arg, o->nr_ifaces,
+				  NSL_MAX_FILTER_ENTRIES, iface_item);
+	return parse_list(state, "-c", arg, o->nr_cgroups,
+			  NSL_MAX_FILTER_ENTRIES, cgroup_item);
 }
 
-/* [ADDR:]PORT, ADDR numeric, IPv6 in brackets; loopback by default. */
+/*
+ * [ADDR:]PORT, ADDR numeric, IPv6 in brackets. PORT alone is loopback;
+ * ":PORT" every address, as node_exporter and Go's net.Listen read it
+ * (listen_addr left empty: nsl_jail_listen() binds both families).
+ */
 int nsl_opt_listen(struct argp_state *state, int key, char *s)
 {
 	struct parse_state *ps = state->input;
@@ -285,6 +297,11 @@ int nsl_opt_listen(struct argp_state *state, int key, char *s)
 	/* without brackets "1::2:3" could be 1::2 port 3 or 1::2:3 */
 	if (!bracketed && memchr(s, ':', len))
 		return nsl_opt_fail(state, "--listen: '%s': write an IPv6 address in brackets, [ADDR]:PORT", s);
+	if (colon && !len) {
+		ps->o->listen_addr[0] = '\0';
+		ps->o->listen_port = v;
+		return 0;
+	}
 	if (len) {
 		if (len >= sizeof(addr))
 			return nsl_opt_fail(state, "--listen: '%s': address too long", s);

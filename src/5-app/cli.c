@@ -210,7 +210,7 @@ static int print_info(struct argp_state *state, int key, char *arg)
 	} else {
 		/* argp_state_help() is silent under ARGP_NO_ERRS */
 		argp_help(state->root_argp, stdout,
-			  (key == '?' ? ARGP_HELP_STD_HELP : ARGP_HELP_USAGE) &
+			  (key != OPT_USAGE ? ARGP_HELP_STD_HELP : ARGP_HELP_USAGE) &
 				  ~(ARGP_HELP_EXIT_OK | ARGP_HELP_EXIT_ERR),
 			  state->name);
 	}
@@ -255,6 +255,7 @@ static const struct {
 	{ 'o', parse_output },
 	{ OPT_USER, parse_user },
 	{ '?', print_info },
+	{ 'h', print_info },
 	{ OPT_USAGE, print_info },
 	{ 'V', print_info },
 	{ ARGP_KEY_ERROR, name_argp_error },

@@ -152,7 +152,8 @@ int main(int argc, char **argv)
 		err = nsl_jail_bind(&http, opts.listen_addr, opts.listen_port, opts.user);
 		if (err) {
 			pr_warn("--listen: cannot listen on %s port %u: %s\n",
-				opts.listen_addr, opts.listen_port, strerror(-err));
+				*opts.listen_addr ? opts.listen_addr : "every address",
+				opts.listen_port, strerror(-err));
 			goto cleanup;
 		}
 		/* not the word the scripts wait for ("attached") */

@@ -56,7 +56,9 @@ test_deb_install_run_purge() {
 	dpkg -i "$DEB" > "$TMP/dpkg.log" 2>&1 || { fail "dpkg -i: $(tail -3 "$TMP/dpkg.log")"; return; }
 	mapfile -t files < <(dpkg -L netstacklat | while read -r f; do [ -f "$f" ] && echo "$f"; done)
 	expect "files installed" "${#files[@]}" -ge 7
-	/usr/sbin/netstacklat --version | grep -q netstacklat || fail "the installed binary does not run"
+	# the version the package has, as --version says it (it said 0.1 for 0.1.0)
+	expect "installed netstacklat --version" "$(/usr/sbin/netstacklat --version 2>&1)" = \
+		"netstacklat $(dpkg-query -W -f '${Version}' netstacklat)"
 	/usr/sbin/netstacklat -l > "$TMP/list.out" 2>&1 || fail "installed netstacklat -l: $(tail -2 "$TMP/list.out")"
 	getent passwd netstacklat > /dev/null || fail "no system user netstacklat"
 	# the /metrics server's, a uid other than the tool's (src/4-sink/jailproc.c)

@@ -8,7 +8,7 @@ source "$(dirname "$0")/lib.sh"
 TESTS=(test_prom_promtool test_prom_textfile_atomic test_prom_concurrent_scrapes
        test_prom_listen_in_use test_prom_signal_while_serving test_prom_real_server
        test_prom_bpf_stats_counters test_prom_textfile_unwritable test_prom_planted_links
-       test_prom_http test_prom_jail test_prom_hostile_names)
+       test_prom_http test_prom_jail test_prom_hostile_names test_prom_listen_every_address)
 # below the ephemeral range (32768-60999), where a client socket might sit
 PORT=$((20000 + ID % 10000))
 PROM_PORT=$((PORT + 1))
@@ -139,6 +139,31 @@ test_prom_listen_in_use() {
 	expect "stderr lines" "$(wc -l < "$TMP/busy.err")" -eq 1
 	grep -q -- "--listen: cannot listen on 127.0.0.1 port $PORT" "$TMP/busy.err" ||
 		fail "message: $(cat "$TMP/busy.err")"
+}
+
+# Issue #45: ":PORT" is every address, as node_exporter and Go read it
+# (before, the tool bound 127.0.0.1 alone): served on 127.0.0.1 and on
+# ::1 alike, where IPv6 is on. PORT alone stays loopback, IPv4.
+test_prom_listen_every_address() {
+	local v6=1 code
+	grep -qs '^0*1 ' /proc/net/if_inet6 || v6=0
+	start_tool "$TMP/out.json" --listen ":$PORT" -r 60 || return
+	grep -q "metrics on http://\*:$PORT/metrics (every address)" "$TMP/tool.err" ||
+		fail "no line naming every address: $(grep metrics "$TMP/tool.err")"
+	expect "GET http://127.0.0.1:$PORT/metrics" \
+		"$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$PORT/metrics")" -eq 200
+	if [ $v6 = 1 ]; then
+		expect "GET http://[::1]:$PORT/metrics" \
+			"$(curl -s -o /dev/null -w '%{http_code}' "http://[::1]:$PORT/metrics")" -eq 200
+	else
+		echo "  no ::1 here: IPv4 checked alone"
+	fi
+	stop_tool
+	[ $v6 = 1 ] || return 0
+	start_tool "$TMP/out.json" --listen "$PORT" -r 60 || return
+	code=$(curl -s -o /dev/null -w '%{http_code}' "http://[::1]:$PORT/metrics")
+	expect "GET http://[::1]:$PORT/metrics with --listen PORT (loopback, IPv4)" "$code" -eq 0
+	stop_tool
 }
 
 # Issue #32: links planted by a tenant in a textfile directory it may write

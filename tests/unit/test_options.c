@@ -13,7 +13,7 @@
 #include "hooks.h"
 #include "cli.h"
 
-#define MAX_ARGS 8
+#define MAX_ARGS 12
 
 static int parse(struct nsl_options *o, const char *const *args)
 {
@@ -110,6 +110,8 @@ static const struct bad_case bad[] = {
 	{ { "--listen", "[]:9000" }, "--listen" },
 	{ { "--listen", "::1:9000" }, "--listen" },
 	{ { "--listen", "1::2:3" }, "--listen" },
+	{ { "--listen", ":" }, "--listen" },
+	{ { "--listen", ":0" }, "--listen" },
 	{ { "0" }, "INTERVAL" },
 	{ { "1", "0" }, "COUNT" },
 	{ { "1", "2", "3" }, "unexpected" },
@@ -544,6 +546,7 @@ static void test_listen(void **state)
 	const char *port[] = { "--listen", "9101", NULL };
 	const char *v4[] = { "--listen", "0.0.0.0:9102", NULL };
 	const char *v6[] = { "--listen", "[::1]:9103", NULL };
+	const char *any[] = { "--listen", ":9104", NULL };
 	const char *prom[] = { "-F", "prometheus", NULL };
 	struct nsl_options o;
 
@@ -556,6 +559,10 @@ static void test_listen(void **state)
 	assert_int_equal(parse(&o, v6), 0);
 	assert_string_equal(o.listen_addr, "::1");
 	assert_int_equal(o.listen_port, 9103);
+	/* ":PORT" is every address, as node_exporter reads it */
+	assert_int_equal(parse(&o, any), 0);
+	assert_string_equal(o.listen_addr, "");
+	assert_int_equal(o.listen_port, 9104);
 	assert_int_equal(parse(&o, prom), 0);
 	assert_int_equal(o.format, NSL_FMT_PROMETHEUS);
 }
@@ -577,6 +584,71 @@ static void test_too_many_entries(void **state)
 	assert_int_equal(o.nr_pids, NSL_MAX_FILTER_ENTRIES);
 }
 
+/*
+ * -p, -i, -c given again add to their list, as upstream's did (before,
+ * the second replaced the first); the limit and "listed twice" count
+ * all of them
+ */
+static void test_filters_append(void **state)
+{
+	static char list[NSL_MAX_FILTER_ENTRIES * 6];
+	const char *twice[] = { "-p", "1", "-i", "lo", "-c", "5", "-p", "2,3",
+				"-i", "eth0", "-c", "/x", NULL };
+	const char *dup[] = { "-p", "1,2", "-p", "2", NULL };
+	const char *dup_if[] = { "-i", "lo", "-i", "lo", NULL };
+	const char *over[] = { "-p", list, "-p", "2000", NULL };
+	struct nsl_options o;
+	size_t off = 0;
+
+	(void)state;
+	assert_int_equal(parse(&o, twice), 0);
+	assert_int_equal(o.nr_pids, 3);
+	assert_int_equal(o.pids[0], 1);
+	assert_int_equal(o.pids[2], 3);
+	assert_int_equal(o.nr_ifaces, 2);
+	assert_string_equal(o.ifaces[0].name, "lo");
+	assert_string_equal(o.ifaces[1].name, "eth0");
+	assert_int_equal(o.nr_cgroups, 2);
+	assert_int_equal(o.cgroups[0].id, 5);
+	assert_string_equal(o.cgroups[1].path, "/x");
+	assert_int_not_equal(parse(&o, dup), 0);
+	assert_non_null(strstr(o.errmsg, "twice"));
+	assert_int_not_equal(parse(&o, dup_if), 0);
+	assert_non_null(strstr(o.errmsg, "twice"));
+	for (int i = 1; i <= NSL_MAX_FILTER_ENTRIES; i++)
+		off += sprintf(list + off, "%s%d", i > 1 ? "," : "", i);
+	assert_int_not_equal(parse(&o, over), 0);
+	assert_non_null(strstr(o.errmsg, "more than"));
+}
+
+/* -h is --help, as bcc's tools and most CLIs take it */
+static void test_help_short(void **state)
+{
+	const char *h[] = { "-h", NULL };
+	struct nsl_options o;
+
+	(void)state;
+	assert_int_equal(parse(&o, h), 0);
+	assert_true(o.info_only);
+}
+
+/* an interval too long says so, not that it is no number */
+static void test_interval_too_long(void **state)
+{
+	const char *big[] = { "-r", "1e9", NULL };
+	const char *huge[] = { "-r", "1e400", NULL };
+	const char *tiny[] = { "-r", "1e-400", NULL };
+	struct nsl_options o;
+
+	(void)state;
+	assert_int_not_equal(parse(&o, big), 0);
+	assert_non_null(strstr(o.errmsg, "maximum"));
+	assert_int_not_equal(parse(&o, huge), 0);
+	assert_non_null(strstr(o.errmsg, "maximum"));
+	assert_int_not_equal(parse(&o, tiny), 0);
+	assert_null(strstr(o.errmsg, "maximum"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -594,6 +666,9 @@ int main(void)
 		cmocka_unit_test(test_opt_in_hook),
 		cmocka_unit_test(test_filters),
 		cmocka_unit_test(test_too_many_entries),
+		cmocka_unit_test(test_filters_append),
+		cmocka_unit_test(test_help_short),
+		cmocka_unit_test(test_interval_too_long),
 		cmocka_unit_test(test_listen),
 	};
 
