@@ -115,6 +115,8 @@ struct nsl_report {
 	bool hook_enabled[NSL_NR_HISTS];	/* per histogram (hook, HOL) */
 	/* per hook; NULL when not known (then the formats leave it out) */
 	const struct nsl_hook_status *status;
+	/* the libbpf the tool runs with, e.g. "1.1" (build_info); NULL: not known */
+	const char *libbpf_version;
 	/* sorted by (hook, ifindex, cgroup); ungrouped: one per enabled hook */
 	size_t nr_hists;
 	struct nsl_report_hist *hists;

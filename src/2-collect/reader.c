@@ -287,6 +287,8 @@ int nsl_reader_read(struct nsl_reader *r, struct nsl_report *rep)
 	rep->sample_every = r->m.sample_every;
 	rep->group_netns = r->m.group_netns;
 	rep->status = r->status;
+	/* "v1.1": the v is not part of a version label */
+	rep->libbpf_version = libbpf_version_string() + 1;
 	rep->hists = r->out.h;
 	rep->nr_hists = r->out.nr_h;
 	if (r->grouped) {

@@ -136,52 +136,43 @@ static void prom_counters(FILE *out, const struct nsl_report *r)
 	}
 }
 
-/* A program's series of family name: name{hook="..",program=".."} and a space. */
-static void prom_prog_series(FILE *out, const char *name, const struct nsl_prog_stat *c)
+/*
+ * A per-program family: one series per hook a program serves, each with
+ * the program's count, so that {hook="udp-start"} finds it (a program
+ * two hooks share appears under both: max by (program) totals it).
+ */
+static void prom_prog_family(FILE *out, const char *name, const char *help,
+			     const struct nsl_report *r, enum nsl_prog_count which)
 {
-	char hooks[NSL_HOOK_NAMES_LEN];
+	fprintf(out, "# HELP %s %s\n# TYPE %s counter\n", name, help, name);
+	for (size_t i = 0; i < r->nr_progs; i++) {
+		const struct nsl_prog_stat *c = &r->progs[i];
 
-	/* a program two hooks share: hook="tcp-start,udp-start" */
-	fprintf(out, "%s{hook=\"%s\",program=\"%s\"} ", name,
-		nsl_hook_names(c->hooks, ",", hooks, sizeof(hooks)), c->prog);
+		for (int h = 0; h < NSL_NR_HOOKS; h++)
+			if (c->hooks & (1u << h))
+				fprintf(out, "%s{hook=\"%s\",program=\"%s\"} %.*f\n",
+					name, nsl_hooks[h].name, c->prog,
+					which == NSL_PROG_RUN_SECONDS ? 9 : 0,
+					nsl_prog_value(c, which));
+	}
 }
 
 static void prom_costs(FILE *out, const struct nsl_report *r)
 {
-	static const char *const what[2][2] = {
-		{ "netstacklat_bpf_runs_total", "Runs of each BPF program (--bpf-stats)." },
-		{ "netstacklat_bpf_run_seconds_total", "Time spent in each BPF program (--bpf-stats)." },
-	};
-
 	if (!r->bpf_stats)
 		return;
-	for (int m = 0; m < 2; m++) {
-		fprintf(out, "# HELP %s %s\n# TYPE %s counter\n", what[m][0],
-			what[m][1], what[m][0]);
-		for (size_t i = 0; i < r->nr_progs; i++) {
-			const struct nsl_prog_stat *c = &r->progs[i];
-
-			prom_prog_series(out, what[m][0], c);
-			if (m)
-				fprintf(out, "%.9f\n", (double)c->run_time_ns * 1e-9);
-			else
-				fprintf(out, "%" PRIu64 "\n", c->run_cnt);
-		}
-	}
+	prom_prog_family(out, "netstacklat_bpf_runs_total", NSL_HELP_BPF_RUNS, r,
+			 NSL_PROG_RUNS);
+	prom_prog_family(out, "netstacklat_bpf_run_seconds_total",
+			 NSL_HELP_BPF_RUN_TIME, r, NSL_PROG_RUN_SECONDS);
 }
 
 /* Left out where the kernel does not count them: absent, not 0. */
 static void prom_recursion(FILE *out, const struct nsl_report *r)
 {
-	static const char name[] = "netstacklat_recursion_misses_total";
-
-	if (r->recursion != NSL_RECURSION_COUNTED)
-		return;
-	fprintf(out, "# HELP %s %s\n# TYPE %s counter\n", name, NSL_HELP_RECURSION, name);
-	for (size_t i = 0; i < r->nr_progs; i++) {
-		prom_prog_series(out, name, &r->progs[i]);
-		fprintf(out, "%" PRIu64 "\n", r->progs[i].recursion_misses);
-	}
+	if (r->recursion == NSL_RECURSION_COUNTED)
+		prom_prog_family(out, "netstacklat_recursion_misses_total",
+				 NSL_HELP_RECURSION, r, NSL_PROG_RECURSION);
 }
 
 /*
@@ -208,6 +199,19 @@ static void prom_hook_info(FILE *out, const struct nsl_report *r)
 				   labels.l[i].len, i == 0);
 		fputs("} 1\n", out);
 	}
+}
+
+/* netstacklat_build_info{version="0.1.0",libbpf="1.1"} 1, as Prometheus' own */
+static void prom_build_info(FILE *out, const struct nsl_report *r)
+{
+	struct nsl_labels labels;
+
+	nsl_build_info_labels(r, &labels);
+	fputs("# HELP netstacklat_build_info " NSL_HELP_BUILD_INFO "\n"
+	      "# TYPE netstacklat_build_info gauge\nnetstacklat_build_info{", out);
+	for (unsigned int i = 0; i < labels.n; i++)
+		prom_label(out, labels.l[i].name, labels.l[i].value, labels.l[i].len, i == 0);
+	fputs("} 1\n", out);
 }
 
 /*
@@ -264,4 +268,5 @@ void nsl_format_prometheus(FILE *out, const struct nsl_report *r)
 			     NSL_HELP_SERVER_RENDER, r->server_render_ns);
 	}
 	prom_hook_info(out, r);
+	prom_build_info(out, r);
 }

@@ -338,61 +338,54 @@ static int pb_counters(FILE *out, struct nsl_arena *a, const struct nsl_report *
 	return err;
 }
 
-/* A counter of program c: labels hook (its hooks, joined by ',') and program. */
-static Metric *prog_metric(struct nsl_arena *a, const struct nsl_prog_stat *c, double v)
+/*
+ * A per-program family, as in the text format (prom.c): a series per
+ * hook a program serves, labels hook and program, the program's count.
+ */
+static int prog_family(FILE *out, struct nsl_arena *a, const char *name,
+		       const char *help, const struct nsl_report *r,
+		       enum nsl_prog_count which)
 {
-	char *hooks = nsl_arena_alloc(a, NSL_HOOK_NAMES_LEN, 1);
-	struct nsl_label l[2] = {
-		{ "hook", hooks, NSL_HOOK_NAMES_LEN },
-		{ "program", c->prog, sizeof(c->prog) },
-	};
+	Metric **m = nsl_arena_alloc(a, r->nr_progs * NSL_NR_HOOKS, sizeof(Metric *));
+	size_t n = 0;
 
-	if (!hooks)
-		return NULL;
-	nsl_hook_names(c->hooks, ",", hooks, NSL_HOOK_NAMES_LEN);
-	return counter_metric(a, l, 2, v);
+	if (!m)
+		return -ENOMEM;
+	for (size_t i = 0; i < r->nr_progs; i++) {
+		const struct nsl_prog_stat *c = &r->progs[i];
+
+		for (int h = 0; h < NSL_NR_HOOKS; h++) {
+			struct nsl_label l[2] = {
+				{ "hook", nsl_hooks[h].name, SIZE_MAX },
+				{ "program", c->prog, sizeof(c->prog) },
+			};
+
+			if (c->hooks & (1u << h))
+				m[n++] = counter_metric(a, l, 2, nsl_prog_value(c, which));
+		}
+	}
+	return family(out, a, name, help, IO__PROMETHEUS__CLIENT__METRIC_TYPE__COUNTER, m, n);
 }
 
 static int pb_costs(FILE *out, struct nsl_arena *a, const struct nsl_report *r)
 {
-	static const char *const what[2][2] = {
-		{ "netstacklat_bpf_runs_total", "Runs of each BPF program (--bpf-stats)." },
-		{ "netstacklat_bpf_run_seconds_total", "Time spent in each BPF program (--bpf-stats)." },
-	};
-	int err = 0;
+	int err;
 
 	if (!r->bpf_stats)
 		return 0;
-	for (int k = 0; k < 2 && !err; k++) {
-		Metric **m = nsl_arena_alloc(a, r->nr_progs, sizeof(Metric *));
-
-		if (!m)
-			return -ENOMEM;
-		for (size_t i = 0; i < r->nr_progs; i++) {
-			const struct nsl_prog_stat *c = &r->progs[i];
-
-			m[i] = prog_metric(a, c, k ? (double)c->run_time_ns * 1e-9 :
-						     (double)c->run_cnt);
-		}
-		err = family(out, a, what[k][0], what[k][1],
-			     IO__PROMETHEUS__CLIENT__METRIC_TYPE__COUNTER, m, r->nr_progs);
-	}
-	return err;
+	err = prog_family(out, a, "netstacklat_bpf_runs_total", NSL_HELP_BPF_RUNS, r,
+			  NSL_PROG_RUNS);
+	return err ? err : prog_family(out, a, "netstacklat_bpf_run_seconds_total",
+				       NSL_HELP_BPF_RUN_TIME, r, NSL_PROG_RUN_SECONDS);
 }
 
 /* netstacklat_recursion_misses_total, as in the text format (src/prom.c) */
 static int pb_recursion(FILE *out, struct nsl_arena *a, const struct nsl_report *r)
 {
-	Metric **m;
-
 	if (r->recursion != NSL_RECURSION_COUNTED)
 		return 0;
-	if (!(m = nsl_arena_alloc(a, r->nr_progs, sizeof(Metric *))))
-		return -ENOMEM;
-	for (size_t i = 0; i < r->nr_progs; i++)
-		m[i] = prog_metric(a, &r->progs[i], (double)r->progs[i].recursion_misses);
-	return family(out, a, "netstacklat_recursion_misses_total", NSL_HELP_RECURSION,
-		      IO__PROMETHEUS__CLIENT__METRIC_TYPE__COUNTER, m, r->nr_progs);
+	return prog_family(out, a, "netstacklat_recursion_misses_total",
+			   NSL_HELP_RECURSION, r, NSL_PROG_RECURSION);
 }
 
 /* netstacklat_hook_info, as in the text format (src/prom.c). */
@@ -420,6 +413,19 @@ static int pb_hook_info(FILE *out, struct nsl_arena *a, const struct nsl_report 
 		      "How each hook attaches and the one network namespace it "
 		      "sees (\"\": all); 1 per hook.",
 		      IO__PROMETHEUS__CLIENT__METRIC_TYPE__GAUGE, m, n);
+}
+
+/* netstacklat_build_info, as in the text format (prom.c). */
+static int pb_build_info(FILE *out, struct nsl_arena *a, const struct nsl_report *r)
+{
+	struct nsl_labels labels = { 0 };
+	Metric **m = nsl_arena_alloc(a, 1, sizeof(Metric *));
+
+	nsl_build_info_labels(r, &labels);
+	if (!m || !(m[0] = gauge_metric(a, labels.l, labels.n, 1)))
+		return -ENOMEM;
+	return family(out, a, "netstacklat_build_info", NSL_HELP_BUILD_INFO,
+		      IO__PROMETHEUS__CLIENT__METRIC_TYPE__GAUGE, m, 1);
 }
 
 /* A family of one series without labels, as prom_single() in src/prom.c. */
@@ -476,6 +482,8 @@ int nsl_format_prometheus_pb(FILE *out, const struct nsl_report *r)
 				NSL_HELP_SERVER_RENDER, true, (double)r->server_render_ns * 1e-9);
 	if (!err)
 		err = pb_hook_info(out, &a, r);
+	if (!err)
+		err = pb_build_info(out, &a, r);
 	nsl_arena_free(&a);
 	return err;
 }

@@ -11,6 +11,7 @@
 #include "hooks.h"
 #include "stats.h"
 #include "text.h"
+#include "version.h"
 
 /*
  * The name of a histogram: its hook's, or that of the reads the HOL filter
@@ -85,13 +86,9 @@ void nsl_prom_labels(const struct nsl_report *r, const struct nsl_report_hist *h
 	out->n = 0;
 	l[out->n++] = (struct nsl_label){ "hook", nsl_hook_label(h->key.hook), SIZE_MAX };
 	if (r->group_ifindex) {
-		if (h->ifname[0]) {
-			l[out->n++] = (struct nsl_label){ "interface", h->ifname,
-							  sizeof(h->ifname) };
-		} else {
-			snprintf(out->num[0], sizeof(out->num[0]), "%u", h->key.ifindex);
-			l[out->n++] = (struct nsl_label){ "interface", out->num[0], SIZE_MAX };
-		}
+		l[out->n++] = (struct nsl_label){ "interface", h->ifname, sizeof(h->ifname) };
+		snprintf(out->num[0], sizeof(out->num[0]), "%u", h->key.ifindex);
+		l[out->n++] = (struct nsl_label){ "ifindex", out->num[0], SIZE_MAX };
 	}
 	if (r->group_netns) {
 		snprintf(out->num[2], sizeof(out->num[2]), "%" PRIu64, (uint64_t)h->key.netns);
@@ -118,11 +115,18 @@ void nsl_hook_info_labels(const struct nsl_hook_status *st, int h,
 		snprintf(out->num[0], sizeof(out->num[0]), "%" PRIu64, st->netns);
 	out->n = 0;
 	l[out->n++] = (struct nsl_label){ "hook", nsl_hooks[h].name, SIZE_MAX };
-	l[out->n++] = (struct nsl_label){ "method",
-		st->method ? st->method : "unavailable", SIZE_MAX };
+	l[out->n++] = (struct nsl_label){ "method", st->method ? st->method : "", SIZE_MAX };
 	l[out->n++] = (struct nsl_label){ "netns", out->num[0], sizeof(out->num[0]) };
 	if (!st->method)
 		l[out->n++] = (struct nsl_label){ "reason", st->why ? st->why : "", SIZE_MAX };
+}
+
+void nsl_build_info_labels(const struct nsl_report *r, struct nsl_labels *out)
+{
+	out->n = 0;
+	out->l[out->n++] = (struct nsl_label){ "version", NSL_VERSION, SIZE_MAX };
+	out->l[out->n++] = (struct nsl_label){ "libbpf",
+		r->libbpf_version ? r->libbpf_version : "", SIZE_MAX };
 }
 
 char *nsl_utf8_dup(const char *s, size_t len)

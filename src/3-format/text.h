@@ -36,27 +36,31 @@ struct nsl_label {
 
 /* Room for the labels of a histogram and the numbers among their values. */
 struct nsl_labels {
-	struct nsl_label l[4];
+	struct nsl_label l[5];
 	unsigned int n;
-	char num[3][24];
+	char num[4][24];
 };
 
 /*
  * The labels of histogram h, in both Prometheus formats: hook, then with
- * -I interface (its name; its index when no name is known, never empty)
- * and with -C cgroup (its path; its id when unknown).
+ * -I interface (its name, "" when none is known) and ifindex (always: a
+ * label holds one kind of value), netns with -I -n -1, and with -C cgroup
+ * (its path; its id when unknown).
  */
 void nsl_prom_labels(const struct nsl_report *r, const struct nsl_report_hist *h,
 		     struct nsl_labels *out);
 
 /*
  * The labels of netstacklat_hook_info for hook h, in both Prometheus
- * formats: hook, method ("unavailable" when none works), netns (the inode
- * of the one namespace it sees, "" for all or none), and reason only when
- * unavailable.
+ * formats: hook, method ("" when none works, as JSON's null), netns (the
+ * inode of the one namespace it sees, "" for all or none), and reason
+ * only when unavailable.
  */
 void nsl_hook_info_labels(const struct nsl_hook_status *st, int h,
 			  struct nsl_labels *out);
+
+/* netstacklat_build_info's: version, libbpf ("" when not known). */
+void nsl_build_info_labels(const struct nsl_report *r, struct nsl_labels *out);
 
 /*
  * A copy of at most len bytes of s (up to a NUL) as valid UTF-8: a byte
@@ -78,7 +82,27 @@ char *nsl_utf8_dup(const char *s, size_t len);
 	"output (standard output or -o) since the start."
 #define NSL_HELP_RECURSION "Runs of each BPF program that the kernel " \
 	"skipped because the program was already running on that CPU: calls " \
-	"of its hooks it never saw (at most as many packets lost)."
+	"of its hooks it never saw (at most as many packets lost); a program " \
+	"two hooks share has a series under each."
+#define NSL_HELP_BPF_RUNS "Runs of each BPF program (--bpf-stats); a " \
+	"program two hooks share has a series under each: max by (program) " \
+	"totals it."
+#define NSL_HELP_BPF_RUN_TIME "Time spent in each BPF program " \
+	"(--bpf-stats); a program two hooks share has a series under each."
+#define NSL_HELP_BUILD_INFO "The tool's version and the libbpf it runs " \
+	"with; always 1."
+
+/* The per-program counts, one series per hook a program serves. */
+enum nsl_prog_count { NSL_PROG_RUNS, NSL_PROG_RUN_SECONDS, NSL_PROG_RECURSION };
+
+static inline double nsl_prog_value(const struct nsl_prog_stat *c,
+				    enum nsl_prog_count which)
+{
+	return which == NSL_PROG_RUN_SECONDS ? (double)c->run_time_ns * 1e-9 :
+	       which == NSL_PROG_RECURSION ? (double)c->recursion_misses :
+	       (double)c->run_cnt;
+}
+
 #define NSL_HELP_GROUPS_RECLAIMED "Groups whose cgroup, interface or " \
 	"network namespace went away (or that idled out), reclaimed."
 #define NSL_HELP_GROUPS_EVICTED "Groups evicted: idle groups that yielded " \

@@ -41,7 +41,8 @@ test_prom_promtool() {
 	stop_tool
 	promtool check metrics < "$f" > "$TMP/promtool.out" 2>&1 ||
 		fail "promtool (grouped): $(head -3 "$TMP/promtool.out")"
-	grep -q "interface=\"$IF_B\"" "$f" || fail "no interface=\"$IF_B\" label"
+	grep -q "interface=\"$IF_B\",ifindex=\"$(ip netns exec "$NS_B" cat "/sys/class/net/$IF_B/ifindex")\"" "$f" ||
+		fail "no interface=\"$IF_B\",ifindex=... labels: $(grep -m1 interface= "$f")"
 	# 8 buckets per power of two: the le of native schema 3, in seconds
 	start_tool "$TMP/ignored" -F prometheus -o "$f" -r 0.3 -n "/run/netns/$NS_B" --resolution 8 || return
 	tcp_traffic 5304 100

@@ -125,6 +125,14 @@ test_hook_status_in_outputs() {
 	expect "netstacklat_hook_info series" "$(grep -c '^netstacklat_hook_info{' "$prom")" -eq 7
 	grep -q '^netstacklat_hook_info{hook="ip-start",method="[a-z]*",netns="[0-9]*"} 1$' "$prom" ||
 		fail "no ip-start info: $(grep ip-start "$prom" | tail -1)"
+	# unavailable: method "" as JSON's null (it said "unavailable"), with the reason
+	expect "hook_info series without a method, as hooks unavailable in -l" \
+		"$(grep -c '^netstacklat_hook_info{hook="[a-z-]*",method="",netns="",reason="[^"]' "$prom")" \
+		-eq "$("$NSL" -l 2> /dev/null | grep -c '^  [a-z-]* *unavailable')"
+	grep -q 'method="unavailable"' "$prom" && fail "method=\"unavailable\" still"
+	# the version as --version says it, and the libbpf it runs with
+	grep -Eq "^netstacklat_build_info\{version=\"$("$NSL" --version | cut -d' ' -f2)\",libbpf=\"[0-9]+\.[0-9]+\"\} 1$" "$prom" ||
+		fail "build_info: $(grep build_info "$prom" | tail -1)"
 }
 
 # The reader of a pipe goes away after the first line: the tool notices at

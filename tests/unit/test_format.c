@@ -21,6 +21,7 @@
 #include "hist.h"
 #include "format.h"
 #include "stats.h"
+#include "version.h"
 
 #define MAX_HISTS 8
 
@@ -670,9 +671,13 @@ static void test_recursion_misses(void **state)
 		    "\"hooks\":[\"tcp-socket-enqueued\",\"udp-socket-enqueued\"],"
 		    "\"count\":3},{\"program\":\"tp_tcp_copy_datagram\",", 1);
 	expect_text(&f.r, &json, "bpf_stats", 0);
+	/* a series per hook the program serves, so that {hook="..."} finds it */
 	expect_text(&f.r, &prom, "\n# TYPE netstacklat_recursion_misses_total counter\n"
-		    "netstacklat_recursion_misses_total{hook=\"tcp-socket-enqueued,"
-		    "udp-socket-enqueued\",program=\"tp_data_ready\"} 3\n", 1);
+		    "netstacklat_recursion_misses_total{hook=\"tcp-socket-enqueued\","
+		    "program=\"tp_data_ready\"} 3\n"
+		    "netstacklat_recursion_misses_total{hook=\"udp-socket-enqueued\","
+		    "program=\"tp_data_ready\"} 3\n", 1);
+	expect_text(&f.r, &prom, "\",udp-socket-enqueued", 0);
 	expect_text(&f.r, &prom, "netstacklat_bpf_runs_total", 0);
 	/* tcp-socket-enqueued's line only: udp-socket-enqueued is not enabled */
 	expect_text(&f.r, &table, "\n  recursion_misses: 3 (tp_data_ready)\n", 1);
@@ -906,13 +911,16 @@ static void test_prom_pb_recursion(void **state)
 	n = render_pb(&f, mf, 16);
 	c = pb_family(mf, n, "netstacklat_recursion_misses_total");
 	assert_int_equal(c->type, IO__PROMETHEUS__CLIENT__METRIC_TYPE__COUNTER);
-	assert_int_equal(c->n_metric, 4);
-	assert_string_equal(c->metric[0]->label[0]->value,
-			    "tcp-socket-enqueued,udp-socket-enqueued");
-	assert_string_equal(c->metric[0]->label[1]->name, "program");
-	assert_string_equal(c->metric[0]->label[1]->value, "tp_data_ready");
-	assert_float_equal(c->metric[0]->counter->value, 3, 0);
-	assert_float_equal(c->metric[1]->counter->value, 0, 0);
+	/* tp_data_ready under each of its two hooks, then three of one */
+	assert_int_equal(c->n_metric, 5);
+	assert_string_equal(c->metric[0]->label[0]->value, "tcp-socket-enqueued");
+	assert_string_equal(c->metric[1]->label[0]->value, "udp-socket-enqueued");
+	for (int i = 0; i < 2; i++) {
+		assert_string_equal(c->metric[i]->label[1]->name, "program");
+		assert_string_equal(c->metric[i]->label[1]->value, "tp_data_ready");
+		assert_float_equal(c->metric[i]->counter->value, 3, 0);
+	}
+	assert_float_equal(c->metric[2]->counter->value, 0, 0);
 	for (size_t i = 0; i < n; i++) {
 		/* --bpf-stats is off */
 		assert_null(strstr(mf[i]->name, "netstacklat_bpf_"));
@@ -954,12 +962,27 @@ static void test_prom_pb_hook_info(void **state)
 	m = info->metric[1];
 	assert_int_equal(m->n_label, 4);
 	assert_string_equal(m->label[0]->value, "udp-socket-read");
-	assert_string_equal(m->label[1]->value, "unavailable");
+	/* no method: empty, as JSON's null (an empty label is no label) */
+	assert_string_equal(m->label[1]->name, "method");
+	assert_string_equal(m->label[1]->value, "");
 	assert_string_equal(m->label[3]->name, "reason");
 	assert_string_equal(m->label[3]->value, "fentry/skb_consume_udp: load: \"EPERM\"");
 	m = pb_family(mf, n, "netstacklat_latency_seconds")->metric[0];
-	assert_string_equal(m->label[2]->name, "netns");
-	assert_string_equal(m->label[2]->value, "4026531840");
+	assert_string_equal(m->label[2]->name, "ifindex");
+	assert_string_equal(m->label[2]->value, "2");
+	assert_string_equal(m->label[3]->name, "netns");
+	assert_string_equal(m->label[3]->value, "4026531840");
+	/* interface: "" where no name is known, never the index */
+	m = pb_family(mf, n, "netstacklat_latency_seconds")->metric[1];
+	assert_string_equal(m->label[1]->name, "interface");
+	assert_string_equal(m->label[1]->value, "");
+	assert_string_equal(m->label[2]->value, "3");
+	/* the version, and the libbpf ("" where the report does not say) */
+	info = pb_family(mf, n, "netstacklat_build_info");
+	assert_int_equal(info->n_metric, 1);
+	assert_string_equal(info->metric[0]->label[0]->name, "version");
+	assert_string_equal(info->metric[0]->label[0]->value, NSL_VERSION);
+	assert_string_equal(info->metric[0]->label[1]->name, "libbpf");
 	for (size_t i = 0; i < n; i++)
 		io__prometheus__client__metric_family__free_unpacked(mf[i], NULL);
 }
@@ -1006,7 +1029,7 @@ static void test_prom_label_utf8(void **state)
 	strcpy(f.h[0].ifname, "e\xfe\xe2\x82");
 	text = render(&f.r, &prom);
 	assert_non_null(strstr(text, "{hook=\"tcp-socket-read\","
-		"interface=\"e\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\","
+		"interface=\"e\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\",ifindex=\"2\","
 		"cgroup=\"/a\\\"b\\\\c\\nd\xef\xbf\xbd\xc3\xa9\",le=\"1e-09\"} 0\n"));
 	free(text);
 }
