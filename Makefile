@@ -45,6 +45,8 @@ PB_OBJS := $(PB_GEN:.c=.o)
 # header, from libmicrohttpd-dev)
 # the jail it runs in: a seccomp allow-list (src/4-sink/jailchild.c, libseccomp)
 HTTP_LIBS := -ldl -lpthread -lseccomp
+# READY=1, STATUS= and WATCHDOG=1 for systemd's Type=notify (src/5-app/service.c)
+SYSTEMD_LIBS := -lsystemd
 
 SRCS      := $(wildcard $(addsuffix /*.c,$(ROOMS)))
 # Pure userspace code: no libbpf, unit-tested on the host (the ground room,
@@ -121,7 +123,7 @@ $(OUTPUT)/3-format/prom_pb.o: $(PB_GEN)
 
 netstacklat: $(CORE_OBJS) $(APP_OBJS) $(PB_OBJS)
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ $(LIBBPF_LIBS) $(HTTP_LIBS) $(MATH_LIBS) $(PB_LIBS) -o $@
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ $(LIBBPF_LIBS) $(HTTP_LIBS) $(SYSTEMD_LIBS) $(MATH_LIBS) $(PB_LIBS) -o $@
 
 $(OUTPUT)/tests/test_%: tests/unit/test_%.c $(CORE_OBJS) $(PB_OBJS) | $(OUTPUT)/tests
 	$(call msg,CC,$@)
@@ -310,7 +312,7 @@ $(SAN_OUT)/%.o: src/%.c | $(SAN_OUT) $(DEPS_STAMP)
 
 $(SAN_OUT)/netstacklat: $(SAN_OBJS) $(PB_OBJS)
 	$(call msg,LINK,$@)
-	$(Q)$(SAN_CC) $(CFLAGS) $(SAN_FLAGS) $^ $(LIBBPF_LIBS) $(HTTP_LIBS) $(MATH_LIBS) $(PB_LIBS) -o $@
+	$(Q)$(SAN_CC) $(CFLAGS) $(SAN_FLAGS) $^ $(LIBBPF_LIBS) $(HTTP_LIBS) $(SYSTEMD_LIBS) $(MATH_LIBS) $(PB_LIBS) -o $@
 
 # what each harness tests, besides the headers
 $(OUTPUT)/fuzz/fuzz_options: $(wildcard src/5-app/cli*.c) src/0-base/hooks.c

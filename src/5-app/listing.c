@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* The set-up stage's decisions, told (listing.h). */
+#include <stdio.h>
 #include <string.h>
 #include "listing.h"
 #include "log.h"
@@ -90,4 +91,34 @@ void nsl_list_netfilter_scope(const struct nsl_loader *l, const struct nsl_optio
 	else
 		pr_info("%s (netfilter) attached in network namespace inode %llu\n",
 			names, (unsigned long long)l->nf_netns_ino);
+}
+
+void nsl_list_attached(const struct nsl_loader *l, const struct nsl_options *o)
+{
+	fprintf(stderr, "netstacklat: attached (%s HOL filter):\n",
+		o->include_hol ? "without" : "with");
+	nsl_list_hooks(l, stderr, false);
+	nsl_list_netfilter_scope(l, o);
+	nsl_list_group_policy(l, o, stderr);
+}
+
+void nsl_status_line(const struct nsl_loader *l, char *buf, size_t len)
+{
+	size_t n = snprintf(buf, len, "attached:");
+	int nr = 0, off = 0;
+
+	for (int h = 0; h < NSL_NR_HOOKS && n < len; h++) {
+		const struct nsl_hook_state *hs = &l->hooks[h];
+
+		if (!strcmp(hs->why, "disabled"))
+			continue;
+		if (hs->method == NSL_METHOD_NONE) {
+			off++;
+			continue;
+		}
+		n += snprintf(buf + n, len - n, "%s %s (%s)", nr++ ? "," : "",
+			      nsl_hooks[h].name, nsl_method_name(hs->method));
+	}
+	if (off && n < len)
+		snprintf(buf + n, len - n, "; %d unavailable (netstacklat -l)", off);
 }

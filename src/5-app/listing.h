@@ -25,4 +25,14 @@ void nsl_list_group_policy(const struct nsl_loader *l, const struct nsl_options 
 /* The network namespace the netfilter hooks' links live in (stderr). */
 void nsl_list_netfilter_scope(const struct nsl_loader *l, const struct nsl_options *o);
 
+/*
+ * "netstacklat: attached ..." and the hooks on stderr, once set-up is
+ * done (the word scripts and tests wait for: every hook runs, privileges
+ * are dropped, /metrics serves)
+ */
+void nsl_list_attached(const struct nsl_loader *l, const struct nsl_options *o);
+
+/* One line for systemd's STATUS=: the hooks running and their methods. */
+void nsl_status_line(const struct nsl_loader *l, char *buf, size_t len);
+
 #endif /* NSL_LISTING_H */

@@ -13,11 +13,13 @@
 #include <bpf/libbpf.h>
 #include "bpfstats.h"
 #include "collect.h"
+#include "listing.h"
 #include "log.h"
 #include "loop.h"
 #include "metrics.h"
 #include "privs.h"
 #include "reader.h"
+#include "service.h"
 #include "clock.h"
 #include "netstacklat.skel.h"
 
@@ -185,6 +187,7 @@ static bool wait_until(const struct timespec *until, struct pollfd *pfd,
 		}
 		if (left.tv_sec < 0)
 			return false;
+		nsl_service_alive(&left);
 		if (ppoll(pfd, NR_WAKE, &left, NULL) <= 0)
 			continue;
 		if (pfd[WAKE_OUTPUT_GONE].revents & (POLLERR | POLLHUP))
@@ -288,6 +291,7 @@ int nsl_run(struct nsl_loader *l, const struct nsl_options *o,
 	struct timespec next;
 	unsigned long n = 0, reports = 0;
 	struct pollfd wake[NR_WAKE] = { { .fd = -1 }, { .fd = -1 }, { .fd = -1 } };
+	char status[512];
 	int err;
 
 	nsl_collect_attached(l, o, attached);
@@ -324,6 +328,10 @@ int nsl_run(struct nsl_loader *l, const struct nsl_options *o,
 		goto out;
 	open_wakeups(wake, l, o->quiet ? NULL : out);
 	out->stopping = &stop_signal;
+	/* only now: every hook runs, privileges are dropped, /metrics serves */
+	nsl_list_attached(l, o);
+	nsl_status_line(l, status, sizeof(status));
+	nsl_service_ready(status);
 	clock_gettime(CLOCK_MONOTONIC, &next);
 	for (;;) {
 		bool last;
@@ -353,6 +361,7 @@ int nsl_run(struct nsl_loader *l, const struct nsl_options *o,
 	if (!err)
 		err = check_lost(o, out, reports);
 out:
+	nsl_service_stopping();
 	if (wake[WAKE_CLOCK_SET].fd >= 0)
 		close(wake[WAKE_CLOCK_SET].fd);
 	/* no scrape may read the maps once they are gone */

@@ -15,6 +15,7 @@
 #include <sys/fsuid.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <bpf/libbpf.h>
 #include "atomic.h"
@@ -40,6 +41,21 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt,
 	if (nsl_libbpf_quiet && !nsl_verbose)
 		return 0;
 	return vfprintf(stderr, fmt, args);
+}
+
+/*
+ * A read-only file system where the directory is not: systemd's
+ * ProtectSystem=strict, which the package's unit sets, lets it write only
+ * under ReadWritePaths= (issue #45: a textfile directory refused, no hint)
+ */
+static const char *erofs_hint(int err)
+{
+	if (err != -EROFS)
+		return "";
+	return getenv("INVOCATION_ID") ?
+		" (a systemd unit's ProtectSystem=strict: add the directory to its "
+		"ReadWritePaths=, systemctl edit netstacklat)" :
+		" (mounted read-only)";
 }
 
 /*
@@ -92,7 +108,8 @@ opened:
 	else if (err == -ENOENT && o->format == NSL_FMT_PROMETHEUS)
 		pr_warn("-o: the directory of %s does not exist\n", o->output);
 	else if (err)
-		pr_warn("-o: cannot open %s: %s\n", o->output, strerror(-err));
+		pr_warn("-o: cannot open %s: %s%s\n", o->output, strerror(-err),
+			erofs_hint(err));
 	if (err)
 		return err;
 	if (!nsl_output_is_atomic(out))
@@ -101,8 +118,9 @@ opened:
 	if (err == -ENOENT)
 		pr_warn("-o: the directory of %s does not exist\n", o->output);
 	else if (err)
-		pr_warn("-o: cannot create a temporary beside %s as %s without capabilities: %s\n",
-			o->output, o->user ? o->user : "root", strerror(-err));
+		pr_warn("-o: cannot create a temporary beside %s as %s without capabilities: %s%s\n",
+			o->output, o->user ? o->user : "root", strerror(-err),
+			erofs_hint(err));
 	return err;
 }
 
@@ -183,11 +201,7 @@ int main(int argc, char **argv)
 		err = nsl_loader_attach(&l, &opts);
 	if (err)
 		goto cleanup;
-	fprintf(stderr, "netstacklat: attached (%s HOL filter):\n",
-		opts.include_hol ? "without" : "with");
-	nsl_list_hooks(&l, stderr, false);
-	nsl_list_netfilter_scope(&l, &opts);
-	nsl_list_group_policy(&l, &opts, stderr);
+	/* says "attached" once set-up is done (nsl_list_attached()) */
 	err = nsl_run(&l, &opts, &out, &http);
 cleanup:
 	nsl_jail_stop(&http);

@@ -191,7 +191,13 @@ run_test() {
 	local name=$1
 	shift
 	FAILS=() SKIP_REASON=
-	"${@:-$name}"
+	# a test that is not defined (yet: a file that calls run_tests before
+	# defining it) must not pass
+	if [ $# -eq 0 ] && ! declare -F "$name" > /dev/null; then
+		fail "no test function $name defined (before run_tests)"
+	else
+		"${@:-$name}"
+	fi
 	if [ -n "$SKIP_REASON" ] && [ ${#FAILS[@]} -eq 0 ]; then
 		echo "RESULT SKIP $name ($SKIP_REASON)"
 	elif [ ${#FAILS[@]} -eq 0 ]; then

@@ -6,7 +6,7 @@ source "$(dirname "$0")/lib.sh"
 
 TESTS=(test_disk_fills test_sighup_reopens test_stalled_reader_scrapes
        test_signal_during_blocked_write test_stop_with_stalled_reader
-       test_tool_stopped_one_report test_sum_beyond_64_bits)
+       test_tool_stopped_one_report test_sum_beyond_64_bits test_service_notify)
 PORT=$((32000 - ID % 9000))
 
 daemon_prereqs() {
@@ -215,4 +215,33 @@ assert s[-1] > 1 << 64, "sum_ns did not pass 2^64: %s" % s' $sums ||
 
 need "" daemon_prereqs
 need "cannot create namespaces/veth" setup_netns
+# Issue #45: the unit is Type=notify. systemd learns that the tool runs
+# (READY=1) only once it has said "attached", with a STATUS= naming the
+# hooks; under WatchdogSec= (WATCHDOG_USEC, here 0.4 s) the report loop
+# pings at least every half of it although reports are 5 s apart; at
+# SIGINT it says STOPPING=1. notifyrecv.py plays systemd's side.
+test_service_notify() {
+	local sock=$TMP/notify.sock log=$TMP/notify.log n ready
+	python3 "$ROOT/tests/integration/notifyrecv.py" "$sock" 30 "$TMP/tool.err" > "$log" &
+	BG_PIDS+=($!)
+	wait_for 10 test -e "$sock.ready" || { fail "notifyrecv.py did not start"; return; }
+	: > "$TMP/tool.err"
+	NOTIFY_SOCKET=$sock WATCHDOG_USEC=400000 "$NSL" -r 5 -F json -o "$TMP/out.json" \
+		-e udp-start 2> "$TMP/tool.err" &
+	TOOL_PID=$!
+	BG_PIDS+=("$TOOL_PID")
+	wait_for 20 grep -q "READY=1" "$log" || { fail "no READY=1: $(cat "$log" "$TMP/tool.err")"; return; }
+	sleep 2
+	stop_tool
+	wait_for 10 grep -q "STOPPING=1" "$log" || fail "no STOPPING=1 after SIGINT"
+	ready=$(grep "READY=1" "$log")
+	[[ $ready == *"STATUS=attached: udp-start (netfilter)"* ]] || fail "STATUS: $ready"
+	[[ $ready == *"attached-before=1"* ]] || fail "READY=1 before the tool said attached: $ready"
+	# at least one ping per 0.2 s over the 2 s; no report came meanwhile
+	n=$(grep -c "WATCHDOG=1" "$log")
+	expect "WATCHDOG=1 pings in 2 s (WATCHDOG_USEC 0.4 s, -r 5)" "$n" -ge 8
+	expect "reports meanwhile" "$(wc -l < "$TMP/out.json")" -le 1
+	echo "  $(grep -c . "$log") messages: READY, $n WATCHDOG, STOPPING"
+}
+
 run_tests

@@ -61,6 +61,13 @@ test_deb_install_run_purge() {
 		"netstacklat $(dpkg-query -W -f '${Version}' netstacklat)"
 	/usr/sbin/netstacklat -l > "$TMP/list.out" 2>&1 || fail "installed netstacklat -l: $(tail -2 "$TMP/list.out")"
 	getent passwd netstacklat > /dev/null || fail "no system user netstacklat"
+	# what the man page and the unit point to, the dashboard and the rules (#45)
+	for f in /usr/share/doc/netstacklat/README.md /usr/share/doc/netstacklat/security.md \
+		/usr/share/doc/netstacklat/prometheus.md /usr/share/netstacklat/grafana-dashboard.json \
+		/usr/share/netstacklat/netstacklat-rules.yml; do
+		[ -f "$f" ] || fail "not installed: $f"
+	done
+	grep -q "^Type=notify$" /lib/systemd/system/netstacklat.service || fail "the unit is not Type=notify"
 	# the /metrics server's, a uid other than the tool's (src/4-sink/jailproc.c)
 	getent passwd netstacklat-http > /dev/null || fail "no system user netstacklat-http"
 	# the service user's log directory: it makes its -o file again there

@@ -8,7 +8,8 @@ source "$(dirname "$0")/lib.sh"
 TESTS=(test_prom_promtool test_prom_textfile_atomic test_prom_concurrent_scrapes
        test_prom_listen_in_use test_prom_signal_while_serving test_prom_real_server
        test_prom_bpf_stats_counters test_prom_textfile_unwritable test_prom_planted_links
-       test_prom_http test_prom_jail test_prom_hostile_names test_prom_listen_every_address)
+       test_prom_http test_prom_jail test_prom_hostile_names test_prom_listen_every_address
+       test_prom_rules)
 # below the ephemeral range (32768-60999), where a client socket might sit
 PORT=$((20000 + ID % 10000))
 PROM_PORT=$((PORT + 1))
@@ -36,11 +37,13 @@ test_prom_promtool() {
 	grep -q '^netstacklat_latency_seconds_count{hook="tcp-socket-read"} [1-9]' "$f" ||
 		fail "no tcp-socket-read samples in the exposition"
 	# grouped by interface and cgroup: labels and all
-	start_tool "$TMP/ignored" -F prometheus -o "$f" -r 0.3 -n "/run/netns/$NS_B" -I -C || return
-	tcp_traffic 5302 100
+	# grouped, with every per-program family: not a lint remark either
+	start_tool "$TMP/ignored" -F prometheus -o "$f" -r 0.3 -n "/run/netns/$NS_B" -I -C --bpf-stats || return
+	tcp_traffic 5303 100
 	stop_tool
 	promtool check metrics < "$f" > "$TMP/promtool.out" 2>&1 ||
 		fail "promtool (grouped): $(head -3 "$TMP/promtool.out")"
+	[ -s "$TMP/promtool.out" ] && fail "promtool (grouped) remarks: $(head -3 "$TMP/promtool.out")"
 	grep -q "interface=\"$IF_B\",ifindex=\"$(ip netns exec "$NS_B" cat "/sys/class/net/$IF_B/ifindex")\"" "$f" ||
 		fail "no interface=\"$IF_B\",ifindex=... labels: $(grep -m1 interface= "$f")"
 	# 8 buckets per power of two: the le of native schema 3, in seconds
@@ -418,6 +421,14 @@ test_prom_textfile_unwritable() {
 	wait "$TOOL_PID"; rc=$?
 	expect "exit status after SIGINT" "$rc" -eq 0
 	promtool check metrics < "$d/nsl.prom" > /dev/null 2>&1 || fail "last textfile damaged"
+	# a read-only mount, as the unit's ProtectSystem=strict makes of a
+	# directory not in its ReadWritePaths= (issue #45: no hint before)
+	mkdir "$TMP/ro" && mount -t tmpfs -o ro tmpfs "$TMP/ro" || { fail "cannot mount a read-only tmpfs"; return; }
+	AT_EXIT+=("umount $TMP/ro")
+	INVOCATION_ID=test "$NSL" -F prometheus -o "$TMP/ro/nsl.prom" --count 1 > /dev/null 2> "$TMP/ro.err"
+	grep -q "Read-only file system (a systemd unit's ProtectSystem=strict: add the directory to its ReadWritePaths=" \
+		"$TMP/ro.err" || fail "no ReadWritePaths= hint: $(cat "$TMP/ro.err")"
+	umount "$TMP/ro"
 }
 
 # Names a tenant chooses reach every output (#46 item 5): a cgroup and an
@@ -526,4 +537,14 @@ prom_has_value() {
 need "" prereqs
 need "" prom_prereqs
 need "cannot create namespaces/veth" setup_netns
+# The example alert rules the package ships (docs/netstacklat-rules.yml):
+# valid for promtool, and each firing as its unit tests say on series as
+# the tool exposes them (tests/prom/rules-test.yml).
+test_prom_rules() {
+	promtool check rules "$ROOT/docs/netstacklat-rules.yml" > "$TMP/rules.out" 2>&1 ||
+		fail "promtool check rules: $(tail -3 "$TMP/rules.out")"
+	(cd "$ROOT/tests/prom" && promtool test rules rules-test.yml) > "$TMP/rules-test.out" 2>&1 ||
+		fail "promtool test rules: $(grep -v '^ *$' "$TMP/rules-test.out" | head -8 | tr '\n' ' ')"
+}
+
 run_tests

@@ -9,7 +9,8 @@ source "$(dirname "$0")/lib.sh"
 
 TESTS=(test_runner_dies test_runner_exit_status test_runner_hangs
        test_runner_no_result test_runner_clean test_runner_unexpected_skips
-       test_runner_killed_restores test_runner_own_setup_fails)
+       test_runner_killed_restores test_runner_own_setup_fails
+       test_runner_undefined_test)
 
 # case NAME BODY: a script test_NAME.sh that sources lib.sh, then BODY
 make_case() {
@@ -116,6 +117,16 @@ need "" true
 must "the wire would not start" false
 run_tests'
 	expect_run own 1 "0 passed, 2 failed, 0 skipped" "t_b (the wire would not start)"
+}
+
+# A test listed in TESTS but defined after run_tests (or not at all): it
+# ran as "command not found" and passed.
+test_runner_undefined_test() {
+	make_case undef 't_a() { :; }
+TESTS=(t_a t_late)
+run_tests
+t_late() { :; }'
+	expect_run undef 1 "1 passed, 1 failed, 0 skipped" "t_late (no test function t_late defined"
 }
 
 run_tests
