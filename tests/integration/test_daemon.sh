@@ -19,8 +19,8 @@ alive() {	# alive WHEN: the tool still runs
 	kill -0 "$TOOL_PID" 2>/dev/null || { fail "the tool ended $1: $(tail -2 "$TMP/tool.err")"; return 1; }
 }
 
-scrape() {	# scrape: /metrics within a second, or fail
-	curl -s --max-time 1 -o "$TMP/scrape" -w '%{http_code}' "http://127.0.0.1:$PORT/metrics"
+scrape() {	# scrape: /metrics within 3 s (a blocked server never), or fail
+	curl -s --max-time 3 -o "$TMP/scrape" -w '%{http_code}' "http://127.0.0.1:$PORT/metrics"
 }
 
 lost_metric() {
@@ -40,13 +40,15 @@ test_disk_fills() {
 	start_tool "$f" -r 0.1 --listen "127.0.0.1:$PORT" || return
 	sleep 0.3
 	dd if=/dev/zero of="$mnt/fill" bs=4k 2>/dev/null
-	sleep 1
+	# the first reports may still fit in the file's last page: wait
+	wait_for 10 eval '[ "$(scrape)" = 200 ] && [ "$(lost_metric)" -ge 5 ]'
 	alive "when the disk filled" || return
 	expect "HTTP status with the disk full" "$(scrape)" -eq 200
 	lost=$(lost_metric)
 	expect "netstacklat_reports_lost_total with the disk full" "${lost:-0}" -ge 5
 	rm -f "$mnt/fill"
-	sleep 0.5
+	wait_for 10 grep -q "writing the reports to $f again" "$TMP/tool.err"
+	sleep 0.3	# and a report more
 	alive "when the disk had room again" || return
 	stop_tool
 	expect "whole reports in the file" "$($JQ "$f" lines)" -ge 3
@@ -102,7 +104,7 @@ test_stalled_reader_scrapes() {
 		[ "$code" = 200 ] || bad=$((bad + 1))
 		sleep 0.2
 	done
-	expect "scrapes not answered within 1 s while the reader is stopped" "$bad" -eq 0
+	expect "scrapes not answered within 3 s while the reader is stopped" "$bad" -eq 0
 	alive "with its reader stopped" || return
 	kill -CONT "$READER_PID"
 	stop_tool
@@ -142,7 +144,9 @@ test_stop_with_stalled_reader() {
 	wait "$TOOL_PID"; rc=$?
 	t1=$(date +%s%N)
 	expect "exit status after SIGTERM, the reader stopped" "$rc" -eq 0
-	expect "ms to stop (at most 2 x 2000 and some)" "$(( (t1 - t0) / 1000000 ))" -le 5000
+	# 2 x 2000 designed; the rest is the links' release, which a loaded
+	# machine stretches: the bound catches a stop that waits on the reader
+	expect "ms to stop (at most 2 x 2000 and some)" "$(( (t1 - t0) / 1000000 ))" -le 10000
 	kill -CONT "$READER_PID"
 }
 
@@ -162,7 +166,10 @@ test_tool_stopped_one_report() {
 	long=$(tr ' ' '\n' <<< "$intervals" | awk '$1 >= 1.9' | wc -l)
 	short=$(tr ' ' '\n' <<< "$intervals" | awk '$1 != "" && $1 < 0.05' | wc -l)
 	expect "reports covering the stall" "$long" -eq 1
-	expect "reports with interval_s < 0.05 (a burst)" "$short" -eq 0
+	# the schedule keeps its phase (skip_missed()): the report after the
+	# one covering the stall comes at the next 0.1 s step, which may be
+	# close; one such is no burst, twenty were
+	expect "reports with interval_s < 0.05 (a burst)" "$short" -le 1
 }
 
 # hist_value N SHORT BYTES: a struct nsl_hist of BYTES, no samples, whose

@@ -92,7 +92,7 @@ print(sum(json.load(open(f))["reads"] for f in sys.argv[1:]))' "$TMP"/cg-*.json
 jq_last() {
 	python3 -c '
 import json, sys
-r = [json.loads(l) for l in open(sys.argv[1])][-1]
+r = [json.loads(l) for l in open(sys.argv[1]).read().split("\n")[:-1]][-1]
 print(eval(sys.argv[2]))' "$1" "$2"
 }
 
@@ -118,8 +118,8 @@ test_cgroup_churn() {
 		# after the first ones: the tool's working set is there
 		[ -z "$before" ] && [ "$i" -ge $((CHURN_CGROUPS / 8)) ] && before=$(tool_mem "$TOOL_PID")
 	done
-	# three intervals: the last groups are found gone and reclaimed
-	sleep 2
+	# the last groups found gone and reclaimed
+	wait_churn_end "$out" "$CHURN_CGROUPS"
 	after=$(tool_mem "$TOOL_PID")
 	stop_tool
 	reads=$(sum_reads)
@@ -182,10 +182,25 @@ print(sum(h["count"] for l in open(sys.argv[1]) for h in json.loads(l)["histogra
 }
 
 # sum_groups FILE: groups reclaimed over all reports
-sum_reclaimed() {
+sum_reclaimed() {	# whole lines only: the tool may be writing the last
 	python3 -c '
 import json, sys
-print(sum(json.loads(l)["groups"]["reclaimed"] for l in open(sys.argv[1])))' "$1"
+lines = open(sys.argv[1]).read().split("\n")[:-1]
+print(sum(json.loads(l)["groups"]["reclaimed"] for l in lines))' "$1"
+}
+
+# wait_churn_end OUT N: waits (30 s at most) until whole reports show N
+# groups reclaimed in all and none live or listed in the last, as
+# expect_churn_end checks: the gone groups' teardown, the tick that finds
+# them and the one that reclaims take what they take on a loaded machine
+# (a fixed sleep failed there); what is still missing then, it says
+wait_churn_end() {
+	wait_for 30 python3 -c '
+import json, sys
+rs = [json.loads(l) for l in open(sys.argv[1]).read().split("\n")[:-1]]
+sys.exit(not (rs and sum(r["groups"]["reclaimed"] for r in rs) >= int(sys.argv[2])
+              and rs[-1]["groups"]["live"] == 0 and not rs[-1]["histograms"]))' "$1" "$2" ||
+		echo "  the churn's end not reached within 30 s"
 }
 
 # expect_churn_end OUT N BEFORE AFTER: what every churn test checks at the end
@@ -266,7 +281,7 @@ test_iface_churn() {
 	BG_PIDS+=("$TOOL_PID")
 	wait_for 20 grep -q attached "$TMP/tool.err" || { fail "tool did not attach"; return; }
 	churn_batches "$CHURN_IFACES" iface_churn_item
-	sleep 2
+	wait_churn_end "$out" "$CHURN_IFACES"
 	after=$(tool_mem "$TOOL_PID")
 	stop_tool
 	expect_churn_reads "$out" "$CHURN_IFACES" ifindex "$TMP/ifindex" interfaces
@@ -302,7 +317,7 @@ test_netns_churn() {
 		--max-groups 32 -r 0.5 || return
 	churn_batches "$CHURN_NETNS" netns_churn_item
 	# --group-idle 2, then a tick to find them idle and one to reclaim
-	sleep 4
+	wait_churn_end "$out" "$(sort -u "$TMP/netns" | wc -l)"
 	after=$(tool_mem "$TOOL_PID")
 	stop_tool
 	expect_churn_reads "$out" "$CHURN_NETNS" netns "$TMP/netns" namespaces
@@ -539,7 +554,7 @@ dead_netns_item() {
 # item 7, and proved no more).
 DEAD_NETNS=${DEAD_NETNS:-150}
 test_dead_netns_reclaimed() {
-	local out=$TMP/deadns.json live=nsl$ID-live
+	local out=$TMP/deadns.json live=nsl$ID-live n
 	ip netns add "$live" || { fail "cannot add a namespace"; return; }
 	AT_EXIT+=("ip netns del $live")
 	start_tool "$out" -n -1 -I -e udp-socket-enqueued --max-groups 48 -r 0.5 || return
@@ -548,7 +563,13 @@ test_dead_netns_reclaimed() {
 	ip netns exec "$live" bash -c "$(declare -f udp_lo); udp_lo 5"
 	churn_batches "$DEAD_NETNS" dead_netns_item
 	ip netns exec "$live" bash -c "$(declare -f udp_lo); udp_lo 5"
-	sleep 1.5	# a teardown, a tick that finds them and one that reclaims
+	# a teardown (cleanup_net() runs behind after such churn), a tick
+	# that finds them and one that reclaims; then one report more: a
+	# group retired twice would show there
+	wait_for 30 eval '[ "$(sum_reclaimed "$out")" -ge '"$DEAD_NETNS"' ]' ||
+		echo "  not all reclaimed within 30 s"
+	n=$(wc -l < "$out")
+	wait_for 5 eval '[ "$(wc -l < "$out")" -gt '"$n"' ]'
 	stop_tool
 	ip netns del "$live"
 	expect "map_full" "$($JQ "$out" counter udp-socket-enqueued map_full)" -eq 0
@@ -595,7 +616,12 @@ test_dead_netns_retired_once() {
 	NSL_TEST_DRAIN_FROM_TICK=20 start_tool "$out" -n -1 -I -e udp-socket-enqueued \
 		--max-groups 4 -r 0.2 --group-idle 2 || return
 	unshare -n bash -c "$(declare -f udp_lo); udp_lo 3; sleep 1"
-	sleep 5		# the walk (ms), the idle retire, the drain at 4 s, a reclaim
+	# the walk (ms), the idle retire, the drain at tick 20 (4 s), a
+	# reclaim; then one report more (a second reclaim would show there)
+	wait_for 20 eval '[ "$(wc -l < "$out")" -ge 22 ] && [ "$(sum_reclaimed "$out")" -ge 1 ]' ||
+		echo "  no reclaim by tick 22 within 20 s"
+	mark=$(wc -l < "$out")
+	wait_for 5 eval '[ "$(wc -l < "$out")" -gt '"$mark"' ]'
 	mark=$(wc -l < "$out")
 	: > "$inums"
 	for i in 0 1 2 3 4; do

@@ -190,21 +190,34 @@ test_jail_stopped_child() {
 	t0=$(date +%s%N)
 	kill -INT "$TOOL_PID"
 	wait "$TOOL_PID"; rc=$?
+	# shutdown never waits on the child: ms here; 5 s for a loaded
+	# machine, against a stop that waits for a stopped child for good
 	expect "ms from SIGINT to the tool's exit, its server stopped" \
-		"$((($(date +%s%N) - t0) / 1000000))" -le 2000
+		"$((($(date +%s%N) - t0) / 1000000))" -le 5000
 	expect "exit status" "$rc" -eq 0
 	[ -n "$new" ] && ! kill -0 "$new" 2>/dev/null || fail "the stopped server outlived the tool"
 }
 
 # 3 bytes of a request's 8, then nothing: killed NSL_JAIL_DEADLINE_MS later.
+# The 3 bytes may land in the middle of a record the child writes itself
+# (an answer to the keeper's ping): the keeper then finds no magic where
+# the next record starts, rightly ends that child too, and the test tries
+# again with the next one.
 test_jail_half_request() {
-	local c out
+	local c out try n
 	start_served || return
-	c=$(server)
-	out=$(gdb_call "$c" '(long)write(4, "jls", 3)')
-	[[ "$out" == *'= 3'* ]] || fail "the write in the child: $(echo "$out" | tail -2)"
-	wait_for 5 replaced "$c" > /dev/null || fail "not replaced within 5 s"
-	grep -q "did not finish a request in time" "$TMP/tool.err" ||
+	for try in 1 2 3; do
+		n=$(wc -l < "$TMP/tool.err")
+		c=$(server)
+		out=$(gdb_call "$c" '(long)write(4, "jls", 3)')
+		[[ "$out" == *'= 3'* ]] || fail "the write in the child: $(echo "$out" | tail -2)"
+		wait_for 5 replaced "$c" > /dev/null || fail "not replaced within 5 s"
+		tail -n +"$((n + 1))" "$TMP/tool.err" | grep -q "sent a record without the magic" ||
+			break
+		echo "  try $try: the bytes met a record of the child's own; again"
+		wait_for 10 eval 'curl -sf --max-time 2 -o /dev/null "$URL"'
+	done
+	tail -n +"$((n + 1))" "$TMP/tool.err" | grep -q "did not finish a request in time" ||
 		fail "no word of the half request: $(tail -2 "$TMP/tool.err")"
 	curl -sf --max-time 5 -o /dev/null "$URL" || fail "no answer after the replacement"
 	stop_tool

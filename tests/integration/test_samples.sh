@@ -134,26 +134,33 @@ for v in json.load(sys.stdin)[0]["formatted"]["value"][".bss"]:
 # the reports, not by sleeps: a tick between the write and the first
 # read made this test fail in CI.
 test_clock_alarm_rearmed() {
-	local out=$TMP/alarm.json id n
+	local out=$TMP/alarm.json id n try flag=
 	command -v bpftool > /dev/null || { skip "bpftool missing"; return; }
 	start_tool "$out" -n "/run/netns/$NS_B" -e udp-start -r 3 || return
 	id=$(bss_of "$TOOL_PID") || { fail "no .bss map held by the tool"; stop_tool; return; }
-	n=$(reports_in "$out")
-	wait_for 10 eval '[ "$(reports_in "$out")" -gt '"$n"' ]' ||
-		{ fail "no report within 10 s"; stop_tool; return; }
-	n=$(reports_in "$out")
-	sleep 0.3	# the loader looks just after writing the report
-	# the value as it is, with moved_reported (bytes 16-23) set to 1
-	bpftool map dump id "$id" -j | python3 -c '
+	# the write must fall between two reports and read back as written;
+	# a slow machine may miss that, which is no fault of the tool: again
+	for try in 1 2 3; do
+		n=$(reports_in "$out")
+		wait_for 10 eval '[ "$(reports_in "$out")" -gt '"$n"' ]' ||
+			{ fail "no report within 10 s"; stop_tool; return; }
+		n=$(reports_in "$out")
+		sleep 0.3	# the loader looks just after writing the report
+		# the value as it is, with moved_reported (bytes 16-23) set to 1
+		bpftool map dump id "$id" -j | python3 -c '
 import json, sys
 v = json.load(sys.stdin)[0]["value"]
 v[16:24] = ["0x01"] + ["0x00"] * 7
 print(" ".join(v))' > "$TMP/bss.value"
-	# shellcheck disable=SC2046
-	bpftool map update id "$id" key 0 0 0 0 value $(cat "$TMP/bss.value") ||
-		{ fail "cannot write the .bss map"; stop_tool; return; }
-	expect "moved_reported just after the false alarm" "$(moved_reported "$id")" -eq 1
-	expect "reports meanwhile (the write fell within one interval)" "$(reports_in "$out")" -eq "$n"
+		# shellcheck disable=SC2046
+		bpftool map update id "$id" key 0 0 0 0 value $(cat "$TMP/bss.value") ||
+			{ fail "cannot write the .bss map"; stop_tool; return; }
+		flag=$(moved_reported "$id")
+		[ "$flag" = 1 ] && [ "$(reports_in "$out")" -eq "$n" ] && break
+		echo "  try $try: flag $flag, reports $n -> $(reports_in "$out"): the write met a report"
+		flag=
+	done
+	[ "$flag" = 1 ] || { fail "no write between two reports in 3 tries"; stop_tool; return; }
 	wait_for 15 eval '[ "$(reports_in "$out")" -ge '"$((n + 2))"' ]' ||
 		fail "no two more reports within 15 s"
 	expect "moved_reported two reports later" "$(moved_reported "$id")" -eq 0
