@@ -3,6 +3,8 @@
 #include <errno.h>
 #include <pwd.h>
 #include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/syscall.h>
@@ -38,11 +40,38 @@ int nsl_preflight_user(struct nsl_options *o)
 	return -ENOENT;
 }
 
+/*
+ * Whether we run in a user namespace other than the initial one, whose
+ * uid_map alone is "0 0 4294967295" (user_namespaces(7)): there root
+ * passes every check of ours and no bpf() load, which needs the
+ * capabilities in the initial namespace (bpf_capable(): capable(), not
+ * ns_capable()).
+ */
+bool nsl_in_user_namespace(void)
+{
+	unsigned long long inside, outside, count;
+	FILE *f = fopen("/proc/self/uid_map", "re");
+	int n;
+
+	if (!f)
+		return false;	/* no user namespaces at all */
+	n = fscanf(f, "%llu %llu %llu", &inside, &outside, &count);
+	fclose(f);
+	return n != 3 || inside || outside || count != 4294967295ULL;
+}
+
 int nsl_preflight(const struct nsl_options *o)
 {
 	if (syscall(__NR_bpf, -1, NULL, 0) < 0 && errno == ENOSYS) {
 		pr_warn("this kernel has no bpf() system call (CONFIG_BPF_SYSCALL)\n");
 		return -ENOSYS;
+	}
+	if (nsl_in_user_namespace()) {
+		pr_warn("runs in a user namespace (a rootless container?), whose root "
+			"cannot load BPF: that needs root of the host's initial user "
+			"namespace. Run it on the host, or in a container that shares "
+			"the host's user namespace (privileged)\n");
+		return -EPERM;
 	}
 	if (!nsl_privs_can_load()) {
 		pr_warn("needs root: CAP_BPF and CAP_PERFMON, or CAP_SYS_ADMIN "

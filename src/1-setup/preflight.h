@@ -19,4 +19,10 @@ int nsl_preflight_user(struct nsl_options *o);
 /* 0, or a negative errno after one line on stderr saying what is missing. */
 int nsl_preflight(const struct nsl_options *o);
 
+/*
+ * Whether we run in a user namespace other than the initial one (a
+ * rootless container): its root cannot load BPF.
+ */
+bool nsl_in_user_namespace(void);
+
 #endif /* NSL_PREFLIGHT_H */

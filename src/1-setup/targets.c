@@ -316,14 +316,51 @@ static int cgroup_path_id(const char *path, uint64_t *id)
 	return nsl_cgroup_id(full, id) ? err : 0;
 }
 
+/*
+ * -c ID: -ESTALE where no cgroup has that id now, found by opening the
+ * file handle the id is (kernfs_fh_to_dentry(): ESTALE for an id no node
+ * has); 0 where one has, and where we cannot tell (no cgroup2 mount, no
+ * CAP_DAC_READ_SEARCH).
+ */
+static int cgroup_id_missing(uint64_t id)
+{
+	const char *root = nsl_cgroup2_root();
+	struct {
+		struct file_handle fh;
+		uint64_t id;
+	} h = { .fh.handle_bytes = sizeof(uint64_t) };
+	int mount_id, dir, cg, err = 0;
+
+	if (!root || name_to_handle_at(AT_FDCWD, root, &h.fh, &mount_id, 0))
+		return 0;
+	dir = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dir < 0)
+		return 0;
+	memcpy(h.fh.f_handle, &id, sizeof(id));
+	cg = open_by_handle_at(dir, &h.fh, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (cg >= 0)
+		close(cg);
+	else if (errno == ESTALE || errno == ENOENT)
+		err = -ESTALE;
+	close(dir);
+	return err;
+}
+
 static int resolve_cgroups(const struct nsl_options *o, uint64_t *ids)
 {
 	for (unsigned int i = 0; i < o->nr_cgroups; i++) {
 		int err;
 
 		ids[i] = o->cgroups[i].id;
-		if (!o->cgroups[i].path)
+		if (!o->cgroups[i].path) {
+			if (cgroup_id_missing(ids[i])) {
+				pr_warn("-c: no cgroup has the id %llu now (ids as -C "
+					"prints them; or give its path)\n",
+					(unsigned long long)ids[i]);
+				return -ENOENT;
+			}
 			continue;
+		}
 		err = cgroup_path_id(o->cgroups[i].path, &ids[i]);
 		if (err) {
 			pr_warn("-c: %s is not a cgroup v2 directory, nor one under %s: %s\n",

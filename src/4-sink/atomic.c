@@ -23,9 +23,9 @@
 
 /*
  * What the atomic file may replace: nothing, or a regular file. Not a
- * symbolic link, a device (/dev/null) or a directory, which rename(2)
- * would replace (or fail on) in place of what the user meant. 0 or
- * -EINVAL.
+ * symbolic link (-ELOOP, as O_NOFOLLOW says it for the other -o files), a
+ * device (/dev/null) or a directory (-EINVAL), which rename(2) would
+ * replace (or fail on) in place of what the user meant.
  */
 static int replaceable(const struct nsl_output *out)
 {
@@ -33,6 +33,8 @@ static int replaceable(const struct nsl_output *out)
 
 	if (fstatat(out->dir_fd, out->base, &st, AT_SYMLINK_NOFOLLOW))
 		return errno == ENOENT ? 0 : -errno;
+	if (S_ISLNK(st.st_mode))
+		return -ELOOP;
 	return S_ISREG(st.st_mode) ? 0 : -EINVAL;
 }
 

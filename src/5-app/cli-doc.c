@@ -60,7 +60,8 @@ const struct argp_option nsl_argp_options[] = {
 	{ "cumulative", OPT_CUMULATIVE, NULL, 0,
 	  "Totals since start instead of per-interval deltas", 0 },
 	{ "list-probes", 'l', NULL, 0,
-	  "List hooks and the attach method each gets here, then exit", 0 },
+	  "List hooks and the attach method each gets here, then exit "
+	  "(without root: the methods each tries, unprobed)", 0 },
 	{ "enable-probes", 'e', "HOOK[,..]", 0, "Only these hooks (not with -d)", 1 },
 	{ "disable-probes", 'd', "HOOK[,..]", 0, "All hooks but these (not with -e)", 1 },
 	{ "attach", OPT_ATTACH, "MODE", 0,

@@ -333,6 +333,10 @@ int nsl_opt_netns(struct argp_state *state, int key, char *s)
 		o->netns = NSL_NETNS_INODE;
 		o->netns_ino = v;
 	} else {
+		/* a name as ip netns gives them: say where ip netns keeps it */
+		if (*s && *s != '-' && s[strspn(s, "0123456789")] && strlen(s) < 200)
+			return nsl_opt_fail(state, "-n: '%s' is not 0, -1, an inode number or "
+					    "a path (a namespace of ip netns: -n /run/netns/%s)", s, s);
 		return nsl_opt_fail(state, "-n: '%s' is not 0, -1, an inode number or a path", s);
 	}
 	return 0;

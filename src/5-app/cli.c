@@ -304,10 +304,18 @@ static void set_defaults(struct nsl_options *o)
 static int check_combinations(struct parse_state *ps)
 {
 	struct nsl_options *o = ps->o;
-	bool reader = false;
+	bool reader = false, any = false;
 
-	for (int h = 0; h < NSL_NR_HOOKS; h++)
+	for (int h = 0; h < NSL_NR_HOOKS; h++) {
 		reader |= o->hook_enabled[h] && nsl_hooks[h].reader_ctx;
+		any |= o->hook_enabled[h];
+	}
+	/* -d of every default hook: nothing to run, not the kernel's fault */
+	if (!any) {
+		snprintf(o->errmsg, sizeof(o->errmsg), "-d: every hook disabled "
+			 "(the opt-in ones run only when -e names them): nothing to measure");
+		return EINVAL;
+	}
 	/* -l shows how the opt-in hooks would attach too */
 	if (o->list_probes && !ps->enable_given && !ps->disable_given)
 		for (int h = 0; h < NSL_NR_HOOKS; h++)

@@ -122,3 +122,20 @@ void nsl_status_line(const struct nsl_loader *l, char *buf, size_t len)
 	if (off && n < len)
 		snprintf(buf + n, len - n, "; %d unavailable (netstacklat -l)", off);
 }
+
+void nsl_list_hooks_unprobed(FILE *f)
+{
+	fprintf(f, "hooks and the methods they try, in order (as root, -l says "
+		"which attaches on this kernel):\n");
+	for (int h = 0; h < NSL_NR_HOOKS; h++) {
+		const struct nsl_hook_desc *d = &nsl_hooks[h];
+		char methods[64] = "";
+		size_t n = 0;
+
+		for (int c = 0; c < NSL_MAX_CANDIDATES && d->cands[c].method; c++)
+			n += snprintf(methods + n, sizeof(methods) - n, "%s%s", c ? "," : "",
+				      nsl_method_name(d->cands[c].method));
+		fprintf(f, "  %-20s %-22s %s%s\n", d->name, methods, d->desc,
+			d->opt_in ? " (opt-in: runs only when -e names it)" : "");
+	}
+}

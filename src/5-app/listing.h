@@ -32,6 +32,12 @@ void nsl_list_netfilter_scope(const struct nsl_loader *l, const struct nsl_optio
  */
 void nsl_list_attached(const struct nsl_loader *l, const struct nsl_options *o);
 
+/*
+ * -l without the privileges to probe: every hook with the methods it tries,
+ * in order, and what it measures; nothing loaded (bcc's tools list so)
+ */
+void nsl_list_hooks_unprobed(FILE *f);
+
 /* One line for systemd's STATUS=: the hooks running and their methods. */
 void nsl_status_line(const struct nsl_loader *l, char *buf, size_t len);
 

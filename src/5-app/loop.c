@@ -202,6 +202,40 @@ static bool wait_until(const struct timespec *until, struct pollfd *pfd,
 }
 
 /*
+ * The first report with no sample at any hook gets a word on stderr, once
+ * a run: what usually explains it, and how to check (issue #45: an idle
+ * host printed "no samples" every interval and nothing else). Counted
+ * packets without a stamp say which of the usual reasons it is.
+ */
+static void hint_if_nothing(const struct nsl_report *r)
+{
+	static bool said;
+	uint64_t unstamped = 0;
+
+	if (said)
+		return;
+	for (size_t i = 0; i < r->nr_hists; i++)
+		if (r->hists[i].count)
+			return;
+	said = true;
+	for (int h = 0; h < NSL_NR_HOOKS; h++)
+		unstamped += r->counters[h][NSL_CNT_NOT_RX_TSTAMP] +
+			     r->counters[h][NSL_CNT_NO_RX_TSTAMP];
+	if (unstamped)
+		pr_info("no samples at any hook yet, and %llu packets without an RX "
+			"timestamp (not_rx_tstamp, no_rx_tstamp): TCP over loopback or "
+			"veth carries the sender's timestamp, which measures nothing "
+			"here; traffic that comes in on a NIC does (said once)\n",
+			(unsigned long long)unstamped);
+	else
+		pr_info("no samples at any hook yet: no traffic on their path? The "
+			"filters (-p, -i, -c, -q) may leave all of it out, and the "
+			"traffic may be in another network namespace than the one "
+			"the tool sees (-n; -n -1 for all). netstacklat -l says how "
+			"each hook attaches (said once)\n");
+}
+
+/*
  * Reads the maps and renders the report in memory, for the sink to write
  * after the lock. 0, or a negative errno when the maps cannot be read (a
  * report that cannot be rendered is the sink's to count as lost).
@@ -222,6 +256,7 @@ static int read_and_render(struct nsl_reader *rd, struct nsl_bpfstats *bs,
 	}
 	rep.reports_lost = nsl_output_lost(out);
 	nsl_output_render(out, &rep, fo);
+	hint_if_nothing(&rep);
 	return 0;
 }
 

@@ -160,6 +160,12 @@ int main(int argc, char **argv)
 	for (unsigned int i = 0; i < opts.nr_warnings; i++)
 		pr_warn("warning: %s\n", opts.warnings[i]);
 	libbpf_set_print(libbpf_print);
+	/* -l without root: the hooks and their methods, as upstream listed */
+	if (opts.list_probes && (!nsl_privs_can_load() || nsl_in_user_namespace())) {
+		nsl_list_hooks_unprobed(stdout);
+		nsl_free_options(&opts);
+		return 0;
+	}
 	err = nsl_preflight_user(&opts);
 	if (!err)
 		err = nsl_preflight(&opts);

@@ -201,6 +201,10 @@ test_cgroup_filter() {
 	expect "tcp-socket-read samples in another cgroup" "$($JQ "$TMP/cg-o.json" count tcp-socket-read)" -eq 0
 	BEFORE_TOOL=server_to_cgroup traffic "$TMP/cg-s.json" -n "/run/netns/$NS_B" -c "$CG_SERVER" || return
 	expect "tcp-socket-read samples in the server's cgroup" "$($JQ "$TMP/cg-s.json" count tcp-socket-read)" -eq "$TCP_READS"
+	# by id, as -C prints it (the cgroup2 directory's inode number)
+	BEFORE_TOOL=server_to_cgroup traffic "$TMP/cg-i.json" -n "/run/netns/$NS_B" \
+		-c "$(stat -c %i "$CG_SERVER")" || return
+	expect "tcp-socket-read samples in the server's cgroup, by id" "$($JQ "$TMP/cg-i.json" count tcp-socket-read)" -eq "$TCP_READS"
 }
 
 test_group_by_interface() {

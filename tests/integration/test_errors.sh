@@ -7,7 +7,7 @@ source "$(dirname "$0")/lib.sh"
 TESTS=(test_bad_invocations test_no_hook_can_attach test_not_root
        test_closed_pipe test_full_disk test_count_lost_status test_signals_final_report test_signal_during_setup
        test_map_full test_interface_disappears test_interface_renamed test_drop_capabilities
-       test_switch_user test_load_refused_per_hook)
+       test_switch_user test_load_refused_per_hook test_user_namespace)
 
 # ids of BPF programs and links in the kernel, for before/after comparisons
 kernel_objects() {
@@ -90,6 +90,8 @@ test_bad_invocations() {
 	bad 2 "-n" -n abc
 	bad 2 "-n" -n 99999999999
 	bad 2 "-c" -c 12a
+	# an id no cgroup has: said so, not "no enabled hook can attach" (#45)
+	bad 1 "-c: no cgroup has the id 999999999 now" -c 999999999
 	bad 2 "-q" -q 0
 	bad 2 "-q" -q many
 	bad 2 "--attach" --attach kprobe
@@ -142,6 +144,26 @@ test_not_root() {
 	expect "exit status without privileges" "$?" -eq 1
 	expect "stderr lines without privileges" "$(wc -l < "$TMP/bad.err")" -eq 1
 	grep -q "needs root" "$TMP/bad.err" || fail "message: $(cat "$TMP/bad.err")"
+	# -l lists without root, as upstream's did: every hook and its
+	# methods, nothing probed (issue #45: "needs root" before)
+	setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all --bounding-set=-all \
+		"$NSL" -l > "$TMP/list.out" 2> "$TMP/bad.err" < /dev/null
+	expect "exit status of -l without privileges" "$?" -eq 0
+	expect "hooks listed by -l without privileges" "$(grep -c '^  [a-z-]* *fentry,' "$TMP/list.out")" -eq 8
+	[ -s "$TMP/bad.err" ] && fail "-l without privileges, stderr: $(head -2 "$TMP/bad.err")"
+}
+
+# Root of a user namespace (a rootless container) passed the root check
+# and ended with "BPF trampolines blocked on this kernel?" and "no enabled
+# hook can attach" (issue #45): one line saying what BPF needs, before
+# anything is tried.
+test_user_namespace() {
+	unshare -U -r true 2> /dev/null || { skip "no user namespaces here (unshare -U -r)"; return; }
+	unshare -U -r "$NSL" -r 1 --count 1 > /dev/null 2> "$TMP/bad.err" < /dev/null
+	expect "exit status in a user namespace" "$?" -eq 1
+	expect "stderr lines in a user namespace" "$(wc -l < "$TMP/bad.err")" -eq 1
+	grep -q "runs in a user namespace .* root of the host's initial user namespace" "$TMP/bad.err" ||
+		fail "message: $(cat "$TMP/bad.err")"
 }
 
 # netstacklat | head -1: the reader goes away; the tool exits 0, quietly.

@@ -70,5 +70,21 @@ C
 	done
 }
 
-TESTS=(test_cppcheck test_clang_tidy test_bpf_maps test_schema_thresholds)
+# The JSON example in docs/output-json.md is the golden report the unit
+# tests render (it had drifted from the format, issue #45).
+test_doc_json_example() {
+	python3 - "$ROOT/docs/output-json.md" "$ROOT/tests/golden/report.json" > "$TMP/doc.out" 2>&1 <<-'PY' ||
+	import sys
+	doc = open(sys.argv[1]).read()
+	ex = doc[doc.index("## Example\n"):]
+	ex = ex[ex.index("```json\n") + 8:]
+	ex = ex[:ex.index("\n```")]
+	gold = open(sys.argv[2]).read().rstrip("\n")
+	sys.exit(None if ex == gold else "differ at char %d" % next(
+	    (i for i, (a, b) in enumerate(zip(ex, gold)) if a != b), min(len(ex), len(gold))))
+	PY
+		fail "docs/output-json.md's example is not tests/golden/report.json: $(cat "$TMP/doc.out")"
+}
+
+TESTS=(test_cppcheck test_clang_tidy test_bpf_maps test_schema_thresholds test_doc_json_example)
 run_tests

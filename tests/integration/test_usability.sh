@@ -8,7 +8,8 @@ source "$(dirname "$0")/lib.sh"
 TESTS=(test_netns_all_groups_interfaces test_cgroup_path_as_printed
        test_options_that_do_nothing test_hook_status_in_outputs
        test_closed_pipe_at_once test_missing_textfile_dir
-       test_listen_quiet_stdout test_prom_stream_delimited test_append)
+       test_listen_quiet_stdout test_prom_stream_delimited test_append
+       test_idle_hint_once)
 PORT=$((23000 + ID % 9000))
 
 # -n -1 -I: the veth ends in A and in B are both ifindex 2 (the first link
@@ -189,6 +190,25 @@ test_append() {
 	expect "lines after a second run with --append" "$(wc -l < "$f")" -eq 2
 	"$NSL" -F json -r 0.2 --count 1 -o "$f" 2> /dev/null
 	expect "lines after a run without" "$(wc -l < "$f")" -eq 1
+}
+
+# Issue #45: an idle host printed "no samples" for every hook every
+# interval and nothing more. The first report with nothing anywhere now
+# says once on stderr what usually explains it; a run that has samples
+# says nothing.
+test_idle_hint_once() {
+	"$NSL" -n "/run/netns/$NS_B" -r 0.2 --count 4 > "$TMP/idle.out" 2> "$TMP/idle.err"
+	expect "exit status, idle namespace" "$?" -eq 0
+	expect "hints in 4 empty reports" "$(grep -c 'no samples at any hook yet' "$TMP/idle.err")" -eq 1
+	grep -q "filters (-p, -i, -c, -q) may leave all of it out.*-n -1 for all" "$TMP/idle.err" ||
+		fail "hint: $(grep 'no samples' "$TMP/idle.err")"
+	serve udp 5310 --count 50 --duration-s 10 || return
+	start_tool "$TMP/busy.json" -n "/run/netns/$NS_B" -e udp-start
+	client udp 5310 --count 50 --interval-us 1000
+	wait_server
+	stop_tool
+	grep -q "no samples at any hook" "$TMP/tool.err" && fail "a hint with samples in the first report"
+	expect "udp-start samples" "$($JQ "$TMP/busy.json" count udp-start)" -eq 50
 }
 
 need "" prereqs

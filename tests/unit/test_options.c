@@ -111,6 +111,10 @@ static const struct bad_case bad[] = {
 	{ { "--listen", "::1:9000" }, "--listen" },
 	{ { "--listen", "1::2:3" }, "--listen" },
 	{ { "--listen", ":" }, "--listen" },
+	{ { "-n", "blue" }, "-n /run/netns/blue" },
+	/* every default hook disabled: a usage error, not "cannot attach" */
+	{ { "-d", "ip-start,tcp-start,udp-start,tcp-socket-enqueued,udp-socket-enqueued,"
+		  "tcp-socket-read,udp-socket-read" }, "every hook disabled" },
 	{ { "--listen", ":0" }, "--listen" },
 	{ { "0" }, "INTERVAL" },
 	{ { "1", "0" }, "COUNT" },
