@@ -321,6 +321,33 @@ setup_tunwire() {
 	ip -n "$NS_A" link set "$TUN_A" up && ip -n "$NS_B" link set "$TUN_B" up
 }
 
+# A "pod" behind NS_B (the "node", ip_forward=1) over veth, reached from
+# NS_A over the TUN wire: packets the node hands over to the pod's
+# namespace (netns-handover) with real RX stamps (test_handover.sh,
+# test_prometheus.sh's dashboard).
+NS_P=nsl$ID-p		# the pod
+IF_HN=nsl$ID-hn		# the node's end of the pod's veth
+IF_HP=nsl$ID-hp		# the pod's end
+PADDR_N=198.18.5.1 PADDR_P=198.18.5.2
+PADDR6_N=fd00:198:18:5::1 PADDR6_P=fd00:198:18:5::2
+
+setup_pod() {
+	AT_EXIT+=("ip netns del $NS_P")
+	ip netns add "$NS_P" || return 1
+	ip -n "$NS_P" link set lo up
+	ip link add "$IF_HN" netns "$NS_B" type veth peer name "$IF_HP" netns "$NS_P" || return 1
+	ip -n "$NS_B" addr add $PADDR_N/24 dev "$IF_HN"
+	ip -n "$NS_P" addr add $PADDR_P/24 dev "$IF_HP"
+	ip -n "$NS_B" addr add $PADDR6_N/64 dev "$IF_HN" nodad
+	ip -n "$NS_P" addr add $PADDR6_P/64 dev "$IF_HP" nodad
+	ip -n "$NS_B" link set "$IF_HN" up && ip -n "$NS_P" link set "$IF_HP" up || return 1
+	ip netns exec "$NS_B" sysctl -qw net.ipv4.ip_forward=1 net.ipv6.conf.all.forwarding=1 || return 1
+	ip -n "$NS_A" route add 198.18.5.0/24 via $TADDR_B &&
+	ip -n "$NS_P" route add default via $PADDR_N &&
+	ip -n "$NS_A" -6 route add fd00:198:18:5::/64 via $TADDR6_B &&
+	ip -n "$NS_P" -6 route add default via $PADDR6_N
+}
+
 # child_of PID: PID's first child process (the tool's jailed /metrics
 # server, src/4-sink/jailchild.c), or nothing.
 child_of() {

@@ -16,11 +16,6 @@ TESTS=(test_handover_opt_in test_handover_no_qdisc test_handover_tbf_wait
        test_handover_group_by_veth test_handover_bridged test_handover_sampled
        test_handover_requeued)
 
-NS_P=nsl$ID-p		# the pod
-IF_HN=nsl$ID-hn		# the node's end of the pod's veth
-IF_HP=nsl$ID-hp		# the pod's end
-PADDR_N=198.18.5.1 PADDR_P=198.18.5.2
-PADDR6_N=fd00:198:18:5::1 PADDR6_P=fd00:198:18:5::2
 NS_Q=nsl$ID-q		# a bridged pod (docker0, cni0)
 IF_BR=nsl$ID-br		# the node's bridge, the pod's gateway
 IF_QN=nsl$ID-qn		# the bridged pod's veth: the bridge's port
@@ -35,22 +30,6 @@ QADDR_N=198.18.6.1 QADDR_P=198.18.6.2
 # (4.19 ms, 8.39 ms] bucket; tbf drops the others before they queue.
 TBF_LATENCY_MS=5
 
-setup_pod() {
-	AT_EXIT+=("ip netns del $NS_P")
-	ip netns add "$NS_P" || return 1
-	ip -n "$NS_P" link set lo up
-	ip link add "$IF_HN" netns "$NS_B" type veth peer name "$IF_HP" netns "$NS_P" || return 1
-	ip -n "$NS_B" addr add $PADDR_N/24 dev "$IF_HN"
-	ip -n "$NS_P" addr add $PADDR_P/24 dev "$IF_HP"
-	ip -n "$NS_B" addr add $PADDR6_N/64 dev "$IF_HN" nodad
-	ip -n "$NS_P" addr add $PADDR6_P/64 dev "$IF_HP" nodad
-	ip -n "$NS_B" link set "$IF_HN" up && ip -n "$NS_P" link set "$IF_HP" up || return 1
-	ip netns exec "$NS_B" sysctl -qw net.ipv4.ip_forward=1 net.ipv6.conf.all.forwarding=1 || return 1
-	ip -n "$NS_A" route add 198.18.5.0/24 via $TADDR_B &&
-	ip -n "$NS_P" route add default via $PADDR_N &&
-	ip -n "$NS_A" -6 route add fd00:198:18:5::/64 via $TADDR6_B &&
-	ip -n "$NS_P" -6 route add default via $PADDR6_N
-}
 
 # The tool inside the node (its "own" namespace is the node's, where the
 # netfilter link goes), under its own PID (ip netns exec execs it).

@@ -9,7 +9,7 @@ TESTS=(test_prom_promtool test_prom_textfile_atomic test_prom_concurrent_scrapes
        test_prom_listen_in_use test_prom_signal_while_serving test_prom_real_server
        test_prom_bpf_stats_counters test_prom_textfile_unwritable test_prom_planted_links
        test_prom_http test_prom_jail test_prom_hostile_names test_prom_listen_every_address
-       test_prom_rules)
+       test_prom_rules test_prom_dashboard test_prom_dashboard_sid)
 # below the ephemeral range (32768-60999), where a client socket might sit
 PORT=$((20000 + ID % 10000))
 PROM_PORT=$((PORT + 1))
@@ -195,7 +195,7 @@ test_prom_planted_links() {
 	setpriv --reuid nobody --regid nogroup --clear-groups ln -s "$victim" "$d/l.prom"
 	"$NSL" -F prometheus -o "$d/l.prom" -r 0.3 --count 1 > /dev/null 2> "$TMP/planted.err"; rc=$?
 	expect "exit status, textfile a symbolic link" "$rc" -eq 1
-	grep -q -- "-o: $d/l.prom is not a regular file" "$TMP/planted.err" ||
+	grep -q -- "-o: $d/l.prom is a symbolic link: refused" "$TMP/planted.err" ||
 		fail "message: $(cat "$TMP/planted.err")"
 	"$NSL" -F json -o "$d/l.prom" -r 0.3 --count 1 > /dev/null 2> "$TMP/planted.err"; rc=$?
 	expect "exit status, -o a symbolic link" "$rc" -eq 1
@@ -310,7 +310,9 @@ test_prom_signal_while_serving() {
 
 # prom_server NAME WEB_PORT [ARGS...]: a real Prometheus (Debian's) on
 # WEB_PORT scraping the tool's 127.0.0.1:$PORT every second, with ARGS;
-# its configuration, TSDB and log are $TMP/NAME.*; PROM_PID
+# its configuration, TSDB and log are $TMP/NAME.*; PROM_PID. The binary:
+# $PROM_BIN, else the prometheus on PATH (bookworm's 2.42); in the network
+# namespace $PROM_NS where set (prom_query asks it there)
 prom_server() {
 	local name=$1 web=$2; shift 2
 	cat > "$TMP/$name.yml" <<-YML
@@ -321,7 +323,9 @@ prom_server() {
 	    static_configs:
 	      - targets: ['127.0.0.1:$PORT']
 	YML
-	prometheus --config.file="$TMP/$name.yml" --storage.tsdb.path="$TMP/$name.tsdb" "$@" \
+	# shellcheck disable=SC2086 # PROM_NS: a namespace to run it in
+	${PROM_NS:+ip netns exec $PROM_NS} "${PROM_BIN:-prometheus}" \
+		--config.file="$TMP/$name.yml" --storage.tsdb.path="$TMP/$name.tsdb" "$@" \
 		--web.listen-address="127.0.0.1:$web" > "$TMP/$name.log" 2>&1 &
 	PROM_PID=$!
 	BG_PIDS+=("$PROM_PID")
@@ -526,7 +530,8 @@ test_prom_hostile_names() {
 }
 
 prom_query() {	# prom_query PROMQL: the value of a one-element vector, or ""
-	curl -s --max-time 5 "http://127.0.0.1:$PROM_PORT/api/v1/query" --data-urlencode "query=$1" |
+	# shellcheck disable=SC2086
+	${PROM_NS:+ip netns exec $PROM_NS} curl -s --max-time 5 "http://127.0.0.1:$PROM_PORT/api/v1/query" --data-urlencode "query=$1" |
 		python3 -c '
 import json, sys
 try:
@@ -538,6 +543,78 @@ except Exception:
 
 prom_has_value() {
 	[[ "$(prom_query "$1")" =~ ^[0-9.e+-]+$ ]]
+}
+
+# Issue #45: the dashboard queried classic _bucket series only, blank with
+# native histograms (--resolution 8 scraped as protobuf). Every query and
+# variable of docs/grafana-dashboard.json must return series from a real
+# Prometheus scraping the tool during traffic, one server scraping the
+# text exposition (classic buckets) and one the protobuf (native), with
+# every hook and the groups the panels use (-n -1 -I -C, netns-handover):
+# bookworm's 2.42 here, sid's 3.x LTS in test_prom_dashboard_sid.
+test_prom_dashboard() {
+	command -v prometheus > /dev/null || { skip "prometheus server missing"; return; }
+	dashboard_check "$(command -v prometheus)"
+}
+
+test_prom_dashboard_sid() {
+	local bin rc
+	bin=$("$ROOT/scripts/prometheus-sid" 2> "$TMP/sid.err"); rc=$?
+	[ $rc = 3 ] && { fail "$(cat "$TMP/sid.err")"; return; }
+	[ $rc = 0 ] || { skip "no Prometheus of sid: $(tail -1 "$TMP/sid.err")"; return; }
+	echo "  $("$bin" --version 2>&1 | head -1)"
+	dashboard_check "$bin"
+}
+
+# dashboard_check PROMETHEUS: the dashboard's queries against a text and a
+# protobuf scrape of the tool by that Prometheus binary. The tool runs in
+# the node (NS_B), as test_handover's does: the hand-over's netfilter
+# part sees the namespace the tool is in; Prometheus scrapes it there.
+dashboard_check() {
+	local port2=$((PROM_PORT + 1)) pids=() p PROM_NS=$NS_B
+	# the hand-over panel needs a pod behind a node with real RX stamps
+	# (lib.sh): made once, for both dashboard tests
+	if [ -z "${DASH_POD:-}" ]; then
+		[ -c /dev/net/tun ] || { skip "no /dev/net/tun: no pod for the hand-over panel"; return; }
+		setup_tunwire || { fail "cannot set up the TUN wire (tests/tunwire.c)"; return; }
+		setup_pod || { fail "cannot set up the pod behind the node"; return; }
+		DASH_POD=1
+	fi
+	printf '#!/bin/sh\nexec ip netns exec %s %s "$@"\n' "$NS_B" "$NSL" > "$TMP/nsl-node"
+	chmod +x "$TMP/nsl-node"
+	NSL=$TMP/nsl-node start_tool "$TMP/dash.json" -n -1 -I -C --resolution 8 --listen "127.0.0.1:$PORT" \
+		-e ip-start,tcp-start,udp-start,tcp-socket-enqueued,udp-socket-enqueued,tcp-socket-read,udp-socket-read,netns-handover ||
+		return
+	PROM_BIN=$1 prom_server dash-text "$PROM_PORT"
+	pids+=("$PROM_PID")
+	PROM_BIN=$1 prom_server dash-pb "$port2" --enable-feature=native-histograms
+	pids+=("$PROM_PID")
+	for p in "$PROM_PORT" "$port2"; do
+		wait_for 30 eval '[ "$(PROM_PORT='"$p"' prom_query up)" = 1 ]' ||
+			{ fail "Prometheus on $p does not scrape the tool: $(tail -2 "$TMP/dash-text.log")"
+			  stop_tool; kill "${pids[@]}"; return; }
+	done
+	tcp_traffic 5306 300
+	serve udp 5307 --count 300 --duration-s 10 || return
+	client udp 5307 --count 300 --interval-us 2000
+	wait_server
+	# over the wire, through the node into the pod: the hand-over
+	ip netns exec "$NS_P" "$TG" server --proto udp --bind "$PADDR_P" --port 5308 \
+		--duration-s 4 > /dev/null &
+	BG_PIDS+=($!)
+	sleep 0.3
+	ip netns exec "$NS_A" "$TG" client --proto udp --connect "$PADDR_P" --port 5308 \
+		--count 200 --interval-us 2000 > /dev/null || fail "client to the pod failed"
+	sleep 3		# scrapes after the traffic, within the 10 s rate window
+	for p in "$PROM_PORT" "$port2"; do
+		ip netns exec "$NS_B" "$PYTHON" "$ROOT/tests/integration/dashcheck.py" "http://127.0.0.1:$p" \
+			"$ROOT/docs/grafana-dashboard.json" tcp-socket-read > "$TMP/dash.$p" 2>&1 ||
+			fail "dashboard on the $([ "$p" = "$PROM_PORT" ] && echo text || echo protobuf) scrape: $(grep -A1 'empty\|error' "$TMP/dash.$p" | head -6 | tr '\n' ' ')"
+	done
+	stop_tool
+	kill "${pids[@]}" 2> /dev/null
+	wait "${pids[@]}" 2> /dev/null
+	echo "  queries with series: text (classic) $(grep -c ': [1-9]' "$TMP/dash.$PROM_PORT"), protobuf (native) $(grep -c ': [1-9]' "$TMP/dash.$port2"), of $(grep -c '^[vp]' "$TMP/dash.$PROM_PORT")"
 }
 
 # The example alert rules the package ships (docs/netstacklat-rules.yml):
