@@ -44,6 +44,15 @@ static void prom_label(FILE *out, const char *name, const char *value,
 	fputc('"', out);
 }
 
+/* {name="value",... without the closing brace. */
+static void prom_label_set(FILE *out, const struct nsl_labels *labels)
+{
+	fputc('{', out);
+	for (unsigned int i = 0; i < labels->n; i++)
+		prom_label(out, labels->l[i].name, labels->l[i].value,
+			   labels->l[i].len, i == 0);
+}
+
 /* {hook="...",interface="...",cgroup="..."} without the closing brace. */
 static void prom_labels(FILE *out, const struct nsl_report *r,
 			const struct nsl_report_hist *h)
@@ -51,10 +60,15 @@ static void prom_labels(FILE *out, const struct nsl_report *r,
 	struct nsl_labels labels = { 0 };
 
 	nsl_prom_labels(r, h, &labels);
-	fputc('{', out);
-	for (unsigned int i = 0; i < labels.n; i++)
-		prom_label(out, labels.l[i].name, labels.l[i].value,
-			   labels.l[i].len, i == 0);
+	prom_label_set(out, &labels);
+}
+
+/* An info metric's series: name{labels} 1 */
+static void prom_info_series(FILE *out, const char *name, const struct nsl_labels *labels)
+{
+	fputs(name, out);
+	prom_label_set(out, labels);
+	fputs("} 1\n", out);
 }
 
 /* One cumulative bucket: le in seconds, +Inf when le_s < 0. */
@@ -176,9 +190,9 @@ static void prom_recursion(FILE *out, const struct nsl_report *r)
 }
 
 /*
- * An info metric per hook asked for: how it attaches (or "unavailable",
- * with the reason) and the one netns it sees ("" for all), so that a
- * dashboard tells "no traffic" from "cannot see it".
+ * An info metric per hook asked for: how it attaches (method "" where no
+ * method works, with the reason) and the one netns it sees ("" for all),
+ * so that a dashboard tells "no traffic" from "cannot see it".
  */
 static void prom_hook_info(FILE *out, const struct nsl_report *r)
 {
@@ -193,11 +207,7 @@ static void prom_hook_info(FILE *out, const struct nsl_report *r)
 		if (!r->status[h].enabled)
 			continue;
 		nsl_hook_info_labels(&r->status[h], h, &labels);
-		fputs("netstacklat_hook_info{", out);
-		for (unsigned int i = 0; i < labels.n; i++)
-			prom_label(out, labels.l[i].name, labels.l[i].value,
-				   labels.l[i].len, i == 0);
-		fputs("} 1\n", out);
+		prom_info_series(out, "netstacklat_hook_info", &labels);
 	}
 }
 
@@ -208,10 +218,8 @@ static void prom_build_info(FILE *out, const struct nsl_report *r)
 
 	nsl_build_info_labels(r, &labels);
 	fputs("# HELP netstacklat_build_info " NSL_HELP_BUILD_INFO "\n"
-	      "# TYPE netstacklat_build_info gauge\nnetstacklat_build_info{", out);
-	for (unsigned int i = 0; i < labels.n; i++)
-		prom_label(out, labels.l[i].name, labels.l[i].value, labels.l[i].len, i == 0);
-	fputs("} 1\n", out);
+	      "# TYPE netstacklat_build_info gauge\n", out);
+	prom_info_series(out, "netstacklat_build_info", &labels);
 }
 
 /*

@@ -38,7 +38,7 @@ struct nsl_label {
 struct nsl_labels {
 	struct nsl_label l[5];
 	unsigned int n;
-	char num[4][24];
+	char num[3][24];
 };
 
 /*

@@ -5,12 +5,18 @@
 #include "listing.h"
 #include "log.h"
 
+/* A hook -e/-d left out: the plan marks it so (plan.c). */
+static bool disabled(const struct nsl_hook_state *hs)
+{
+	return !strcmp(hs->why, "disabled");
+}
+
 void nsl_list_hooks(const struct nsl_loader *l, FILE *f, bool all)
 {
 	for (int h = 0; h < NSL_NR_HOOKS; h++) {
 		const struct nsl_hook_state *hs = &l->hooks[h];
 
-		if (!all && !strcmp(hs->why, "disabled"))
+		if (!all && disabled(hs))
 			continue;
 		if (hs->method != NSL_METHOD_NONE)
 			fprintf(f, "  %-20s %-11s %s\n", nsl_hooks[h].name,
@@ -110,7 +116,7 @@ void nsl_status_line(const struct nsl_loader *l, char *buf, size_t len)
 	for (int h = 0; h < NSL_NR_HOOKS && n < len; h++) {
 		const struct nsl_hook_state *hs = &l->hooks[h];
 
-		if (!strcmp(hs->why, "disabled"))
+		if (disabled(hs))
 			continue;
 		if (hs->method == NSL_METHOD_NONE) {
 			off++;

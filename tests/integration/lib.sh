@@ -348,6 +348,25 @@ setup_pod() {
 	ip -n "$NS_P" -6 route add default via $PADDR6_N
 }
 
+# The tool inside the node (its "own" namespace is the node's, where the
+# netfilter link goes), under its own PID (ip netns exec execs it).
+node_tool() {
+	printf '#!/bin/sh\nexec ip netns exec %s %s "$@"\n' "$NS_B" "$NSL" > "$TMP/nsl-node"
+	chmod +x "$TMP/nsl-node"
+	NSL=$TMP/nsl-node start_tool "$@"
+}
+
+# reports_in FILE: the whole reports FILE holds so far (nothing while the
+# tool is writing one)
+reports_in() {
+	$JQ "$1" lines
+}
+
+# more_reports FILE N: FILE holds more than N reports (re-read each call)
+more_reports() {
+	[ "$(reports_in "$1")" -gt "$2" ] 2> /dev/null
+}
+
 # child_of PID: PID's first child process (the tool's jailed /metrics
 # server, src/4-sink/jailchild.c), or nothing.
 child_of() {

@@ -398,11 +398,6 @@ test_interface_renamed() {
 	expect "udp-socket-enqueued samples" "$($JQ "$out" count udp-socket-enqueued)" -eq 100
 }
 
-# more_reports FILE N: FILE holds more than N reports (re-read each call)
-more_reports() {
-	[ "$($JQ "$1" lines)" -gt "$2" ]
-}
-
 cap_eff() {
 	awk '/^CapEff:/ { print $2 }' /proc/"$1"/status
 }

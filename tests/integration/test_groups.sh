@@ -568,8 +568,8 @@ test_dead_netns_reclaimed() {
 	# group retired twice would show there
 	wait_for 30 eval '[ "$(sum_reclaimed "$out")" -ge '"$DEAD_NETNS"' ]' ||
 		echo "  not all reclaimed within 30 s"
-	n=$(wc -l < "$out")
-	wait_for 5 eval '[ "$(wc -l < "$out")" -gt '"$n"' ]'
+	n=$(reports_in "$out")
+	wait_for 5 more_reports "$out" "$n"
 	stop_tool
 	ip netns del "$live"
 	expect "map_full" "$($JQ "$out" counter udp-socket-enqueued map_full)" -eq 0
@@ -618,11 +618,11 @@ test_dead_netns_retired_once() {
 	unshare -n bash -c "$(declare -f udp_lo); udp_lo 3; sleep 1"
 	# the walk (ms), the idle retire, the drain at tick 20 (4 s), a
 	# reclaim; then one report more (a second reclaim would show there)
-	wait_for 20 eval '[ "$(wc -l < "$out")" -ge 22 ] && [ "$(sum_reclaimed "$out")" -ge 1 ]' ||
+	wait_for 20 eval 'more_reports "$out" 21 && [ "$(sum_reclaimed "$out")" -ge 1 ]' ||
 		echo "  no reclaim by tick 22 within 20 s"
-	mark=$(wc -l < "$out")
-	wait_for 5 eval '[ "$(wc -l < "$out")" -gt '"$mark"' ]'
-	mark=$(wc -l < "$out")
+	mark=$(reports_in "$out")
+	wait_for 5 more_reports "$out" "$mark"
+	mark=$(reports_in "$out")
 	: > "$inums"
 	for i in 0 1 2 3 4; do
 		ip netns add "nsl$ID-once$i" || { fail "cannot add a namespace"; return; }

@@ -31,13 +31,6 @@ QADDR_N=198.18.6.1 QADDR_P=198.18.6.2
 TBF_LATENCY_MS=5
 
 
-# The tool inside the node (its "own" namespace is the node's, where the
-# netfilter link goes), under its own PID (ip netns exec execs it).
-node_tool() {
-	printf '#!/bin/sh\nexec ip netns exec %s %s "$@"\n' "$NS_B" "$ROOT/netstacklat" > "$TMP/nsl-node"
-	chmod +x "$TMP/nsl-node"
-	NSL=$TMP/nsl-node start_tool "$@"
-}
 
 # scoped_tool OUT ARGS...: one more instance, in the node's namespace,
 # whose selection (-n, -i) is the test's traffic alone: its counters,

@@ -284,7 +284,7 @@ test_prom_jail() {
 		"$(awk '$1 == "SigBlk:" { print $2 }' /proc/"$child"/status 2>/dev/null)" = 0000000000000000
 	kill -0 "$TOOL_PID" || fail "the tool died with its server"
 	sleep 1
-	wait_for 10 eval '[ "$(wc -l < "$out")" -ge 10 ]'
+	wait_for 10 more_reports "$out" 9
 	stop_tool
 	# a report every 0.2 s throughout: no gap of a second
 	gaps=$(python3 -c '
@@ -338,7 +338,7 @@ test_prom_real_server() {
 	start_tool "$TMP/out.json" --listen "127.0.0.1:$PORT" -n "/run/netns/$NS_B" || return
 	prom_server prometheus "$PROM_PORT"
 	# traffic once it scrapes: rates of a server that came late are 0
-	wait_for 30 eval '[ "$(prom_query up)" = 1 ]' ||
+	prom_scrapes "$PROM_PORT" ||
 		{ fail "Prometheus does not scrape the tool: $(tail -2 "$TMP/prometheus.log")"; stop_tool; return; }
 	serve tcp 5304 || return
 	client tcp 5304 --count 3000 --interval-us 2000
@@ -529,6 +529,12 @@ test_prom_hostile_names() {
 	expect "Prometheus, protobuf: the native histogram's count under both names" "$v_pb" = "$reads"
 }
 
+# prom_scrapes PORT: the Prometheus on PORT has scraped the tool (up is 1),
+# within 30 s
+prom_scrapes() {
+	PROM_PORT=$1 wait_for 30 eval '[ "$(prom_query up)" = 1 ]'
+}
+
 prom_query() {	# prom_query PROMQL: the value of a one-element vector, or ""
 	# shellcheck disable=SC2086
 	${PROM_NS:+ip netns exec $PROM_NS} curl -s --max-time 5 "http://127.0.0.1:$PROM_PORT/api/v1/query" --data-urlencode "query=$1" |
@@ -580,9 +586,7 @@ dashboard_check() {
 		setup_pod || { fail "cannot set up the pod behind the node"; return; }
 		DASH_POD=1
 	fi
-	printf '#!/bin/sh\nexec ip netns exec %s %s "$@"\n' "$NS_B" "$NSL" > "$TMP/nsl-node"
-	chmod +x "$TMP/nsl-node"
-	NSL=$TMP/nsl-node start_tool "$TMP/dash.json" -n -1 -I -C --resolution 8 --listen "127.0.0.1:$PORT" \
+	node_tool "$TMP/dash.json" -n -1 -I -C --resolution 8 --listen "127.0.0.1:$PORT" \
 		-e ip-start,tcp-start,udp-start,tcp-socket-enqueued,udp-socket-enqueued,tcp-socket-read,udp-socket-read,netns-handover ||
 		return
 	PROM_BIN=$1 prom_server dash-text "$PROM_PORT"
@@ -590,7 +594,7 @@ dashboard_check() {
 	PROM_BIN=$1 prom_server dash-pb "$port2" --enable-feature=native-histograms
 	pids+=("$PROM_PID")
 	for p in "$PROM_PORT" "$port2"; do
-		wait_for 30 eval '[ "$(PROM_PORT='"$p"' prom_query up)" = 1 ]' ||
+		prom_scrapes "$p" ||
 			{ fail "Prometheus on $p does not scrape the tool: $(tail -2 "$TMP/dash-text.log")"
 			  stop_tool; kill "${pids[@]}"; return; }
 	done

@@ -142,7 +142,7 @@ test_clock_alarm_rearmed() {
 	# a slow machine may miss that, which is no fault of the tool: again
 	for try in 1 2 3; do
 		n=$(reports_in "$out")
-		wait_for 10 eval '[ "$(reports_in "$out")" -gt '"$n"' ]' ||
+		wait_for 10 more_reports "$out" "$n" ||
 			{ fail "no report within 10 s"; stop_tool; return; }
 		n=$(reports_in "$out")
 		sleep 0.3	# the loader looks just after writing the report
@@ -161,16 +161,10 @@ print(" ".join(v))' > "$TMP/bss.value"
 		flag=
 	done
 	[ "$flag" = 1 ] || { fail "no write between two reports in 3 tries"; stop_tool; return; }
-	wait_for 15 eval '[ "$(reports_in "$out")" -ge '"$((n + 2))"' ]' ||
+	wait_for 15 more_reports "$out" $((n + 1)) ||
 		fail "no two more reports within 15 s"
 	expect "moved_reported two reports later" "$(moved_reported "$id")" -eq 0
 	stop_tool
-}
-
-# reports_in FILE: JSON reports written so far (one a line)
-reports_in() {
-	local n
-	n=$(wc -l < "$1") && echo "$n"
 }
 
 # --sample 16 beside an unsampled instance on the same 4,000 datagrams:
