@@ -27,8 +27,10 @@
 #                                                bound is > NS (may be > NS)
 #   jsonq.py FILE count_lower_ge HOOK NS         samples in buckets whose lower
 #                                                bound is >= NS (surely > NS)
-#   jsonq.py FILE pct HOOK P [KEY=VALUE..]       upper bucket bound holding
-#                                                rank ceil(P*count), all reports
+#   jsonq.py FILE pct HOOK P [+K] [KEY=VALUE..]  upper bucket bound holding
+#                                                rank ceil(P*count), all reports;
+#                                                with +K, K ranks higher (at
+#                                                most count)
 #   jsonq.py FILE recursion PROG                 recursion_misses of program
 #                                                PROG summed over reports;
 #                                                "null" if a report has none
@@ -147,13 +149,14 @@ def main():
         print(" ".join(sorted({str(h.get(args[1])) for h in hists(reports, args[0])})))
     elif q == "pct":
         merged = {}
+        above = int(args.pop(2)[1:]) if len(args) > 2 and args[2].startswith("+") else 0
         where = [a.split("=", 1) for a in args[2:]]
         for h in hists(reports, args[0], where):
             for b in h["buckets"]:
                 le = b["le_ns"] if b["le_ns"] is not None else 2**62
                 merged[le] = merged.get(le, 0) + b["count"]
         total = sum(merged.values())
-        rank, seen = -(-total * int(float(args[1]) * 1000) // 1000), 0
+        rank, seen = min(total, -(-total * int(float(args[1]) * 1000) // 1000) + above), 0
         for le in sorted(merged):
             seen += merged[le]
             if seen >= rank:

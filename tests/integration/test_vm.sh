@@ -9,15 +9,18 @@
 # VM_TESTS_510). 6.12 and sid also have the fallbacks (netfilter
 # links, tracepoints): there the fallback mode is tested as well. See
 # docs/vm-test.md.
+# The guests share nothing with the host's tests but the CPUs, so
+# tests/run starts this script first and lets it run beside the others:
+# tests/run: beside
 source "$(dirname "$0")/lib.sh"
 
 VM=$ROOT/.output/vm
 # one guest after the other: this machine has 2 cores, a guest uses both
 read -ra KERNELS <<< "${VM_KERNELS:-5.10 6.1 6.12 sid}"
-# limit per guest: all hung and killed, the whole test stays under
-# tests/run's 15 minutes (6.1's guest, with the HOL scenarios, takes
-# about 150 s under TCG)
-VM_TIMEOUT=${VM_TIMEOUT:-210}
+# limit per guest: all hung and killed, the whole test stays under the
+# 30 minutes tests/run gives a script that runs beside the others (6.12's
+# guest takes about 150 s under TCG alone, 190 s beside other tests)
+VM_TIMEOUT=${VM_TIMEOUT:-420}
 # the kernels booted, pinned (scripts/vm/build); NSL_VM_NEWEST=1 (make
 # test-vm-newest) boots each line's newest instead, and then the pinned
 # one is the last known good
@@ -735,7 +738,14 @@ vm_fallback_udp_read_agrees() {
 # TCG (means of 4-44 us measured), more on a packet
 # that meets an interrupt or a descheduled vCPU. For all but the enqueue
 # hooks the mean shift must stay under 150 us, and each percentile of the
-# later method within one bucket of the earlier's shifted by up to that.
+# later method within one bucket of the earlier's shifted by up to that,
+# the earlier's taken k = ceil(n / 100) ranks higher (1 in 100 samples,
+# at least 1): a sample whose two programs a descheduled vCPU separates
+# moves by milliseconds, alone, and at p99 of 200 samples one such move
+# is a move of the percentile. Measured once in four full runs here: a
+# tcp-socket-read sample from fentry's <= 4 ms bucket into the fallback's
+# 8-16 ms one, the sums 13.4 ms apart (193 samples, every other bucket
+# within one sample). The mean shift bounds what those few add in all.
 # The enqueue hooks have real work in between (above, up to milliseconds
 # under TCG): only the order is checked there.
 # (docs/hooks.md: what a user sees when switching.)
@@ -747,8 +757,8 @@ AGREE_MAX_SHIFT_NS=150000
 AGREE_PCTS=(0.5 0.9 0.99)
 
 vm_fallback_hooks_agree() {
-	local h i p n_a n_b reads e l ef lf n s_e s_l d line only other
-	local -a pe pl
+	local h i p n_a n_b reads e l ef lf n k s_e s_l d line only other
+	local -a pe pl pk
 	for h in $HOOKS; do
 		# a hook with one method on this kernel (the table): nothing to
 		# compare; it records the traffic in that one, and does not run
@@ -781,15 +791,16 @@ vm_fallback_hooks_agree() {
 		*) expect "$h: samples" "$n_a" -ge 200 ;;
 		esac
 		[ "$n_a" -eq "$n_b" ] && [ "$n_a" -gt 0 ] || continue
-		n=$n_a e=${AGREE_EARLIER[$h]}
+		n=$n_a e=${AGREE_EARLIER[$h]} k=$(((n_a + 99) / 100))
 		[ "$e" = fentry ] && l=fallback || l=fentry
 		ef=$OUT/agree-$e.json lf=$OUT/agree-$l.json
 		s_e=$($JQ "$ef" sum $h) s_l=$($JQ "$lf" sum $h)
 		d=$(((s_l - s_e) / n))
 		# each jsonq query is a python start: every percentile once
-		pe=() pl=()
+		pe=() pl=() pk=()
 		for p in "${AGREE_PCTS[@]}"; do
 			pe+=("$($JQ "$ef" pct $h $p)") pl+=("$($JQ "$lf" pct $h $p)")
+			pk+=("$($JQ "$ef" pct $h $p +$k)")
 		done
 		echo "  $h: $n samples, $e first; p50/p90/p99 (ns) $e ${pe[*]}, $l ${pl[*]}; mean shift $d ns"
 		expect "$h: $l's sum (measures after $e)" "$s_l" -ge "$s_e"
@@ -797,8 +808,8 @@ vm_fallback_hooks_agree() {
 			p=${AGREE_PCTS[i]}
 			expect "$h p$p: $l's bucket bound (not below $e's)" "${pl[i]}" -ge "${pe[i]}"
 			case $h in *-enqueued) continue ;; esac
-			[ "${pl[i]}" -le $((2 * (pe[i] + AGREE_MAX_SHIFT_NS))) ] ||
-				fail "$h p$p: $e <= ${pe[i]} ns, $l <= ${pl[i]} ns: more than one bucket above $e's shifted by $AGREE_MAX_SHIFT_NS ns"
+			[ "${pl[i]}" -le $((2 * (pk[i] + AGREE_MAX_SHIFT_NS))) ] ||
+				fail "$h p$p: $e <= ${pe[i]} ns (<= ${pk[i]} ns $k ranks higher), $l <= ${pl[i]} ns: more than one bucket above $e's shifted by $AGREE_MAX_SHIFT_NS ns"
 		done
 		case $h in *-enqueued) ;; *)
 			expect "$h: mean shift in ns" "$d" -le $AGREE_MAX_SHIFT_NS ;;
