@@ -10,7 +10,7 @@ source "$(dirname "$0")/lib.sh"
 TESTS=(test_runner_dies test_runner_exit_status test_runner_hangs
        test_runner_no_result test_runner_clean test_runner_unexpected_skips
        test_runner_killed_restores test_runner_own_setup_fails
-       test_runner_undefined_test)
+       test_runner_undefined_test test_runner_beside)
 
 # case NAME BODY: a script test_NAME.sh that sources lib.sh, then BODY
 make_case() {
@@ -127,6 +127,32 @@ TESTS=(t_a t_late)
 run_tests
 t_late() { :; }'
 	expect_run undef 1 "1 passed, 1 failed, 0 skipped" "t_late (no test function t_late defined"
+}
+
+# A script marked "# tests/run: beside" runs at nice 10 alongside the
+# others (each of the two waits for the other to have started: run one
+# after the other, both would fail), and is judged as they are: the beside
+# one's lost test is still a failure, named after the others' results.
+test_runner_beside() {
+	local meet="$TMP/beside"
+	make_case beside "# tests/run: beside
+t_b() { touch $meet/b; wait_for 30 test -e $meet/a || fail 'test_a not running'
+	expect nice \"\$(nice)\" = 10; }
+t_c() { :; }
+TESTS=(t_b t_c)
+declare_tests \"\${TESTS[@]}\"
+run_test t_b
+echo \"\$UNSET_VARIABLE\"
+run_test t_c"
+	printf '#!/usr/bin/env bash\nsource "%s/tests/integration/lib.sh"\n%s\n' "$ROOT" \
+		"t_a() { touch $meet/a; wait_for 30 test -e $meet/b || fail 'test_beside not running'
+	expect nice \"\$(nice)\" = 0; }
+TESTS=(t_a)
+run_tests" > "$meet/test_a.sh"
+	expect_run beside 1 "2 passed, 1 failed, 0 skipped" "t_c (no result: "
+	expect "the line after the foreground's summary" \
+		"$(grep -A1 "^== $meet/test_a.sh: " "$TMP/beside.out" | tail -1)" = \
+		"== $meet/test_beside.sh ran beside the others:"
 }
 
 run_tests

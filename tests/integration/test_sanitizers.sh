@@ -8,20 +8,12 @@
 #    look at fails as well.
 #  - valgrind_count2, valgrind_listen: memcheck on the normal build, no
 #    leak, no error.
-#  - fuzz_options_corpus: the committed libFuzzer corpus of the option
-#    parser replayed (make fuzz grows it).
-#  - fuzz_httproute: the corpus of the /metrics request router replayed,
-#    then FUZZ_SECONDS of fuzzing from it.
+#  (The fuzzers' corpora: test_fuzz.sh.)
 # NSL_TESTS picks among the tests of TESTS; the ASan suites then do not
 # run (they are whole suites, and their namespaces other tests' business).
 source "$(dirname "$0")/lib.sh"
 
 ASAN_NSL=${ASAN_NSL:-$ROOT/.output/asan/netstacklat}
-FUZZ_DIR=$ROOT/.output/fuzz
-# fuzzing in make test: long enough for a change that breaks the router
-# in a common way to be found (a few million inputs), short against the
-# rest of the suites
-FUZZ_SECONDS=20
 SUITES=(test_core test_errors test_netfilter test_prometheus test_groups)
 # Under ASan a suite runs the same userspace paths with fewer rounds where
 # its rounds only repeat them (issue #46 item 7: test_groups' churn is
@@ -30,8 +22,18 @@ SUITES=(test_core test_errors test_netfilter test_prometheus test_groups)
 # tenants each still outnumber the ids (--max-groups) and the quota (8).
 declare -A ASAN_ENV=([test_groups]="CHURN_CGROUPS=40 CHURN_IFACES=20 CHURN_NETNS=40
 	DEAD_NETNS=60 TENANT_NETNS=40 TENANT_CGROUPS=30")
-TESTS=(test_asan_early_exits test_valgrind_count2 test_valgrind_listen
-       test_fuzz_options_corpus test_fuzz_httproute)
+# Left out under ASan: tests whose userspace path another one of its
+# suite runs, the difference being on the kernel's side (which packets
+# the BPF programs count: one sample per read, the known answers, the
+# enqueue hooks, MPTCP, the error queue, IPv6 beside IPv4 in the same
+# netfilter code) or on the consumer's (Prometheus' queries of the
+# dashboard; the rules, which promtool alone checks). Issue #46 item 7.
+declare -A ASAN_LEAVE_OUT=(
+	[test_core]="test_one_sample_per_read test_known_answer test_enqueue_once_per_skb
+		test_enqueue_reader_drains test_mptcp_reads test_errqueue_reads"
+	[test_netfilter]="test_nf_tcp_tun_v6 test_nf_udp_veth_v6"
+	[test_prometheus]="test_prom_dashboard test_prom_dashboard_sid test_prom_rules")
+TESTS=(test_asan_early_exits test_valgrind_count2 test_valgrind_listen)
 
 # Reports go to files (one per process) that the tool can write also after
 # it switched to --user: $TMP is private, so open a way through it.
@@ -68,7 +70,8 @@ asan_suite() {
 		fi
 		echo "RESULT $verdict asan_${name#test_}${rest:+ $rest}"
 	# shellcheck disable=SC2086
-	done < <(env ${ASAN_ENV[$suite]:-} NSL=$ASAN_NSL bash "$ROOT/tests/integration/$suite.sh" 2>&1)
+	done < <(env ${ASAN_ENV[$suite]:-} NSL_LEAVE_OUT="${ASAN_LEAVE_OUT[$suite]:-}" \
+		NSL=$ASAN_NSL bash "$ROOT/tests/integration/$suite.sh" 2>&1)
 }
 
 if [ -z "${NSL_TESTS:-}" ]; then
@@ -156,54 +159,6 @@ test_valgrind_listen() {
 		{ kill -KILL "$pid"; fail "no exit within 60 s of SIGINT under valgrind"; }
 	wait "$pid"; rc=$?
 	expect_memcheck_clean "$rc" "$TMP/valgrind-listen.log"
-}
-
-# fuzz_failed LOG WHAT: libFuzzer's LOG ends in a finding: the test fails
-# with the first line of its report and the first of our frames; the
-# report's start and the input (a corpus file, or base64, as $TMP goes)
-# are shown.
-fuzz_failed() {
-	local where
-	sed -n '/ERROR\|runtime error/,$p' "$1" | sed 's/ (BuildId: [0-9a-f]*)//' |
-		head -20 | sed 's/^/  /'
-	grep '^Running: ' "$1" | tail -1 | sed 's/^Running: /  input: /'
-	grep -m1 '^Base64: ' "$1" | sed 's/^/  input, /'
-	where=$(grep -m1 -oE '(src|tests/fuzz)/[^ :]+\.c:[0-9]+' "$1")
-	fail "$2: $(grep -m1 -oE '(ERROR|runtime error).*' "$1")${where:+ at $where}"
-}
-
-# replay_corpus NAME MIN: every input of tests/fuzz/corpus/NAME (MIN at
-# least) once through .output/fuzz/fuzz_NAME, the harness built with
-# libFuzzer+ASan+UBSan: no crash, no leak, no broken promise it checks.
-replay_corpus() {
-	local name=$1 min=$2 log=$TMP/replay-$1.log files
-	files=("$ROOT/tests/fuzz/corpus/$name"/*)
-	expect "corpus inputs" "${#files[@]}" -ge "$min" || return 1
-	# the fuzzer's own flags, not the suites' log files
-	ASAN_OPTIONS='' UBSAN_OPTIONS='' "$FUZZ_DIR/fuzz_$name" -artifact_prefix="$TMP/" \
-		"${files[@]}" > "$log" 2>&1 || { fuzz_failed "$log" "replay failed"; return 1; }
-	expect "inputs replayed" "$(grep -c '^Executed ' "$log")" -eq "${#files[@]}"
-}
-
-test_fuzz_options_corpus() {
-	local bin=$FUZZ_DIR/fuzz_options
-	[ -x "$bin" ] || { fail "no $bin: make $bin"; return; }
-	replay_corpus options 50
-}
-
-# The request router (issue #44): the corpus, then FUZZ_SECONDS of
-# fuzzing from it, new inputs and any finding in $TMP.
-test_fuzz_httproute() {
-	local bin=$FUZZ_DIR/fuzz_httproute log=$TMP/fuzz-httproute.log
-	[ -x "$bin" ] || { fail "no $bin: make $bin"; return; }
-	replay_corpus httproute 15 || return
-	mkdir "$TMP/httproute-new"
-	ASAN_OPTIONS='' UBSAN_OPTIONS='' "$bin" -dict="$ROOT/tests/fuzz/httproute.dict" \
-		-max_len=8192 -max_total_time=$FUZZ_SECONDS -timeout=10 \
-		-print_final_stats=1 -artifact_prefix="$TMP/" \
-		"$TMP/httproute-new" "$ROOT/tests/fuzz/corpus/httproute" > "$log" 2>&1 ||
-		{ fuzz_failed "$log" "fuzzing found"; return; }
-	echo "  fuzz_httproute: $(awk '/^stat::number_of_executed_units/ { print $2 }' "$log") inputs in $FUZZ_SECONDS s"
 }
 
 run_tests

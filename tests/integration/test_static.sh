@@ -4,6 +4,9 @@
 # scripts/check and .clang-tidy). Needs the generated skeleton (make).
 # And the generated include/schema.h: what its generator writes, and its
 # thresholds right in exact integer arithmetic.
+# Userspace only, nothing of the machine's: tests/run lets it run beside
+# the other scripts.
+# tests/run: beside
 source "$(dirname "$0")/lib.sh"
 
 # checker NAME: scripts/check NAME, its findings shown on failure
