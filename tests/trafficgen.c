@@ -12,6 +12,9 @@
  *  - the server can sleep before each read so that queued data provably sits
  *    in the socket receive queue for at least --read-delay-ms;
  *  - the report carries the server/client PID so tests can filter on it;
+ *  - with --rx-stamps the server reports, per read, the RX timestamp the
+ *    kernel gave the read (SO_TIMESTAMPNS: the one the tracer's read hook
+ *    measures from) against the times it found data queued and read it;
  *  - every wait is bounded (poll timeouts plus a hard alarm), so a broken
  *    test fails quickly instead of hanging CI.
  *
@@ -100,16 +103,29 @@ struct config {
 	bool errqueue;			/* TX timestamps, read back (TCP) */
 	bool oob;			/* each message's last byte urgent (TCP) */
 	bool peek;			/* server: 0-byte MSG_PEEK first (UDP) */
+	bool rx_stamps;			/* server: per-read RX stamps reported */
 	/* both */
 	int protocol;			/* socket(): 0, or IPPROTO_MPTCP */
 	/* both */
 	const char *report;
 };
 
+/* server --rx-stamps: one read, CLOCK_REALTIME ns (the stamps' clock) */
+struct rx_read {
+	int64_t ready;			/* poll() said data was queued */
+	int64_t start;			/* the read was called */
+	int64_t stamp;			/* the read's SCM_TIMESTAMPNS, 0: none */
+	int64_t done;			/* the read returned */
+	int64_t bytes;
+};
+#define MAX_RX_READS 4096
+
 struct stats {
 	uint64_t ops;			/* reads (server) or writes (client) */
 	uint64_t bytes;
 	uint64_t errqueue_reads;	/* client --errqueue */
+	struct rx_read *rx;		/* server --rx-stamps: the first reads */
+	size_t n_rx;
 };
 
 static volatile sig_atomic_t stop_requested;
@@ -122,6 +138,7 @@ static const char usage_text[] =
 "             [--start-delay-ms N] [--read-size B] [--rcvbuf B]\n"
 "             [--duration-s S] [--count N]\n"
 "             [--ready-file PATH] [--report PATH] [--mptcp] [--peek]\n"
+"             [--rx-stamps]\n"
 "  " PROG " client --proto tcp|udp --connect ADDR --port N [--msg-size B]\n"
 "             [--count N] [--interval-us U] [--duration-s S] [--errqueue]\n"
 "             [--oob] [--mptcp] [--report PATH]\n"
@@ -134,6 +151,11 @@ static const char usage_text[] =
 "  --rcvbuf sets SO_RCVBUF (the kernel doubles it) before listen/bind.\n"
 "  --peek (UDP): before each read, a 0-byte recv(MSG_PEEK) of the next\n"
 "  datagram, which the read then takes (peeks are not counted).\n"
+"  --rx-stamps: SO_TIMESTAMPNS on; the report's \"rx\" lists, for each of\n"
+"  the first 4096 reads, [ready, start, stamp, done, bytes]: CLOCK_REALTIME\n"
+"  ns when poll() found data, when the read was called, the RX stamp it\n"
+"  returned (that of the last skb it took; 0: none), when it returned;\n"
+"  and its bytes.\n"
 "  Stops at TCP EOF, after --count reads, or after --duration-s; a UDP\n"
 "  server needs --count or --duration-s.  --ready-file is created\n"
 "  (containing the PID) once the socket is listening/bound.\n"
@@ -170,6 +192,14 @@ static int sys_error(const char *call)
 {
 	fprintf(stderr, PROG ": %s: %s\n", call, strerror(errno));
 	return -1;
+}
+
+static int64_t realtime_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
 }
 
 static uint64_t now_ns(void)
@@ -375,6 +405,7 @@ enum {
 	OPT_ERRQUEUE,
 	OPT_OOB,
 	OPT_PEEK,
+	OPT_RX_STAMPS,
 	OPT_MPTCP,
 };
 
@@ -389,6 +420,7 @@ static const struct option server_opts[] = {
 	{ "mptcp",		no_argument,	   NULL, OPT_MPTCP },
 	{ "rcvbuf",		required_argument, NULL, OPT_RCVBUF },
 	{ "peek",		no_argument,	   NULL, OPT_PEEK },
+	{ "rx-stamps",		no_argument,	   NULL, OPT_RX_STAMPS },
 	{ "duration-s",		required_argument, NULL, OPT_DURATION },
 	{ "count",		required_argument, NULL, OPT_COUNT },
 	{ "ready-file",		required_argument, NULL, OPT_READY_FILE },
@@ -534,6 +566,9 @@ static void handle_opt(struct config *cfg, const struct option *opts,
 		break;
 	case OPT_ERRQUEUE:
 		cfg->errqueue = true;
+		break;
+	case OPT_RX_STAMPS:
+		cfg->rx_stamps = true;
 		break;
 	case OPT_PEEK:
 		cfg->peek = true;
@@ -717,14 +752,45 @@ static int accept_one(int lfd, uint64_t deadline)
 }
 
 /*
- * One read (TCP) or recv (UDP).  Returns bytes, 0 for TCP EOF, -1 for an
- * error and -2 for "nothing counted, carry on" (EINTR, empty datagram).
+ * recvmsg() with room for SCM_TIMESTAMPNS: *stamp is the RX stamp the
+ * kernel put there (TCP: tcp_recv_timestamp(), from the last skb the read
+ * copied from; UDP: the datagram's), 0 if none.
  */
-static ssize_t read_once(const struct config *cfg, int fd, char *buf)
+static ssize_t read_stamped(int fd, char *buf, size_t size, int64_t *stamp)
+{
+	char control[CMSG_SPACE(sizeof(struct timespec))];
+	struct iovec iov = { .iov_base = buf, .iov_len = size };
+	struct msghdr msg = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = control, .msg_controllen = sizeof(control),
+	};
+	struct cmsghdr *c;
+	struct timespec ts;
+	ssize_t n = recvmsg(fd, &msg, 0);
+
+	*stamp = 0;
+	for (c = n > 0 ? CMSG_FIRSTHDR(&msg) : NULL; c; c = CMSG_NXTHDR(&msg, c)) {
+		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_TIMESTAMPNS) {
+			memcpy(&ts, CMSG_DATA(c), sizeof(ts));
+			*stamp = (int64_t)ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
+		}
+	}
+	return n;
+}
+
+/*
+ * One read (TCP) or recv (UDP); with --rx-stamps through recvmsg(), the
+ * RX stamp in *stamp.  Returns bytes, 0 for TCP EOF, -1 for an error and
+ * -2 for "nothing counted, carry on" (EINTR, empty datagram).
+ */
+static ssize_t read_once(const struct config *cfg, int fd, char *buf,
+			 int64_t *stamp)
 {
 	ssize_t n;
 
-	if (cfg->socktype == SOCK_STREAM) {
+	if (cfg->rx_stamps) {
+		n = read_stamped(fd, buf, cfg->read_size, stamp);
+	} else if (cfg->socktype == SOCK_STREAM) {
 		n = read(fd, buf, cfg->read_size);
 	} else {
 		/* the datagram is queued (poll said so): the peek returns 0 */
@@ -747,6 +813,7 @@ static int receive_loop(const struct config *cfg, int fd, uint64_t deadline,
 {
 	char *buf = malloc(cfg->read_size);
 	uint64_t start_delay_ns = cfg->start_delay_ns;
+	int64_t ready = 0, start = 0, stamp = 0;
 	int ret = 0;
 	ssize_t n;
 
@@ -757,6 +824,8 @@ static int receive_loop(const struct config *cfg, int fd, uint64_t deadline,
 		if (ret <= 0)
 			break;
 		ret = 0;
+		if (cfg->rx_stamps)
+			ready = realtime_ns();
 		/*
 		 * Sleep only once data is queued, right before the read: that
 		 * way the data being read has sat in the receive queue for at
@@ -771,13 +840,19 @@ static int receive_loop(const struct config *cfg, int fd, uint64_t deadline,
 		start_delay_ns = 0;
 		if (deadline_passed(deadline))
 			break;
-		n = read_once(cfg, fd, buf);
+		if (cfg->rx_stamps)
+			start = realtime_ns();
+		n = read_once(cfg, fd, buf, &stamp);
 		if (n == 0)
 			break;
 		if (n == -1) {
 			ret = -1;
 			break;
 		}
+		if (n > 0 && st->rx && st->n_rx < MAX_RX_READS)
+			st->rx[st->n_rx++] = (struct rx_read){
+				.ready = ready, .start = start, .stamp = stamp,
+				.done = realtime_ns(), .bytes = n };
 		if (n > 0) {
 			st->ops++;
 			st->bytes += n;
@@ -812,6 +887,16 @@ static int run_server(const struct config *cfg, uint64_t deadline,
 			return 0;
 		if (fd < 0)
 			return -1;
+	}
+	/* on the socket that reads (the accepted one: TCP), before any read */
+	if (cfg->rx_stamps) {
+		int on = 1;
+
+		st->rx = calloc(MAX_RX_READS, sizeof(*st->rx));
+		if (!st->rx || setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPNS, &on, sizeof(on)) < 0) {
+			close(fd);
+			return sys_error("--rx-stamps: calloc or setsockopt(SO_TIMESTAMPNS)");
+		}
 	}
 	ret = receive_loop(cfg, fd, deadline, st);
 	close(fd);
@@ -1085,20 +1170,37 @@ static int run_client(const struct config *cfg, uint64_t deadline,
 static int emit_report(const struct config *cfg, const struct stats *st)
 {
 	bool server = cfg->role == ROLE_SERVER;
-	char line[256];
+	char *line = NULL;
+	size_t len = 0, i;
+	FILE *f = open_memstream(&line, &len);
+	int ret = 0;
 
-	snprintf(line, sizeof(line),
-		 "{\"role\":\"%s\",\"proto\":\"%s\",\"%s\":%llu,"
-		 "\"bytes\":%llu,\"errqueue_reads\":%llu,\"pid\":%ld}\n",
-		 server ? "server" : "client", cfg->proto,
-		 server ? "reads" : "writes", (unsigned long long)st->ops,
-		 (unsigned long long)st->bytes,
-		 (unsigned long long)st->errqueue_reads, (long)getpid());
+	if (!f)
+		return sys_error("open_memstream");
+	fprintf(f, "{\"role\":\"%s\",\"proto\":\"%s\",\"%s\":%llu,"
+		"\"bytes\":%llu,\"errqueue_reads\":%llu,\"pid\":%ld",
+		server ? "server" : "client", cfg->proto,
+		server ? "reads" : "writes", (unsigned long long)st->ops,
+		(unsigned long long)st->bytes,
+		(unsigned long long)st->errqueue_reads, (long)getpid());
+	if (st->rx) {
+		fputs(",\"rx\":[", f);
+		for (i = 0; i < st->n_rx; i++)
+			fprintf(f, "%s[%lld,%lld,%lld,%lld,%lld]", i ? "," : "",
+				(long long)st->rx[i].ready, (long long)st->rx[i].start,
+				(long long)st->rx[i].stamp,
+				(long long)st->rx[i].done, (long long)st->rx[i].bytes);
+		fputc(']', f);
+	}
+	fputs("}\n", f);
+	if (fclose(f))
+		return sys_error("open_memstream");
 	fputs(line, stdout);
 	fflush(stdout);
 	if (cfg->report)
-		return write_file_atomic(cfg->report, line);
-	return 0;
+		ret = write_file_atomic(cfg->report, line);
+	free(line);
+	return ret;
 }
 
 int main(int argc, char **argv)
@@ -1124,5 +1226,6 @@ int main(int argc, char **argv)
 	 */
 	if (emit_report(&cfg, &st) < 0)
 		ret = -1;
+	free(st.rx);
 	return ret < 0 ? EXIT_SOCK : 0;
 }

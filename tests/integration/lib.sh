@@ -440,6 +440,19 @@ expect_unstamped() {
 	done
 }
 
+# expect_reads_within TOOL_JSON SERVER_JSON: the tool's tcp-socket-read
+# samples against the reads of a reader with --read-delay-ms 50
+# --rx-stamps (trafficgen): each sample lies between its read's call and
+# return, measured from the stamp that read returned; a read below 50 ms
+# is one whose stamp came after the reader's poll, named (readcheck.py)
+expect_reads_within() {
+	local out rc
+	out=$("$PYTHON" "$ROOT/tests/integration/readcheck.py" "$1" "$2" tcp-socket-read 50000000)
+	rc=$?
+	printf '%s\n' "$out" | sed '$d'
+	[ $rc = 0 ] || fail "reads of $(basename "$2"): $(printf '%s\n' "$out" | tail -1)"
+}
+
 # expect_known_answer FILE [READS]: the tool's JSON from a reader that let
 # data wait 50 ms before each of its reads of 10 messages 100 ms apart:
 # one sample per read, every read sample >= 50 ms (at bucket resolution:

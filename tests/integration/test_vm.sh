@@ -368,6 +368,7 @@ vm_fentry_one_sample_per_read() {
 }
 
 vm_fentry_known_answer() {
+	expect_reads_within "$OUT/fentry-known.json" "$OUT/fentry-known.server"
 	expect_known_answer "$OUT/fentry-known.json"
 }
 
@@ -390,34 +391,21 @@ vm_fentry_unstamped() { unstamped fentry; }
 vm_fallback_udp_unstamped() { unstamped fallback; }
 
 # --resolution 8 -C (the verifier of each kernel takes the schema buckets
-# and the shared, atomic histograms): reads that waited 50 ms land in the
-# bucket of 50 ms or one of the next two (9 % each), none below. One read
-# per sample (a loaded host may let two messages reach one read: then one
-# read is below, and the smallest bucket is not checked), and the
-# median, not the largest: under emulation on a busy host one read can be
-# late by a bucket or two (once 68 ms), which says nothing of the buckets.
+# and the shared, atomic histograms): one sample per read, each in the
+# bucket of its read's wait as the reader saw it (expect_reads_within).
+# A read below 50 ms is one whose stamp came after the reader's poll:
+# readcheck.py names it (once on 6.1 and once on sid it was 48.2 ms;
+# before the reader reported its stamps, one such read was let pass).
 vm_fentry_resolution() {
-	local f=$OUT/fentry-res8.json reads min
+	local f=$OUT/fentry-res8.json reads
 	expect_guest_rc fentry-res8 0 || return
 	reads=$(json_field "$OUT/fentry-res8.server" reads) || { fail "no server report"; return; }
 	expect "server reads (10 messages)" "$reads" -ge 5
 	expect "tcp-socket-read samples (server reads)" "$($JQ "$f" count tcp-socket-read)" -eq "$reads" ||
 		return
-	# a read that took two messages (the sender late by over 50 ms, then
-	# on time) has the later one's stamp: below 50 ms, and rightly so
-	# (seen once on 6.1, in a `make test`: 48.2 ms); so has a message whose
-	# last segment reached the socket after its first (one read of ten on
-	# sid, in a `make test`: 48.2 ms again). One such read is let pass,
-	# not two: the second smallest bucket is checked.
-	if [ "$reads" -eq 10 ]; then
-		min=$($JQ "$f" min_le tcp-socket-read)
-		[ "$min" -lt 50000000 ] && echo "  note: smallest read bucket bound $min ns (one read below 50 ms)"
-		expect "second smallest read bucket bound (ns)" "$($JQ "$f" pct tcp-socket-read 0.2)" -ge 50000000
-	else
-		echo "  note: $reads reads of 10 messages: the smallest bucket is not checked"
-	fi
-	expect "median read bucket bound (ns)" "$($JQ "$f" pct tcp-socket-read 0.5)" -le 64842519
+	expect_reads_within "$OUT/fentry-res8.json" "$OUT/fentry-res8.server"
 }
+
 
 # hol_pair NAME: a -y (NAME-y) and a filtered (NAME-f) instance watched the
 # same reads on the testbed: both count every read. Sets HOL_NY, HOL_NF,
@@ -895,6 +883,7 @@ vm_fallback_collapsed_agree() {
 }
 
 vm_fallback_known_answer() {
+	expect_reads_within "$OUT/fallback-known.json" "$OUT/fallback-known.server"
 	expect_known_answer "$OUT/fallback-known.json"
 }
 

@@ -159,7 +159,7 @@ run_udp_reads() {	# run_udp_reads NAME MODE
 
 # known answer: data waits 50 ms in the queue before each read
 run_known() {	# run_known NAME MODE [TOOL_ARGS...]
-	serve $1 tcp 5005 --read-delay-ms 50 --count 10
+	serve $1 tcp 5005 --read-delay-ms 50 --count 10 --rx-stamps
 	tool_start $1 --attach=$2 -n /run/netns/B \
 		-e tcp-socket-enqueued,tcp-socket-read "${@:3}"
 	client $1 tcp 5005 --count 10 --interval-us 100000
