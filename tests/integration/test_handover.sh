@@ -90,19 +90,22 @@ stamps_left() {
 # hand-over's second half, tp_handover_xmit); SKIP_ENQ, UDP sk_data_ready
 # (tp_data_ready); SKIP_FREE, IPv4 kfree_skb (tp_handover_drop).
 pod_udp() {
-	local out=$1 count=$2 interval=$3 addr=${4:-$PADDR_P} pod=${POD_NS:-$NS_P}
-	rm -f "$TMP/ready" "$TMP/server.json"
-	ip netns exec "$pod" "$TG" server --proto udp --bind "$addr" --port 5301 \
-		--duration-s 4 ${POD_RCVBUF:+--rcvbuf $POD_RCVBUF} --ready-file "$TMP/ready" --report "$TMP/server.json" > /dev/null &
-	BG_PIDS+=($!)
-	local srv=$!
-	wait_for 10 test -s "$TMP/ready" || { fail "pod reader did not start"; return 1; }
+	local out=$1 count=$2 interval=$3 addr=${4:-$PADDR_P} pod=${POD_NS:-$NS_P} srv
 	node_tool "$out" -n -1 -I "${TOOL_ARGS[@]}" || return 1
 	SCOPED_PIDS=()
 	scoped_tool "$out.ho" -i "${POD_IF:-$IF_HN}" -e netns-handover &&
 	scoped_tool "$out.pod" -n "/run/netns/$pod" -e udp-socket-enqueued || return 1
 	init_ctx_start net:net_dev_start_xmit "name == \"${POD_IF:-$IF_HN}\"" \
 		sock:sk_data_ready "protocol == 17" skb:kfree_skb "protocol == 2048"
+	# the reader last, once everything above is up: its 4 s are the
+	# traffic's (three instances attaching took most of them on a loaded
+	# machine, and it stopped before the last datagrams came)
+	rm -f "$TMP/ready" "$TMP/server.json"
+	ip netns exec "$pod" "$TG" server --proto udp --bind "$addr" --port 5301 \
+		--duration-s 4 ${POD_RCVBUF:+--rcvbuf $POD_RCVBUF} --ready-file "$TMP/ready" --report "$TMP/server.json" > /dev/null &
+	srv=$!
+	BG_PIDS+=("$srv")
+	wait_for 10 test -s "$TMP/ready" || { fail "pod reader did not start"; return 1; }
 	ip netns exec "$NS_A" "$TG" client --proto udp --connect "$addr" --port 5301 \
 		--count "$count" --interval-us "$interval" > "$TMP/client.json" ||
 		fail "client failed: $(cat "$TMP/client.json")"
