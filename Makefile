@@ -47,6 +47,8 @@ PB_OBJS := $(PB_GEN:.c=.o)
 HTTP_LIBS := -ldl -lpthread -lseccomp
 # READY=1, STATUS= and WATCHDOG=1 for systemd's Type=notify (src/5-app/service.c)
 SYSTEMD_LIBS := -lsystemd
+# the container runtimes' state files, JSON (src/2-collect/containers.c)
+JSON_LIBS := -ljson-c
 
 SRCS      := $(wildcard $(addsuffix /*.c,$(ROOMS)))
 # Pure userspace code: no libbpf, unit-tested on the host (the ground room,
@@ -123,11 +125,16 @@ $(OUTPUT)/3-format/prom_pb.o: $(PB_GEN)
 
 netstacklat: $(CORE_OBJS) $(APP_OBJS) $(PB_OBJS)
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ $(LIBBPF_LIBS) $(HTTP_LIBS) $(SYSTEMD_LIBS) $(MATH_LIBS) $(PB_LIBS) -o $@
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ $(LIBBPF_LIBS) $(HTTP_LIBS) $(SYSTEMD_LIBS) $(JSON_LIBS) $(MATH_LIBS) $(PB_LIBS) -o $@
 
 $(OUTPUT)/tests/test_%: tests/unit/test_%.c $(CORE_OBJS) $(PB_OBJS) | $(OUTPUT)/tests
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $< $(CORE_OBJS) $(PB_OBJS) -lcmocka $(MATH_LIBS) $(PB_LIBS) -lz -o $@
+
+# containers.c alone, on state files under the test's NSL_TEST_STATE_ROOT
+$(OUTPUT)/tests/test_containers: tests/unit/test_containers.c $(OUTPUT)/2-collect/containers.o | $(OUTPUT)/tests
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) $^ -lcmocka $(JSON_LIBS) -o $@
 
 # cgnames.c alone, on a directory tree the test gives as its cgroup2 mount
 $(OUTPUT)/tests/test_cgnames: tests/unit/test_cgnames.c $(OUTPUT)/2-collect/cgnames.o | $(OUTPUT)/tests
@@ -312,7 +319,7 @@ $(SAN_OUT)/%.o: src/%.c | $(SAN_OUT) $(DEPS_STAMP)
 
 $(SAN_OUT)/netstacklat: $(SAN_OBJS) $(PB_OBJS)
 	$(call msg,LINK,$@)
-	$(Q)$(SAN_CC) $(CFLAGS) $(SAN_FLAGS) $^ $(LIBBPF_LIBS) $(HTTP_LIBS) $(SYSTEMD_LIBS) $(MATH_LIBS) $(PB_LIBS) -o $@
+	$(Q)$(SAN_CC) $(CFLAGS) $(SAN_FLAGS) $^ $(LIBBPF_LIBS) $(HTTP_LIBS) $(SYSTEMD_LIBS) $(JSON_LIBS) $(MATH_LIBS) $(PB_LIBS) -o $@
 
 # what each harness tests, besides the headers
 $(OUTPUT)/fuzz/fuzz_options: $(wildcard src/5-app/cli*.c) src/0-base/hooks.c

@@ -13,6 +13,19 @@
 #include <net/if.h>
 #include "netstacklat.h"
 
+/*
+ * The container a group's cgroup belongs to, and its Kubernetes pod, as
+ * the runtime's own state names them (src/2-collect/containers.c,
+ * docs/containers.md); each name NULL where unknown.
+ */
+struct nsl_container {
+	const char *runtime;		/* "containerd", "cri-o", "docker", "podman"; NULL: unsaid */
+	char id[65];			/* the runtime's container id, 64 hex digits */
+	char *name;			/* the runtime's name for it (docker, podman) */
+	char *pod, *pod_namespace, *pod_uid;	/* a Kubernetes pod's */
+	char *container;		/* its name in the pod; NULL: the pod's sandbox */
+};
+
 struct nsl_report_hist {
 	struct nsl_group_key key;	/* hook, and ifindex/cgroup if grouped */
 	unsigned int schema;		/* the layout of the slots (include/hist.h) */
@@ -35,6 +48,7 @@ struct nsl_report_hist {
 	uint64_t sum_wraps;
 	char ifname[IF_NAMESIZE];	/* "" if unknown or not grouped */
 	const char *cgroup_path;	/* NULL if unknown or not grouped */
+	const struct nsl_container *container;	/* -C: NULL if none */
 	/*
 	 * Grouped: a group is (key, serial); a key that comes back after
 	 * its group was reclaimed is a new group, counted from zero. gone:

@@ -20,6 +20,7 @@
 #include "hist.h"
 #include "log.h"
 #include "cgnames.h"
+#include "containers.h"
 #include "clock.h"
 #include "targets.h"
 
@@ -124,6 +125,9 @@ static struct nsl_group *new_group(struct nsl_groups *g, const struct nsl_group_
 	gr->active_tick = g->tick;
 	if (g->c.group_cgroup && key->cgroup)
 		gr->cgroup_path = nsl_cgroup_path(key->cgroup, false);
+	/* once: a series' labels stay what they were when it began */
+	if (gr->cgroup_path)
+		gr->container = nsl_container_of_cgroup(gr->cgroup_path);
 	if (g->c.group_ifindex && key->ifindex)
 		nsl_ifindex_exists(g, gr);	/* its name */
 	g->by_id[id] = gr;

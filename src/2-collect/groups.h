@@ -50,6 +50,8 @@ struct nsl_group {
 	uint64_t reclaim_tick;		/* tick that reclaimed it */
 	struct timespec gone_at;	/* CLOCK_MONOTONIC */
 	char *cgroup_path;		/* -C: under the cgroup2 mount; NULL: unknown */
+	/* -C: its container, named when the group was first seen; NULL: none */
+	struct nsl_container *container;
 	/*
 	 * -I: the interface's name, learnt with the group and followed
 	 * while the interface exists (a rename renames the group): a gone

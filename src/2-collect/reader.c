@@ -134,6 +134,7 @@ static int add_group(struct nsl_reader *r, const struct nsl_group *gr)
 	h->gone = gr->state != NSL_GROUP_LIVE;
 	h->gone_tick = gr->gone_tick;
 	h->cgroup_path = gr->cgroup_path;
+	h->container = gr->container;
 	/* the name the table keeps: a gone interface's too */
 	snprintf(h->ifname, sizeof(h->ifname), "%s", gr->ifname);
 	return 0;

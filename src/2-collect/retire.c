@@ -15,6 +15,7 @@
 #include "retire.h"
 #include "report.h"
 #include "cgnames.h"
+#include "containers.h"
 #include "clock.h"
 #include "targets.h"
 
@@ -23,6 +24,7 @@ void nsl_group_free(struct nsl_group *gr)
 	if (!gr)
 		return;
 	free(gr->cgroup_path);
+	nsl_container_free(gr->container);
 	free(gr->final);
 	free(gr);
 }

@@ -68,6 +68,27 @@ static void json_time(FILE *out, const struct timespec *ts)
 	fprintf(out, "\"%s.%03ldZ\"", buf, (long)(ts->tv_nsec / 1000000));
 }
 
+/* A group's container (docs/containers.md): null, or its names, null where unknown. */
+static void json_container(FILE *out, const struct nsl_container *c)
+{
+	const struct { const char *key, *value; } f[] = {
+		{ "runtime", c ? c->runtime : NULL }, { "id", c ? c->id : NULL },
+		{ "name", c ? c->name : NULL }, { "namespace", c ? c->pod_namespace : NULL },
+		{ "pod", c ? c->pod : NULL }, { "pod_uid", c ? c->pod_uid : NULL },
+		{ "container", c ? c->container : NULL },
+	};
+
+	if (!c) {
+		fputs("null", out);
+		return;
+	}
+	for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++) {
+		fprintf(out, "%s\"%s\":", i ? "," : "{", f[i].key);
+		json_string(out, f[i].value, SIZE_MAX);
+	}
+	fputc('}', out);
+}
+
 /* "group": grouped fields right after "hook", as consumers expect them. */
 static void json_group(FILE *out, const struct nsl_report *r,
 		       const struct nsl_report_hist *h)
@@ -84,6 +105,8 @@ static void json_group(FILE *out, const struct nsl_report *r,
 		fprintf(out, ",\"cgroup\":%" PRIu64 ",\"cgroup_path\":",
 			(uint64_t)h->key.cgroup);
 		json_string(out, h->cgroup_path, SIZE_MAX);
+		fputs(",\"container\":", out);
+		json_container(out, h->container);
 	}
 }
 

@@ -101,10 +101,37 @@ static int table_ifname(FILE *out, const struct nsl_report_hist *h)
 	return n + 3;
 }
 
+/*
+ * A container's names, where known, instead of its cgroup's path:
+ * " [pod NAMESPACE/POD container NAME]", " [container NAME]"
+ */
+static int table_container(FILE *out, const struct nsl_container *c)
+{
+	int n;
+
+	if (c->pod && c->pod_namespace) {
+		n = fprintf(out, " [pod ");
+		n += table_name(out, c->pod_namespace, SIZE_MAX);
+		n += fprintf(out, "/");
+		n += table_name(out, c->pod, SIZE_MAX);
+		if (c->container) {
+			n += fprintf(out, " container ");
+			n += table_name(out, c->container, SIZE_MAX);
+		}
+		return n + fprintf(out, "]");
+	}
+	n = fprintf(out, " [container ");
+	n += table_name(out, c->name ? c->name : c->id, c->name ? SIZE_MAX : 12);
+	return n + fprintf(out, "]");
+}
+
 static int table_cgroup(FILE *out, const struct nsl_report_hist *h)
 {
 	int n;
 
+	if (h->container && (h->container->name || h->container->pod ||
+			     !h->container->pod_uid))
+		return table_container(out, h->container);
 	if (!h->cgroup_path)
 		return fprintf(out, " [cgroup %" PRIu64 "]",
 			       (uint64_t)h->key.cgroup);

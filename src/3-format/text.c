@@ -102,7 +102,26 @@ void nsl_prom_labels(const struct nsl_report *r, const struct nsl_report_hist *h
 				 (uint64_t)h->key.cgroup);
 			l[out->n++] = (struct nsl_label){ "cgroup", out->num[1], SIZE_MAX };
 		}
+		nsl_container_labels(h->container, out);
 	}
+}
+
+void nsl_container_labels(const struct nsl_container *c, struct nsl_labels *out)
+{
+	struct nsl_label *l = out->l;
+
+	if (!c)
+		return;
+	if (!c->pod && !c->pod_uid) {
+		l[out->n++] = (struct nsl_label){ "name", c->name ? c->name : c->id, SIZE_MAX };
+		return;
+	}
+	if (c->pod_namespace)
+		l[out->n++] = (struct nsl_label){ "namespace", c->pod_namespace, SIZE_MAX };
+	if (c->pod)
+		l[out->n++] = (struct nsl_label){ "pod", c->pod, SIZE_MAX };
+	if (c->container)
+		l[out->n++] = (struct nsl_label){ "container", c->container, SIZE_MAX };
 }
 
 void nsl_hook_info_labels(const struct nsl_hook_status *st, int h,

@@ -36,7 +36,7 @@ struct nsl_label {
 
 /* Room for the labels of a histogram and the numbers among their values. */
 struct nsl_labels {
-	struct nsl_label l[5];
+	struct nsl_label l[8];
 	unsigned int n;
 	char num[3][24];
 };
@@ -45,10 +45,15 @@ struct nsl_labels {
  * The labels of histogram h, in both Prometheus formats: hook, then with
  * -I interface (its name, "" when none is known) and ifindex (always: a
  * label holds one kind of value), netns with -I -n -1, and with -C cgroup
- * (its path; its id when unknown).
+ * (its path; its id when unknown) and, where its cgroup is a container's,
+ * as kubelet and cAdvisor name them: namespace, pod and container (what
+ * of them is known) for a Kubernetes pod's, else name (the runtime's name
+ * for the container, or its id) (docs/containers.md).
  */
 void nsl_prom_labels(const struct nsl_report *r, const struct nsl_report_hist *h,
 		     struct nsl_labels *out);
+/* A container's labels, as nsl_prom_labels() gives them, added to out. */
+void nsl_container_labels(const struct nsl_container *c, struct nsl_labels *out);
 
 /*
  * The labels of netstacklat_hook_info for hook h, in both Prometheus

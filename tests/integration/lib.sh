@@ -185,6 +185,11 @@ expect() {
 	return 1
 }
 
+# have_cgroup2: a cgroup v2 hierarchy this script may make cgroups in
+have_cgroup2() {
+	[ -n "$CG_ROOT" ] && [ -w "$CG_ROOT/cgroup.procs" ]
+}
+
 # skip WHY: the running test needs something this machine lacks.
 skip() {
 	SKIP_REASON=$*

@@ -181,10 +181,6 @@ test_pid_filter_word() {
 		"$(json_field "$TMP/server.json" reads)"
 }
 
-have_cgroup2() {
-	[ -n "$CG_ROOT" ] && [ -w "$CG_ROOT/cgroup.procs" ]
-}
-
 make_cgroups() {
 	CG_SERVER=$CG_ROOT/nsl$ID-server CG_OTHER=$CG_ROOT/nsl$ID-other
 	mkdir -p "$CG_SERVER" "$CG_OTHER" || return 1

@@ -121,6 +121,15 @@ static void build_basic(struct fixture *f)
  * namespaces, one unavailable (a reason that needs escaping). The second
  * group is gone (its last report), and the group counts are filled.
  */
+#define CONTAINER_ID "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+static struct nsl_container pod_container = {
+	.runtime = "containerd", .id = CONTAINER_ID, .pod = "web-0",
+	.pod_namespace = "shop", .pod_uid = "1e2d-0516", .container = "nginx",
+};
+static struct nsl_container docker_container = {
+	.runtime = "docker", .id = CONTAINER_ID, .name = "cache",
+};
+
 static void build_grouped(struct fixture *f)
 {
 	static struct nsl_hook_status status[NSL_NR_HOOKS] = {
@@ -167,6 +176,21 @@ static void build_grouped(struct fixture *f)
 	h->key.ifindex = 3;
 	h->key.cgroup = 9012;
 	h->cgroup_path = "/user.slice";
+
+	/* a Kubernetes pod's container, and docker's (docs/containers.md) */
+	h = add_hist(f, NSL_HOOK_TCP_SOCK_READ, 3000);
+	h->key.ifindex = 4;
+	h->key.cgroup = 9100;
+	h->cgroup_path = "/kubepods.slice/kubepods-pod1e2d_0516.slice/cri-containerd-"
+			 CONTAINER_ID ".scope";
+	h->container = &pod_container;
+	set_bucket(h, 12, 1);
+	h = add_hist(f, NSL_HOOK_TCP_SOCK_READ, 1500);
+	h->key.ifindex = 4;
+	h->key.cgroup = 9200;
+	h->cgroup_path = "/system.slice/docker-" CONTAINER_ID ".scope";
+	h->container = &docker_container;
+	set_bucket(h, 11, 1);
 
 	cnt = f->r.counters[NSL_HOOK_TCP_SOCK_READ];
 	for (c = 0; c < NSL_NR_COUNTERS; c++)

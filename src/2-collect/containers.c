@@ -1,0 +1,403 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Containers by name, from what the runtimes themselves keep on the host
+ * (docs/containers.md). No API, no daemon: files a root process reads.
+ *
+ * 1. The cgroup path. Each runtime names a container's cgroup after its
+ *    id, with the systemd cgroup driver as a scope, with cgroupfs as a
+ *    directory:
+ *      docker-ID.scope              /docker/ID              docker
+ *      libpod-ID.scope              /libpod_parent/libpod-ID podman
+ *      cri-containerd-ID.scope                              containerd
+ *      crio-ID.scope                                        CRI-O
+ *      kubepods[-QOS]-podUID.slice  /kubepods[/QOS]/podUID/ID   a pod
+ *    (ID: 64 hex digits; the slice's UID has '_' for '-'; k3s lays its
+ *    pods out as kubelet does). The container's processes may make
+ *    cgroups of their own below its scope: the nearest one up counts.
+ *    The runtimes' conmon scopes (libpod-conmon-ID, crio-conmon-ID)
+ *    hold a monitor, not the container: no name.
+ * 2. The runtime's state, by id:
+ *      containerd  /run/containerd/io.containerd.runtime.v2.task/NS/ID/
+ *                  config.json, the OCI bundle: the CRI plugin's
+ *                  annotations io.kubernetes.cri.sandbox-name,
+ *                  -namespace, -uid, container-name
+ *      CRI-O       /run/containers/storage/overlay-containers/ID/userdata/
+ *                  config.json: io.kubernetes.pod.name, .namespace, .uid,
+ *                  io.kubernetes.container.name
+ *      podman      /var/lib/containers/storage/overlay-containers/
+ *                  containers.json (containers/storage): its "names"
+ *      docker      /var/lib/docker/containers/ID/config.v2.json: "Name"
+ *    A pod's containers under cgroupfs do not say their runtime: both
+ *    CRI runtimes' state is looked at.
+ *
+ * Only regular files that root owns and only root may write are read, not
+ * through a symbolic link (O_NOFOLLOW), at most NSL_STATE_MAX bytes: a
+ * rootless runtime keeps its state in its user's home, which a tenant
+ * writes, so its containers keep only what the cgroup path says. A file
+ * that is not there, or not as expected, names nothing: a wrong name is
+ * worse than none. Test seam: NSL_TEST_STATE_ROOT prefixes every state
+ * path (tests/integration/test_containers.sh).
+ */
+#define _GNU_SOURCE
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <json-c/json.h>
+#include "containers.h"
+
+#define ID_LEN 64
+/* the largest state file read: a bundle's config.json is some 10 KiB */
+#define NSL_STATE_MAX (8u << 20)
+/* a name longer than this is cut: Kubernetes' names are at most 253 */
+#define NAME_MAX_LEN 253
+
+#define CONTAINERD_TASKS "/run/containerd/io.containerd.runtime.v2.task"
+#define CRIO_CONTAINERS "/run/containers/storage/overlay-containers"
+#define PODMAN_CONTAINERS "/var/lib/containers/storage/overlay-containers/containers.json"
+#define DOCKER_CONTAINERS "/var/lib/docker/containers"
+
+static bool is_id(const char *s, size_t n)
+{
+	if (n != ID_LEN)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!isxdigit((unsigned char)s[i]) || isupper((unsigned char)s[i]))
+			return false;
+	return true;
+}
+
+/* component [s, s + n) is PREFIX ID SUFFIX: the id copied into id */
+static bool named(const char *s, size_t n, const char *prefix, const char *suffix,
+		  char id[ID_LEN + 1])
+{
+	size_t p = strlen(prefix), q = strlen(suffix);
+
+	if (n != p + ID_LEN + q || strncmp(s, prefix, p) != 0 ||
+	    strncmp(s + n - q, suffix, q) != 0 || !is_id(s + p, ID_LEN))
+		return false;
+	memcpy(id, s + p, ID_LEN);
+	id[ID_LEN] = '\0';
+	return true;
+}
+
+/*
+ * A pod's uid from a component: kubepods[-QOS]-podUID.slice (systemd's
+ * driver, '_' for '-'), or podUID (cgroupfs); NULL if it is neither
+ */
+static char *pod_uid_of(const char *s, size_t n)
+{
+	const char *u = NULL;
+	size_t len = 0;
+	char *uid;
+
+	if (n > 3 && !strncmp(s, "pod", 3)) {
+		u = s + 3, len = n - 3;
+	} else if (n > 9 + 4 + 6 && !strncmp(s, "kubepods-", 9) &&
+		   !strncmp(s + n - 6, ".slice", 6)) {
+		for (size_t i = n - 6; i-- > 8;)	/* the last "-pod" */
+			if (!strncmp(s + i, "-pod", 4)) {
+				u = s + i + 4, len = n - 6 - (i + 4);
+				break;
+			}
+	}
+	if (!u || !len || len > 36)
+		return NULL;
+	for (size_t i = 0; i < len; i++)
+		if (!isxdigit((unsigned char)u[i]) && u[i] != '-' && u[i] != '_')
+			return NULL;
+	uid = strndup(u, len);
+	for (char *c = uid; c && *c; c++)
+		if (*c == '_')
+			*c = '-';
+	return uid;
+}
+
+/*
+ * The cgroups of a container, per runtime and cgroup driver: the
+ * component PREFIX ID SUFFIX, under a parent named PARENT (exactly; with
+ * pod set: starting so, under kubepods), or under any parent
+ */
+static const struct layout {
+	const char *prefix, *suffix, *parent;
+	bool pod;
+	const char *runtime;		/* NULL: a CRI runtime's, which one unsaid */
+} layouts[] = {
+	{ "docker-", ".scope", NULL, false, "docker" },
+	{ "libpod-", ".scope", NULL, false, "podman" },
+	{ "cri-containerd-", ".scope", NULL, false, "containerd" },
+	{ "crio-", ".scope", NULL, false, "cri-o" },
+	{ "", "", "docker", false, "docker" },			/* cgroupfs */
+	{ "libpod-", "", "libpod_parent", false, "podman" },	/* cgroupfs */
+	{ "", "", "pod", true, NULL },				/* kubelet's cgroupfs */
+};
+
+static bool parent_is(const struct layout *l, const char *parent, size_t n, bool kubepods)
+{
+	size_t want = l->parent ? strlen(l->parent) : 0;
+
+	if (!l->parent)
+		return true;
+	if (l->pod)
+		return kubepods && n > want && !strncmp(parent, l->parent, want);
+	return n == want && !strncmp(parent, l->parent, want);
+}
+
+int nsl_container_parse_path(const char *path, struct nsl_container *c)
+{
+	const char *comp[64] = { 0 };
+	size_t len[64] = { 0 }, n = 0, i, k;
+	const char *s = path;
+	bool kubepods = false;
+
+	while (*s && n < 64) {
+		const char *e;
+
+		while (*s == '/')
+			s++;
+		if (!*s)
+			break;
+		e = strchrnul(s, '/');
+		comp[n] = s, len[n] = (size_t)(e - s);
+		kubepods |= len[n] >= 8 && !strncmp(s, "kubepods", 8);
+		n++;
+		s = e;
+	}
+	/* the nearest container up from the cgroup itself */
+	for (i = n; i-- > 0;) {
+		for (k = 0; k < sizeof(layouts) / sizeof(layouts[0]); k++) {
+			const struct layout *l = &layouts[k];
+
+			if (named(comp[i], len[i], l->prefix, l->suffix, c->id) &&
+			    parent_is(l, i ? comp[i - 1] : "", i ? len[i - 1] : 0, kubepods))
+				break;
+		}
+		if (k < sizeof(layouts) / sizeof(layouts[0])) {
+			c->runtime = layouts[k].runtime;
+			break;
+		}
+	}
+	if (i == (size_t)-1)
+		return -1;
+	/* a pod's slice or directory above it */
+	while (kubepods && i-- > 0 && !c->pod_uid)
+		c->pod_uid = pod_uid_of(comp[i], len[i]);
+	return 0;
+}
+
+/*
+ * The contents of a state file (NUL-terminated), or NULL: absent, a link,
+ * not a regular file root owns and only root may write, or too large.
+ */
+static char *read_state(const char *path)
+{
+	const char *root = getenv("NSL_TEST_STATE_ROOT");
+	char full[4096];
+	struct stat st;
+	char *buf = NULL;
+	size_t got = 0;
+	int fd;
+
+	if ((size_t)snprintf(full, sizeof(full), "%s%s", root ? root : "", path) >= sizeof(full))
+		return NULL;
+	fd = open(full, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_uid != 0 ||
+	    (st.st_mode & (S_IWGRP | S_IWOTH)) || st.st_size > NSL_STATE_MAX ||
+	    !(buf = malloc((size_t)st.st_size + 1)))
+		goto out;
+	while (got < (size_t)st.st_size) {
+		ssize_t r = read(fd, buf + got, (size_t)st.st_size - got);
+
+		if (r <= 0) {
+			if (r < 0 && errno == EINTR)
+				continue;
+			break;
+		}
+		got += (size_t)r;
+	}
+	buf[got] = '\0';
+out:
+	close(fd);
+	return buf;
+}
+
+static json_object *parse_state(const char *path)
+{
+	char *text = read_state(path);
+	json_object *o = text ? json_tokener_parse(text) : NULL;
+
+	free(text);
+	return o;
+}
+
+/* obj[key] as a string of at most NAME_MAX_LEN bytes, or NULL */
+static char *str_of(json_object *obj, const char *key)
+{
+	json_object *v;
+	const char *s;
+
+	if (!obj || !json_object_object_get_ex(obj, key, &v) ||
+	    !json_object_is_type(v, json_type_string))
+		return NULL;
+	s = json_object_get_string(v);
+	return *s ? strndup(s, NAME_MAX_LEN) : NULL;
+}
+
+static void set_name(char **field, char *value)
+{
+	if (*field || !value) {
+		free(value);
+		return;
+	}
+	*field = value;
+}
+
+/* An OCI bundle's config.json: a pod's names from its annotations. */
+static bool from_bundle(struct nsl_container *c, const char *path, const char *pfx,
+			const char *pod_key, const char *ns_key, const char *uid_key,
+			const char *container_key)
+{
+	json_object *cfg = parse_state(path), *ann = NULL;
+	char key[96];
+
+	if (!cfg)
+		return false;
+	if (json_object_object_get_ex(cfg, "annotations", &ann)) {
+#define ANN(k) (snprintf(key, sizeof(key), "%s%s", pfx, k), str_of(ann, key))
+		set_name(&c->pod, ANN(pod_key));
+		set_name(&c->pod_namespace, ANN(ns_key));
+		set_name(&c->pod_uid, ANN(uid_key));
+		set_name(&c->container, ANN(container_key));
+#undef ANN
+	}
+	json_object_put(cfg);
+	return true;
+}
+
+/* containerd: the task's bundle, in whichever of its namespaces it is */
+static bool containerd_names(struct nsl_container *c)
+{
+	const char *root = getenv("NSL_TEST_STATE_ROOT");
+	char dir[4096], path[4096];
+	struct dirent *d;
+	bool found = false;
+	DIR *ns;
+
+	snprintf(dir, sizeof(dir), "%s%s", root ? root : "", CONTAINERD_TASKS);
+	ns = opendir(dir);
+	if (!ns)
+		return false;
+	while (!found && (d = readdir(ns))) {
+		if (d->d_name[0] == '.' || strlen(d->d_name) > 255)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s/%s/config.json", CONTAINERD_TASKS,
+			 d->d_name, c->id);
+		found = from_bundle(c, path, "io.kubernetes.cri.", "sandbox-name",
+				    "sandbox-namespace", "sandbox-uid", "container-name");
+	}
+	closedir(ns);
+	if (found)
+		c->runtime = "containerd";
+	return found;
+}
+
+static bool crio_names(struct nsl_container *c)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), "%s/%s/userdata/config.json", CRIO_CONTAINERS, c->id);
+	if (!from_bundle(c, path, "io.kubernetes.", "pod.name", "pod.namespace",
+			 "pod.uid", "container.name"))
+		return false;
+	c->runtime = "cri-o";
+	return true;
+}
+
+/* podman: containers/storage's list of containers, their names */
+static void podman_names(struct nsl_container *c)
+{
+	json_object *all = parse_state(PODMAN_CONTAINERS), *names;
+	size_t n = all && json_object_is_type(all, json_type_array) ?
+		   json_object_array_length(all) : 0;
+
+	for (size_t i = 0; i < n; i++) {
+		json_object *e = json_object_array_get_idx(all, i);
+		char *id = str_of(e, "id");
+		bool match = id && !strcmp(id, c->id);
+
+		free(id);
+		if (!match)
+			continue;
+		if (json_object_object_get_ex(e, "names", &names) &&
+		    json_object_is_type(names, json_type_array) &&
+		    json_object_array_length(names) > 0 &&
+		    json_object_is_type(json_object_array_get_idx(names, 0), json_type_string))
+			set_name(&c->name, strndup(json_object_get_string(
+				json_object_array_get_idx(names, 0)), NAME_MAX_LEN));
+		break;
+	}
+	json_object_put(all);
+}
+
+static void docker_names(struct nsl_container *c)
+{
+	char path[256], *name;
+	json_object *cfg;
+
+	snprintf(path, sizeof(path), "%s/%s/config.v2.json", DOCKER_CONTAINERS, c->id);
+	cfg = parse_state(path);
+	name = str_of(cfg, "Name");
+	/* docker keeps the name with a leading '/' */
+	if (name && name[0] == '/')
+		memmove(name, name + 1, strlen(name));
+	if (name && !*name) {
+		free(name);
+		name = NULL;
+	}
+	set_name(&c->name, name);
+	json_object_put(cfg);
+}
+
+struct nsl_container *nsl_container_of_cgroup(const char *path)
+{
+	struct nsl_container *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return NULL;
+	if (!path || nsl_container_parse_path(path, c)) {
+		free(c);
+		return NULL;
+	}
+	if (!c->runtime) {
+		if (!containerd_names(c))
+			crio_names(c);
+	} else if (!strcmp(c->runtime, "containerd")) {
+		containerd_names(c);
+	} else if (!strcmp(c->runtime, "cri-o")) {
+		crio_names(c);
+	} else if (!strcmp(c->runtime, "podman")) {
+		podman_names(c);
+	} else {
+		docker_names(c);
+	}
+	return c;
+}
+
+void nsl_container_free(struct nsl_container *c)
+{
+	if (!c)
+		return;
+	free(c->name);
+	free(c->pod);
+	free(c->pod_namespace);
+	free(c->pod_uid);
+	free(c->container);
+	free(c);
+}

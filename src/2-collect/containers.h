@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The container, and the Kubernetes pod, that a group's cgroup belongs
+ * to, from the runtimes' own state (docs/containers.md): the cgroup path
+ * says which runtime and which container id (and a pod's uid); the
+ * runtime's files give the names. Resolved once, when a group is first
+ * seen, and kept with it: a series' labels never change.
+ */
+#ifndef NSL_CONTAINERS_H
+#define NSL_CONTAINERS_H
+
+#include "report.h"
+
+/*
+ * The container of cgroup path (relative to the cgroup2 mount), or NULL:
+ * the path names none, or no memory. Every name it holds is one the
+ * runtime wrote, or NULL; the caller frees it with nsl_container_free().
+ */
+struct nsl_container *nsl_container_of_cgroup(const char *path);
+void nsl_container_free(struct nsl_container *c);
+
+/*
+ * The part of a cgroup path that names a container, filled into c (id,
+ * runtime, pod_uid; the names are left alone). 0, or -1 where the path
+ * names no container. For the unit tests and nsl_container_of_cgroup().
+ */
+int nsl_container_parse_path(const char *path, struct nsl_container *c);
+
+#endif /* NSL_CONTAINERS_H */
