@@ -30,7 +30,10 @@
  *    A pod's containers under cgroupfs do not say their runtime: both
  *    CRI runtimes' state is looked at.
  *
- * Only regular files that root owns and only root may write are read, not
+ * Only a cgroup that root made names a container: a tenant can name a
+ * cgroup of its own subtree after another's container (and a rootless
+ * runtime's containers are its user's: unnamed). Only regular files that
+ * root owns and only root may write are read, not
  * through a symbolic link (O_NOFOLLOW), at most NSL_STATE_MAX bytes: a
  * rootless runtime keeps its state in its user's home, which a tenant
  * writes, so its containers keep only what the cgroup path says. A file
@@ -50,6 +53,7 @@
 #include <unistd.h>
 #include <json-c/json.h>
 #include "containers.h"
+#include "targets.h"
 
 #define ID_LEN 64
 /* the largest state file read: a bundle's config.json is some 10 KiB */
@@ -365,13 +369,38 @@ static void docker_names(struct nsl_container *c)
 	json_object_put(cfg);
 }
 
+/*
+ * Whether root made the cgroup of container c in path (relative to the
+ * cgroup2 mount; the one whose name holds its id, not one its processes
+ * made below it): the runtimes do, as root; a tenant's delegated subtree
+ * (systemd's user@UID.service, a rootless runtime's) is the tenant's, and
+ * a tenant may name a cgroup there docker-ID.scope after someone else's
+ * container.
+ */
+static bool made_by_root(const char *path, const struct nsl_container *c)
+{
+	const char *root = nsl_cgroup2_root(), *at = NULL, *p = path;
+	char full[4096];
+	struct stat st;
+	int n;
+
+	while ((p = strstr(p, c->id)))
+		at = p++;
+	if (!root || !at)
+		return false;
+	n = snprintf(full, sizeof(full), "%s%.*s", root, (int)(strchrnul(at, '/') - path), path);
+	return n > 0 && (size_t)n < sizeof(full) && !lstat(full, &st) && S_ISDIR(st.st_mode) &&
+	       st.st_uid == 0;
+}
+
 struct nsl_container *nsl_container_of_cgroup(const char *path)
 {
 	struct nsl_container *c = calloc(1, sizeof(*c));
 
 	if (!c)
 		return NULL;
-	if (!path || nsl_container_parse_path(path, c)) {
+	if (!path || nsl_container_parse_path(path, c) || !made_by_root(path, c)) {
+		free(c->pod_uid);
 		free(c);
 		return NULL;
 	}

@@ -11,7 +11,8 @@
 # which must stay unnamed.
 source "$(dirname "$0")/lib.sh"
 
-TESTS=(test_container_pod_names test_container_docker_name test_container_state_untrusted)
+TESTS=(test_container_pod_names test_container_docker_name test_container_state_untrusted
+       test_container_tenant_cgroup)
 
 UID_=1e2d3c4b_5a69_4788_9a0b_c1d2e3f40516
 POD_UID=${UID_//_/-}
@@ -114,6 +115,18 @@ test_container_state_untrusted() {
 	served_in_cgroup "$out" json || return
 	expect "JSON container" "$(container_of "$out" "/nsl$ID/$rel")" = \
 		'{"container": null, "id": "'"$CID"'", "name": null, "namespace": null, "pod": null, "pod_uid": null, "runtime": "docker"}'
+}
+
+# A tenant's cgroup (delegated: owned by its user) named after a real
+# container, whose state is good: no container, not that one's name.
+test_container_tenant_cgroup() {
+	local rel=tenant/docker-$CID.scope out=$TMP/tenant.json
+	have_cgroup2 || { skip "no writable cgroup v2 at $CG_ROOT"; return; }
+	container_cgroup "$rel" || { fail "cannot make the tenant's cgroups"; return; }
+	chown 65534:65534 "$CG_ROOT/nsl$ID/tenant" "$CG" || { fail "cannot give the cgroups to nobody"; return; }
+	state "/var/lib/docker/containers/$CID/config.v2.json" '{"Name":"/cache"}'
+	served_in_cgroup "$out" json || return
+	expect "JSON container of a tenant's cgroup" "$(container_of "$out" "/nsl$ID/$rel")" = null
 }
 
 # check_metrics FILE: promtool finds nothing to say, where it is installed

@@ -9,18 +9,20 @@
 # VM_TESTS_510). 6.12 and sid also have the fallbacks (netfilter
 # links, tracepoints): there the fallback mode is tested as well. See
 # docs/vm-test.md.
-# The guests share nothing with the host's tests but the CPUs, so
-# tests/run starts this script first and lets it run beside the others:
-# tests/run: beside
+# The guests share nothing with the host's tests but the CPUs, yet they
+# need those: run beside the others (tests/run's second lane) a guest
+# stalled for tens of ms at nice 10, and two timing checks failed in one
+# run (vm61_fentry_hol_wan: a filtered read above 16.8 ms). So this
+# script runs in line, on a machine of its own.
 source "$(dirname "$0")/lib.sh"
 
 VM=$ROOT/.output/vm
 # one guest after the other: this machine has 2 cores, a guest uses both
 read -ra KERNELS <<< "${VM_KERNELS:-5.10 6.1 6.12 sid}"
-# limit per guest: all hung and killed, the whole test stays under the
-# 30 minutes tests/run gives a script that runs beside the others (6.12's
-# guest takes about 150 s under TCG alone, 190 s beside other tests)
-VM_TIMEOUT=${VM_TIMEOUT:-420}
+# limit per guest: all hung and killed, the whole test stays under
+# tests/run's 15 minutes (6.12's guest takes about 150 s under TCG, 190 s
+# on a machine busy with other work)
+VM_TIMEOUT=${VM_TIMEOUT:-210}
 # the kernels booted, pinned (scripts/vm/build); NSL_VM_NEWEST=1 (make
 # test-vm-newest) boots each line's newest instead, and then the pinned
 # one is the last known good
@@ -369,7 +371,8 @@ vm_fentry_one_sample_per_read() {
 
 vm_fentry_known_answer() {
 	expect_reads_within "$OUT/fentry-known.json" "$OUT/fentry-known.server"
-	expect_known_answer "$OUT/fentry-known.json"
+	# the server's reads: a reader woken late takes two messages at once
+	expect_known_answer "$OUT/fentry-known.json" "$(json_field "$OUT/fentry-known.server" reads)"
 }
 
 # unstamped MODE: packets without any RX stamp (the testbed's unstamp
@@ -884,7 +887,7 @@ vm_fallback_collapsed_agree() {
 
 vm_fallback_known_answer() {
 	expect_reads_within "$OUT/fallback-known.json" "$OUT/fallback-known.server"
-	expect_known_answer "$OUT/fallback-known.json"
+	expect_known_answer "$OUT/fallback-known.json" "$(json_field "$OUT/fallback-known.server" reads)"
 }
 
 vm_fallback_hol_forced_rto() { hol_forced_rto fallback; }

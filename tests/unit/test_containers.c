@@ -25,6 +25,28 @@
 #define UID_ "1e2d3c4b_5a69_4788_9a0b_c1d2e3f40516"
 
 static char root[64];
+static char cgroot[96];
+
+/* containers.c asks where the cgroup2 mount is: here, the test's tree */
+const char *nsl_cgroup2_root(void)
+{
+	return cgroot;
+}
+
+/* the cgroup REL (and its parents) in the test's tree, owned by uid */
+static void cgroup(const char *rel, uid_t uid)
+{
+	char path[512], *slash;
+
+	snprintf(path, sizeof(path), "%s%s/", cgroot, rel);
+	for (slash = strchr(path + strlen(cgroot) + 1, '/'); slash; slash = strchr(slash + 1, '/')) {
+		*slash = '\0';
+		mkdir(path, 0755);
+		*slash = '/';
+	}
+	path[strlen(path) - 1] = '\0';
+	assert_int_equal(chown(path, uid, uid), 0);
+}
 
 static void parsed(const char *path, const char *runtime, const char *pod_uid)
 {
@@ -63,7 +85,7 @@ static void test_paths(void **state)
 	parsed("/kubepods.slice/kubepods-pod" UID_ ".slice/crio-" ID ".scope", "cri-o", UID);
 	parsed("/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod" UID_
 	       ".slice/cri-containerd-" ID ".scope/init.scope", "containerd", UID);
-	/* rootless podman: what the path says is all there is */
+	/* rootless podman: parsed, but its user made it: nsl_container_of_cgroup() refuses it */
 	parsed("/user.slice/user-1000.slice/user@1000.service/user.slice/libpod-" ID ".scope",
 	       "podman", NULL);
 	/* cgroupfs: docker's, podman's, kubelet's (and k3s') */
@@ -93,6 +115,7 @@ static void put(const char *rel, const char *text, mode_t mode)
 		mkdir(path, 0755);
 		*slash = '/';
 	}
+	unlink(path);	/* a link an earlier case left is not followed */
 	f = fopen(path, "w");
 	assert_non_null(f);
 	fputs(text, f);
@@ -103,9 +126,11 @@ static void put(const char *rel, const char *text, mode_t mode)
 static void names(const char *path, const char *runtime, const char *name, const char *ns,
 		  const char *pod, const char *uid, const char *container)
 {
-	struct nsl_container *c = nsl_container_of_cgroup(path);
+	struct nsl_container *c;
 	const char *want[] = { name, ns, pod, uid, container };
 
+	cgroup(path, 0);
+	c = nsl_container_of_cgroup(path);
 	assert_non_null(c);
 	assert_string_equal(c->runtime, runtime);
 	const char *got[] = { c->name, c->pod_namespace, c->pod, c->pod_uid, c->container };
@@ -182,8 +207,27 @@ static void test_state(void **state)
 	names("/kubepods.slice/kubepods-pod" UID_ ".slice/crio-" ID ".scope", "cri-o",
 	      NULL, NULL, NULL, UID, NULL);
 	/* a path that names no container: no container */
+	cgroup("/system.slice/ssh.service", 0);
 	assert_null(nsl_container_of_cgroup("/system.slice/ssh.service"));
 	assert_null(nsl_container_of_cgroup(NULL));
+	/* a cgroup root did not make: a tenant's, named after a container */
+	put("/var/lib/docker/containers/" ID "/config.v2.json", "{\"Name\":\"/cache\"}", 0600);
+	names("/system.slice/docker-" ID ".scope", "docker", "cache", NULL, NULL, NULL, NULL);
+	cgroup("/user.slice/user-1000.slice/user@1000.service/docker-" ID ".scope", 1000);
+	assert_null(nsl_container_of_cgroup("/user.slice/user-1000.slice/user@1000.service/docker-"
+					    ID ".scope"));
+	/* nor one that is not there; one its processes made below it counts as its own */
+	assert_null(nsl_container_of_cgroup("/docker/"
+		"fedcba9876543210fedcba9876543210fedcba9876543210fedcba9876543210"));
+	cgroup("/system.slice/docker-" ID ".scope/init.scope", 1000);
+	{
+		struct nsl_container *c = nsl_container_of_cgroup(
+			"/system.slice/docker-" ID ".scope/init.scope");
+
+		assert_non_null(c);
+		assert_string_equal(c->name, "cache");
+		nsl_container_free(c);
+	}
 }
 
 static int setup(void **state)
@@ -191,6 +235,8 @@ static int setup(void **state)
 	(void)state;
 	snprintf(root, sizeof(root), "/tmp/nsl-containers-XXXXXX");
 	assert_non_null(mkdtemp(root));
+	snprintf(cgroot, sizeof(cgroot), "%s/cgroup", root);
+	assert_int_equal(mkdir(cgroot, 0755), 0);
 	setenv("NSL_TEST_STATE_ROOT", root, 1);
 	return 0;
 }
