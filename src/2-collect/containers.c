@@ -158,6 +158,7 @@ int nsl_container_parse_path(const char *path, struct nsl_container *c)
 	size_t len[64] = { 0 }, n = 0, i, k;
 	const char *s = path;
 	bool kubepods = false;
+	int end;
 
 	while (*s && n < 64) {
 		const char *e;
@@ -188,10 +189,19 @@ int nsl_container_parse_path(const char *path, struct nsl_container *c)
 	}
 	if (i == (size_t)-1)
 		return -1;
+	end = (int)(comp[i] + len[i] - path);
 	/* a pod's slice or directory above it */
 	while (kubepods && i-- > 0 && !c->pod_uid)
 		c->pod_uid = pod_uid_of(comp[i], len[i]);
-	return 0;
+	return end;
+}
+
+/* The state path where it lies: under NSL_TEST_STATE_ROOT in the tests. 0 or -1. */
+static int state_path(char full[4096], const char *path)
+{
+	const char *root = getenv("NSL_TEST_STATE_ROOT");
+
+	return (size_t)snprintf(full, 4096, "%s%s", root ? root : "", path) < 4096 ? 0 : -1;
 }
 
 /*
@@ -200,14 +210,13 @@ int nsl_container_parse_path(const char *path, struct nsl_container *c)
  */
 static char *read_state(const char *path)
 {
-	const char *root = getenv("NSL_TEST_STATE_ROOT");
 	char full[4096];
 	struct stat st;
 	char *buf = NULL;
 	size_t got = 0;
 	int fd;
 
-	if ((size_t)snprintf(full, sizeof(full), "%s%s", root ? root : "", path) >= sizeof(full))
+	if (state_path(full, path))
 		return NULL;
 	fd = open(full, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
@@ -232,7 +241,7 @@ out:
 	return buf;
 }
 
-static json_object *parse_state(const char *path)
+static json_object *state_json(const char *path)
 {
 	char *text = read_state(path);
 	json_object *o = text ? json_tokener_parse(text) : NULL;
@@ -268,7 +277,7 @@ static bool from_bundle(struct nsl_container *c, const char *path, const char *p
 			const char *pod_key, const char *ns_key, const char *uid_key,
 			const char *container_key)
 {
-	json_object *cfg = parse_state(path), *ann = NULL;
+	json_object *cfg = state_json(path), *ann = NULL;
 	char key[96];
 
 	if (!cfg)
@@ -288,14 +297,12 @@ static bool from_bundle(struct nsl_container *c, const char *path, const char *p
 /* containerd: the task's bundle, in whichever of its namespaces it is */
 static bool containerd_names(struct nsl_container *c)
 {
-	const char *root = getenv("NSL_TEST_STATE_ROOT");
 	char dir[4096], path[4096];
 	struct dirent *d;
 	bool found = false;
 	DIR *ns;
 
-	snprintf(dir, sizeof(dir), "%s%s", root ? root : "", CONTAINERD_TASKS);
-	ns = opendir(dir);
+	ns = state_path(dir, CONTAINERD_TASKS) ? NULL : opendir(dir);
 	if (!ns)
 		return false;
 	while (!found && (d = readdir(ns))) {
@@ -327,7 +334,7 @@ static bool crio_names(struct nsl_container *c)
 /* podman: containers/storage's list of containers, their names */
 static void podman_names(struct nsl_container *c)
 {
-	json_object *all = parse_state(PODMAN_CONTAINERS), *names;
+	json_object *all = state_json(PODMAN_CONTAINERS), *names;
 	size_t n = all && json_object_is_type(all, json_type_array) ?
 		   json_object_array_length(all) : 0;
 
@@ -356,7 +363,7 @@ static void docker_names(struct nsl_container *c)
 	json_object *cfg;
 
 	snprintf(path, sizeof(path), "%s/%s/config.v2.json", DOCKER_CONTAINERS, c->id);
-	cfg = parse_state(path);
+	cfg = state_json(path);
 	name = str_of(cfg, "Name");
 	/* docker keeps the name with a leading '/' */
 	if (name && name[0] == '/')
@@ -370,25 +377,22 @@ static void docker_names(struct nsl_container *c)
 }
 
 /*
- * Whether root made the cgroup of container c in path (relative to the
- * cgroup2 mount; the one whose name holds its id, not one its processes
- * made below it): the runtimes do, as root; a tenant's delegated subtree
- * (systemd's user@UID.service, a rootless runtime's) is the tenant's, and
- * a tenant may name a cgroup there docker-ID.scope after someone else's
- * container.
+ * Whether root made the container's cgroup, the first len bytes of path
+ * (relative to the cgroup2 mount; not one its processes made below it):
+ * the runtimes do, as root; a tenant's delegated subtree (systemd's
+ * user@UID.service, a rootless runtime's) is the tenant's, and a tenant
+ * may name a cgroup there docker-ID.scope after someone else's container.
  */
-static bool made_by_root(const char *path, const struct nsl_container *c)
+static bool made_by_root(const char *path, int len)
 {
-	const char *root = nsl_cgroup2_root(), *at = NULL, *p = path;
+	const char *root = nsl_cgroup2_root();
 	char full[4096];
 	struct stat st;
 	int n;
 
-	while ((p = strstr(p, c->id)))
-		at = p++;
-	if (!root || !at)
+	if (!root)
 		return false;
-	n = snprintf(full, sizeof(full), "%s%.*s", root, (int)(strchrnul(at, '/') - path), path);
+	n = snprintf(full, sizeof(full), "%s%.*s", root, len, path);
 	return n > 0 && (size_t)n < sizeof(full) && !lstat(full, &st) && S_ISDIR(st.st_mode) &&
 	       st.st_uid == 0;
 }
@@ -396,10 +400,11 @@ static bool made_by_root(const char *path, const struct nsl_container *c)
 struct nsl_container *nsl_container_of_cgroup(const char *path)
 {
 	struct nsl_container *c = calloc(1, sizeof(*c));
+	int len;
 
 	if (!c)
 		return NULL;
-	if (!path || nsl_container_parse_path(path, c) || !made_by_root(path, c)) {
+	if (!path || (len = nsl_container_parse_path(path, c)) < 0 || !made_by_root(path, len)) {
 		free(c->pod_uid);
 		free(c);
 		return NULL;

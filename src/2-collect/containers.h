@@ -21,8 +21,10 @@ void nsl_container_free(struct nsl_container *c);
 
 /*
  * The part of a cgroup path that names a container, filled into c (id,
- * runtime, pod_uid; the names are left alone). 0, or -1 where the path
- * names no container. For the unit tests and nsl_container_of_cgroup().
+ * runtime, pod_uid; the names are left alone). Returns the length of the
+ * path up to the end of the container's own cgroup (its processes may
+ * have made more below it), or -1 where the path names no container. For
+ * the unit tests and nsl_container_of_cgroup().
  */
 int nsl_container_parse_path(const char *path, struct nsl_container *c);
 

@@ -52,7 +52,10 @@ static void parsed(const char *path, const char *runtime, const char *pod_uid)
 {
 	struct nsl_container c = { 0 };
 
-	assert_int_equal(nsl_container_parse_path(path, &c), 0);
+	const char *scope = strstr(path, ID);
+
+	/* the path up to the end of the container's own cgroup */
+	assert_int_equal(nsl_container_parse_path(path, &c), (int)(strchrnul(scope, '/') - path));
 	if (runtime)
 		assert_string_equal(c.runtime, runtime);
 	else
