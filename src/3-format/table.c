@@ -102,36 +102,37 @@ static int table_ifname(FILE *out, const struct nsl_report_hist *h)
 }
 
 /*
- * A container's names, where known, instead of its cgroup's path:
- * " [pod NAMESPACE/POD container NAME]", " [container NAME]"
+ * A container's names instead of its cgroup's path, as the labels give
+ * them: " [pod NAMESPACE/POD container NAME]", " [container NAME]" (or its
+ * id's first 12 digits); 0 where its pod is known by its uid only (the
+ * path then says more)
  */
 static int table_container(FILE *out, const struct nsl_container *c)
 {
 	int n;
 
-	if (c->pod && c->pod_namespace) {
-		n = fprintf(out, " [pod ");
-		n += table_name(out, c->pod_namespace, SIZE_MAX);
-		n += fprintf(out, "/");
-		n += table_name(out, c->pod, SIZE_MAX);
-		if (c->container) {
-			n += fprintf(out, " container ");
-			n += table_name(out, c->container, SIZE_MAX);
-		}
+	if (!nsl_container_in_pod(c)) {
+		n = fprintf(out, " [container ");
+		n += table_name(out, c->name ? c->name : c->id, c->name ? SIZE_MAX : 12);
 		return n + fprintf(out, "]");
 	}
-	n = fprintf(out, " [container ");
-	n += table_name(out, c->name ? c->name : c->id, c->name ? SIZE_MAX : 12);
+	if (!c->pod)
+		return 0;
+	n = fprintf(out, " [pod ");
+	if (c->pod_namespace)
+		n += table_name(out, c->pod_namespace, SIZE_MAX) + fprintf(out, "/");
+	n += table_name(out, c->pod, SIZE_MAX);
+	if (c->container)
+		n += fprintf(out, " container ") + table_name(out, c->container, SIZE_MAX);
 	return n + fprintf(out, "]");
 }
 
 static int table_cgroup(FILE *out, const struct nsl_report_hist *h)
 {
-	int n;
+	int n = h->container ? table_container(out, h->container) : 0;
 
-	if (h->container && (h->container->name || h->container->pod ||
-			     !h->container->pod_uid))
-		return table_container(out, h->container);
+	if (n)
+		return n;
 	if (!h->cgroup_path)
 		return fprintf(out, " [cgroup %" PRIu64 "]",
 			       (uint64_t)h->key.cgroup);

@@ -112,7 +112,7 @@ void nsl_container_labels(const struct nsl_container *c, struct nsl_labels *out)
 
 	if (!c)
 		return;
-	if (!c->pod && !c->pod_uid) {
+	if (!nsl_container_in_pod(c)) {
 		l[out->n++] = (struct nsl_label){ "name", c->name ? c->name : c->id, SIZE_MAX };
 		return;
 	}
@@ -122,6 +122,11 @@ void nsl_container_labels(const struct nsl_container *c, struct nsl_labels *out)
 		l[out->n++] = (struct nsl_label){ "pod", c->pod, SIZE_MAX };
 	if (c->container)
 		l[out->n++] = (struct nsl_label){ "container", c->container, SIZE_MAX };
+}
+
+bool nsl_container_in_pod(const struct nsl_container *c)
+{
+	return c->pod || c->pod_uid;
 }
 
 void nsl_hook_info_labels(const struct nsl_hook_status *st, int h,
