@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
-"""dashcheck.py URL DASHBOARD HOOK: every query of the Grafana dashboard
+"""dashcheck.py URL DASHBOARD HOOK [-o FILE]: every query of the Grafana dashboard
 DASHBOARD against the Prometheus at URL (test_prometheus.sh,
 test_prom_dashboard). Grafana's variables become what "All" selects
 ($instance, $netns, ... -> .*), $hook HOOK, $__rate_interval 10s;
 label_values(SELECTOR, LABEL) is asked as Grafana asks it (the label's
 values for the series SELECTOR matches). Prints one line per query with
-the number of series (or values) it returned; exits 1 if any returned
-none."""
+the number of series (or values) it returned (to FILE with -o, made anew
+each run: a caller polling until all have series keeps the last answer);
+exits 1 if any returned none."""
 import json
 import re
 import sys
@@ -14,6 +15,8 @@ import urllib.parse
 import urllib.request
 
 url, dash, hook = sys.argv[1], sys.argv[2], sys.argv[3]
+if sys.argv[4:5] == ["-o"]:
+    sys.stdout = open(sys.argv[5], "w")
 d = json.load(open(dash))
 
 

@@ -35,6 +35,10 @@
 #                                                PROG summed over reports;
 #                                                "null" if a report has none
 #                                                (kernel), "absent" if no key
+#   jsonq.py FILE misses HOOK                    recursion_misses of every
+#                                                program serving HOOK, as
+#                                                PROG=SUM where not 0 (a log
+#                                                line), "none", or as above
 #
 # A question about something the reports do not have is an error, never a
 # 0 that an "-eq 0" check would take for an answer (issue #46 item 3): no
@@ -173,14 +177,20 @@ def main():
     elif q in ("count_upper_gt", "count_lower_ge"):
         print(sum(b["count"] for h in hists(reports, args[0])
                   for b in h["buckets"] if bucket_beyond(q, b, int(args[1]))))
-    elif q == "recursion":
+    elif q in ("recursion", "misses"):
         if any("recursion_misses" not in r for r in reports) or not reports:
             print("absent")
         elif any(r["recursion_misses"] is None for r in reports):
             print("null")
-        else:
+        elif q == "recursion":
             print(sum(p["count"] for r in reports for p in r["recursion_misses"]
                       if p["program"] == args[0]))
+        else:
+            sums = {}
+            for p in (p for r in reports for p in r["recursion_misses"]
+                      if owner(args[0]) in p["hooks"]):
+                sums[p["program"]] = sums.get(p["program"], 0) + p["count"]
+            print(" ".join(f"{k}={v}" for k, v in sorted(sums.items()) if v) or "none")
     else:
         missing(path, f"unknown query {q}")
 
