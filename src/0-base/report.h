@@ -20,11 +20,21 @@
  */
 struct nsl_container {
 	const char *runtime;		/* "containerd", "cri-o", "docker", "podman"; NULL: unsaid */
-	char id[65];			/* the runtime's container id, 64 hex digits */
+	char id[65];			/* the runtime's container id, 64 hex digits; "": a pod's namespace */
 	char *name;			/* the runtime's name for it (docker, podman) */
 	char *pod, *pod_namespace, *pod_uid;	/* a Kubernetes pod's */
 	char *container;		/* its name in the pod; NULL: the pod's sandbox */
 };
+
+/*
+ * Whether c is a Kubernetes pod's (its names, where known: namespace,
+ * pod, container), or another runtime's (name, else its id): every format
+ * asks this one question, and so does a namespace's naming.
+ */
+static inline bool nsl_container_in_pod(const struct nsl_container *c)
+{
+	return c->pod || c->pod_uid;
+}
 
 struct nsl_report_hist {
 	struct nsl_group_key key;	/* hook, and ifindex/cgroup if grouped */

@@ -123,6 +123,17 @@ int nsl_privs_drop(const char *user, int probe_fd, bool *kept_bpf)
 	return caps_set(0, 0);
 }
 
+int nsl_privs_keep_only(int cap)
+{
+	const uint64_t keep = cap >= 0 ? 1ULL << cap : 0;
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
+		return -errno;
+	nsl_privs_empty_bounding_set();
+	prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
+	return caps_set(keep, keep) ? -errno : 0;
+}
+
 int nsl_privs_try(const char *user, int (*fn)(void *ctx), void *ctx)
 {
 	bool kept_bpf;

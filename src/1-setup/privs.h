@@ -21,6 +21,13 @@ bool nsl_privs_can_load(void);
 int nsl_privs_drop(const char *user, int probe_fd, bool *kept_bpf);
 
 /*
+ * Keeps the uid and capability cap alone (effective and permitted; the
+ * bounding set emptied, no_new_privs), none with cap < 0: the container
+ * namer's (src/2-collect/namer.c). Returns 0 or -errno.
+ */
+int nsl_privs_keep_only(int cap);
+
+/*
  * Empties the calling thread's capability bounding set, as far as it
  * holds CAP_SETPCAP (in its user namespace); async-signal-safe.
  */

@@ -38,7 +38,17 @@
  * rootless runtime keeps its state in its user's home, which a tenant
  * writes, so its containers keep only what the cgroup path says. A file
  * that is not there, or not as expected, names nothing: a wrong name is
- * worse than none. Test seam: NSL_TEST_STATE_ROOT prefixes every state
+ * worse than none.
+ *
+ * 3. A network namespace: the container of the processes that live in it
+ *    (/proc/PID/ns/net, then /proc/PID/cgroup and 1. and 2.), when they
+ *    all belong to one container, or to one pod (its containers share the
+ *    pod's namespace: the pod names it, no container does). One process
+ *    of the host, or of another container, in it, and it stays unnamed:
+ *    a container that joins another's namespace (docker's --network
+ *    container:) or the host's (--network host) does not name it, nor
+ *    does a tenant's process that entered it. The host's namespace (PID
+ *    1's) is never named. Test seam: NSL_TEST_STATE_ROOT prefixes every state
  * path (tests/integration/test_containers.sh).
  */
 #define _GNU_SOURCE
@@ -434,4 +444,153 @@ void nsl_container_free(struct nsl_container *c)
 	free(c->pod_uid);
 	free(c->container);
 	free(c);
+}
+
+/* The cgroup v2 path of process dir (a /proc/PID) in buf, or NULL */
+static char *proc_cgroup(int dir, char *buf, size_t size)
+{
+	int fd = openat(dir, "cgroup", O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+	char *line;
+
+	if (fd < 0)
+		return NULL;
+	n = read(fd, buf, size - 1);
+	close(fd);
+	if (n <= 0)
+		return NULL;
+	buf[n] = '\0';
+	/* "0::PATH": the unified hierarchy's line, also on a hybrid host */
+	for (line = buf; line; line = strchr(line, '\n'), line = line ? line + 1 : NULL)
+		if (!strncmp(line, "0::", 3)) {
+			line += 3;
+			line[strcspn(line, "\n")] = '\0';
+			return line;
+		}
+	return NULL;
+}
+
+/*
+ * What the walk learnt of one namespace: the first process's cgroup path
+ * (a container's), and whether all its processes so far agree with it
+ */
+struct netns_seen {
+	char *path;
+	struct nsl_container first;	/* id, pod_uid of path */
+	bool mixed;
+};
+
+/* Whether a and b are one container, or two of one pod */
+static bool one_owner(const struct nsl_container *a, const struct nsl_container *b)
+{
+	if (!strcmp(a->id, b->id))
+		return true;
+	return a->pod_uid && b->pod_uid && !strcmp(a->pod_uid, b->pod_uid);
+}
+
+/* A process of seen's namespace, in cgroup path: still one container, or one pod? */
+static void netns_saw(struct netns_seen *seen, const char *path)
+{
+	struct nsl_container c = { 0 };
+
+	if (seen->mixed)
+		return;
+	/* no container (-1): the host's cgroup, or a tenant's own */
+	bool found = nsl_container_parse_path(path, &c) >= 0;
+
+	if (found && !seen->path) {
+		seen->first = c;
+		seen->path = strdup(path);
+		seen->mixed = !seen->path;
+		return;
+	}
+	seen->mixed = !found || !seen->path || !one_owner(&c, &seen->first);
+	free(c.pod_uid);
+}
+
+/* The inode of the network namespace of process PID (at, "PID"), or 0 */
+static uint64_t proc_netns(int at, const char *pid)
+{
+	char path[300];
+	struct stat st;
+
+	if ((size_t)snprintf(path, sizeof(path), "%s/ns/net", pid) >= sizeof(path))
+		return 0;
+	return fstatat(at, path, &st, 0) ? 0 : (uint64_t)st.st_ino;
+}
+
+/* The entry of ask for inode ino, or n */
+static size_t asked(const struct nsl_netns_ask *ask, size_t n, uint64_t ino)
+{
+	size_t i = 0;
+
+	while (i < n && ask[i].ino != ino)
+		i++;
+	return i;
+}
+
+void nsl_containers_of_netns(struct nsl_netns_ask *ask, size_t n)
+{
+	struct netns_seen *seen = calloc(n, sizeof(*seen));
+	int proc = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	uint64_t host;
+	char buf[4096];
+	struct dirent *e;
+	DIR *d = NULL;
+
+	if (!seen || proc < 0 || !(d = fdopendir(proc)))
+		goto out;
+	proc = -1;	/* d has it */
+	host = proc_netns(dirfd(d), "1");
+	/*
+	 * One fstatat() per process (some 12 us each here: 13 ms a walk with
+	 * 1,000 processes; opening each one's directory first took 16 ms).
+	 * A process in a namespace asked about is
+	 * looked at again through its directory, held open: a pid reused
+	 * meanwhile fails there instead of lending its cgroup.
+	 */
+	while ((e = readdir(d))) {
+		uint64_t ino;
+		char *path;
+		size_t i;
+		int dir;
+
+		if (!isdigit((unsigned char)e->d_name[0]))
+			continue;
+		ino = proc_netns(dirfd(d), e->d_name);
+		if (!ino || ino == host || (i = asked(ask, n, ino)) == n)
+			continue;
+		dir = openat(dirfd(d), e->d_name, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (dir < 0)
+			continue;
+		/* one that went away meanwhile says nothing */
+		if (proc_netns(dir, ".") == ino && (path = proc_cgroup(dir, buf, sizeof(buf))))
+			netns_saw(&seen[i], path);
+		close(dir);
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct nsl_container *c;
+
+		if (!seen[i].path || seen[i].mixed)
+			continue;
+		c = nsl_container_of_cgroup(seen[i].path);
+		if (c && nsl_container_in_pod(c)) {
+			/* the pod's namespace, not one of its containers' */
+			free(c->container);
+			c->container = NULL;
+			c->id[0] = '\0';
+		}
+		ask[i].c = c;
+	}
+out:
+	if (d)
+		closedir(d);
+	if (proc >= 0)
+		close(proc);
+	if (seen)
+		for (size_t i = 0; i < n; i++) {
+			free(seen[i].path);
+			free(seen[i].first.pod_uid);
+		}
+	free(seen);
 }

@@ -20,6 +20,21 @@ struct nsl_container *nsl_container_of_cgroup(const char *path);
 void nsl_container_free(struct nsl_container *c);
 
 /*
+ * The containers of network namespaces, by inode: ask[i].c is set to the
+ * container (or, for a pod's namespace, the pod: no container name) that
+ * every process living in namespace ask[i].ino belongs to, or left NULL
+ * (no process, a process in no container or in another one, the host's
+ * namespace, no memory). One walk of /proc for all of ask: the caller
+ * gathers the namespaces first seen in a report. Needs root (a process's
+ * ns/net is behind ptrace's read check): another user sees none.
+ */
+struct nsl_netns_ask {
+	uint64_t ino;
+	struct nsl_container *c;
+};
+void nsl_containers_of_netns(struct nsl_netns_ask *ask, size_t n);
+
+/*
  * The part of a cgroup path that names a container, filled into c (id,
  * runtime, pod_uid; the names are left alone). Returns the length of the
  * path up to the end of the container's own cgroup (its processes may

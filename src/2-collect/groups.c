@@ -20,7 +20,6 @@
 #include "hist.h"
 #include "log.h"
 #include "cgnames.h"
-#include "containers.h"
 #include "clock.h"
 #include "targets.h"
 
@@ -34,6 +33,7 @@ int nsl_groups_init(struct nsl_groups *g, const struct nsl_groups_conf *c)
 	memset(g, 0, sizeof(*g));
 	pthread_mutex_init(&g->lock, NULL);
 	g->c = *c;
+	g->namer.fd = -1;
 	g->nr_slots = nsl_nr_slots(c->schema);
 	g->hist_size = nsl_hist_size(c->schema);
 	/* the cgroup2 root's id is 1: then every cgroup is under the mount */
@@ -62,8 +62,16 @@ int nsl_groups_init(struct nsl_groups *g, const struct nsl_groups_conf *c)
 	return 0;
 }
 
+int nsl_groups_start_namer(struct nsl_groups *g)
+{
+	if ((!g->c.group_cgroup && !g->c.group_netns) || geteuid() != 0)
+		return 0;
+	return nsl_namer_start(&g->namer);
+}
+
 void nsl_groups_free(struct nsl_groups *g)
 {
+	nsl_namer_stop(&g->namer);
 	if (g->by_id)
 		for (uint32_t id = 0; id < g->c.max; id++)
 			nsl_group_free(g->by_id[id]);
@@ -127,17 +135,47 @@ static struct nsl_group *new_group(struct nsl_groups *g, const struct nsl_group_
 		gr->cgroup_path = nsl_cgroup_path(key->cgroup, false);
 	/* once: a series' labels stay what they were when it began */
 	if (gr->cgroup_path)
-		gr->container = nsl_container_of_cgroup(gr->cgroup_path);
+		gr->container = nsl_namer_cgroup(&g->namer, gr->cgroup_path);
 	if (g->c.group_ifindex && key->ifindex)
 		nsl_ifindex_exists(g, gr);	/* its name */
 	g->by_id[id] = gr;
 	return gr;
 }
 
+/*
+ * -I -n -1: the containers of the namespaces of new groups that no cgroup
+ * named, by one walk of /proc for all of them (nsl_containers_of_netns());
+ * ids: the new groups. Once, as the cgroup's: a series' labels stay.
+ */
+static void name_netns(struct nsl_groups *g, const uint32_t *ids, size_t n)
+{
+	struct nsl_netns_ask *ask = calloc(n, sizeof(*ask));
+	/* an array of pointers: NOLINTNEXTLINE(bugprone-sizeof-expression) */
+	struct nsl_group **asked = calloc(n, sizeof(*asked));
+	size_t k = 0;
+
+	for (size_t i = 0; ask && asked && i < n; i++) {
+		struct nsl_group *gr = g->by_id[ids[i]];
+
+		if (gr->key.netns && !gr->container) {
+			asked[k] = gr;
+			ask[k++].ino = gr->key.netns;
+		}
+	}
+	if (k)
+		nsl_namer_netns(&g->namer, ask, k);
+	for (size_t i = 0; i < k; i++)
+		asked[i]->container = ask[i].c;
+	free(asked);
+	free(ask);
+}
+
 /* New keys in group_ids: new groups (their ids were free until now). */
 static int learn_new(struct nsl_groups *g, const struct timespec *now)
 {
 	struct nsl_group_key key, next;
+	uint32_t *ids = NULL;
+	size_t n = 0, cap = 0;
 	int err;
 
 	for (err = bpf_map_get_next_key(g->c.ids_fd, NULL, &next); !err;
@@ -153,9 +191,26 @@ static int learn_new(struct nsl_groups *g, const struct timespec *now)
 			continue;
 		if (gr)	/* cannot be: an id is pushed back only after it left by_id */
 			continue;
-		if (!new_group(g, &key, id, now))
-			return -ENOMEM;
+		if (!new_group(g, &key, id, now)) {
+			err = -ENOMEM;
+			break;
+		}
+		if (!g->c.group_netns)
+			continue;
+		if (n == cap) {
+			uint32_t *more = realloc(ids, (cap = cap ? 2 * cap : 16) * sizeof(*ids));
+
+			if (!more) {
+				err = -ENOMEM;
+				break;
+			}
+			ids = more;
+		}
+		ids[n++] = id;
 	}
+	if (n)
+		name_netns(g, ids, n);
+	free(ids);
 	return err == -ENOENT ? 0 : err;
 }
 

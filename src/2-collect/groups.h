@@ -31,6 +31,7 @@
 #include <time.h>
 #include <net/if.h>
 #include "netstacklat.h"
+#include "namer.h"
 
 enum nsl_group_state {
 	NSL_GROUP_LIVE,
@@ -83,6 +84,7 @@ struct nsl_groups_conf {
 struct nsl_groups {
 	pthread_mutex_t lock;
 	struct nsl_groups_conf c;
+	struct nsl_namer namer;		/* names the groups' containers */
 	const void *hist;		/* group_hist, mapped read-only */
 	size_t hist_len, hist_size;
 	unsigned int nr_slots;
@@ -105,6 +107,13 @@ struct nsl_groups {
 /* Maps the histograms (before privileges are dropped). 0 or -errno. */
 int nsl_groups_init(struct nsl_groups *g, const struct nsl_groups_conf *c);
 void nsl_groups_free(struct nsl_groups *g);
+
+/*
+ * -C, -I -n -1: the namer (namer.h), started while the tool is root, before
+ * it drops its privileges; without it the tool names what its own
+ * privileges let it. 0 or -errno.
+ */
+int nsl_groups_start_namer(struct nsl_groups *g);
 /*
  * Before nsl_groups_tick(), without the lock, in the same thread: when
  * groups retired at an earlier tick are due, waits for an RCU grace

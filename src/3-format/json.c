@@ -72,7 +72,7 @@ static void json_time(FILE *out, const struct timespec *ts)
 static void json_container(FILE *out, const struct nsl_container *c)
 {
 	const struct { const char *key, *value; } f[] = {
-		{ "runtime", c ? c->runtime : NULL }, { "id", c ? c->id : NULL },
+		{ "runtime", c ? c->runtime : NULL }, { "id", c && c->id[0] ? c->id : NULL },
 		{ "name", c ? c->name : NULL }, { "namespace", c ? c->pod_namespace : NULL },
 		{ "pod", c ? c->pod : NULL }, { "pod_uid", c ? c->pod_uid : NULL },
 		{ "container", c ? c->container : NULL },
@@ -105,6 +105,9 @@ static void json_group(FILE *out, const struct nsl_report *r,
 		fprintf(out, ",\"cgroup\":%" PRIu64 ",\"cgroup_path\":",
 			(uint64_t)h->key.cgroup);
 		json_string(out, h->cgroup_path, SIZE_MAX);
+	}
+	/* the cgroup's container, else the namespace's */
+	if (r->group_cgroup || r->group_netns) {
 		fputs(",\"container\":", out);
 		json_container(out, h->container);
 	}

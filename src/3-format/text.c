@@ -102,8 +102,10 @@ void nsl_prom_labels(const struct nsl_report *r, const struct nsl_report_hist *h
 				 (uint64_t)h->key.cgroup);
 			l[out->n++] = (struct nsl_label){ "cgroup", out->num[1], SIZE_MAX };
 		}
-		nsl_container_labels(h->container, out);
 	}
+	/* the cgroup's container, else the namespace's (-I -n -1) */
+	if (r->group_cgroup || r->group_netns)
+		nsl_container_labels(h->container, out);
 }
 
 void nsl_container_labels(const struct nsl_container *c, struct nsl_labels *out)
@@ -122,11 +124,6 @@ void nsl_container_labels(const struct nsl_container *c, struct nsl_labels *out)
 		l[out->n++] = (struct nsl_label){ "pod", c->pod, SIZE_MAX };
 	if (c->container)
 		l[out->n++] = (struct nsl_label){ "container", c->container, SIZE_MAX };
-}
-
-bool nsl_container_in_pod(const struct nsl_container *c)
-{
-	return c->pod || c->pod_uid;
 }
 
 void nsl_hook_info_labels(const struct nsl_hook_status *st, int h,

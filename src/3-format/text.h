@@ -55,13 +55,6 @@ void nsl_prom_labels(const struct nsl_report *r, const struct nsl_report_hist *h
 /* A container's labels, as nsl_prom_labels() gives them, added to out. */
 void nsl_container_labels(const struct nsl_container *c, struct nsl_labels *out);
 /*
- * Whether c is a Kubernetes pod's (its names, where known: namespace,
- * pod, container), or another runtime's (name, else its id): every format
- * asks this one question.
- */
-bool nsl_container_in_pod(const struct nsl_container *c);
-
-/*
  * The labels of netstacklat_hook_info for hook h, in both Prometheus
  * formats: hook, method ("" when none works, as JSON's null), netns (the
  * inode of the one namespace it sees, "" for all or none), and reason

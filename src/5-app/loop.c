@@ -13,6 +13,7 @@
 #include <bpf/libbpf.h>
 #include "bpfstats.h"
 #include "collect.h"
+#include "groups.h"
 #include "listing.h"
 #include "log.h"
 #include "loop.h"
@@ -355,6 +356,11 @@ int nsl_run(struct nsl_loader *l, const struct nsl_options *o,
 		pr_warn("--bpf-stats: cannot enable BPF statistics: %s\n", strerror(-err));
 		goto out;
 	}
+	/* -C, -I -n -1: what names containers keeps some privilege (namer.h) */
+	err = nsl_groups_start_namer(&groups);
+	if (err)
+		pr_warn("cannot start the container namer: %s; containers are named "
+			"with the tool's own privileges\n", strerror(-err));
 	err = drop_privileges(l, o);
 	if (err)
 		goto out;

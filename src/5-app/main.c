@@ -20,6 +20,7 @@
 #include <bpf/libbpf.h>
 #include "atomic.h"
 #include "jail.h"
+#include "namer.h"
 #include "jailchild.h"
 #include "listing.h"
 #include "loader.h"
@@ -146,6 +147,9 @@ int main(int argc, char **argv)
 	/* the /metrics server's process, started by us (src/4-sink/jail.c) */
 	if (argc > 1 && !strcmp(argv[1], NSL_JAIL_ARGV1))
 		return nsl_jail_child_main(argc, argv);
+	/* the container namer, started by us (src/2-collect/namer.c) */
+	if (argc > 1 && !strcmp(argv[1], NSL_NAMER_ARGV1))
+		nsl_namer_main(argc, argv);
 	nsl_hold_signals();
 	if (nsl_parse_options(argc, argv, &opts, 0)) {
 		pr_warn("%s\n", opts.errmsg);

@@ -377,10 +377,26 @@ more_reports() {
 	[ "$(reports_in "$1")" -gt "$2" ] 2> /dev/null
 }
 
-# child_of PID: PID's first child process (the tool's jailed /metrics
-# server, src/4-sink/jailchild.c), or nothing.
+# child_of PID: PID's first child process but its container namer (the
+# tool's jailed /metrics server, src/4-sink/jailchild.c), or nothing.
 child_of() {
-	cat /proc/"$1"/task/*/children 2>/dev/null | tr ' ' '\n' | grep -m1 .
+	local c
+	for c in $(cat /proc/"$1"/task/*/children 2>/dev/null); do
+		namer_is "$c" || { echo "$c"; return; }
+	done
+}
+
+# namer_is PID: PID is a tool's container namer (src/2-collect/namer.c)
+namer_is() {
+	tr '\0' ' ' < /proc/"$1"/cmdline 2>/dev/null | grep -q -- '--namer-process--'
+}
+
+# namer_of PID: the tool PID's container namer, if it has one
+namer_of() {
+	local c
+	for c in $(cat /proc/"$1"/task/*/children 2>/dev/null); do
+		namer_is "$c" && { echo "$c"; return; }
+	done
 }
 
 # jail_server PID: the tool PID's jailed /metrics server, the child of its

@@ -8,11 +8,13 @@
 # kubepods-besteffort-podUID.slice/cri-containerd-ID.scope, the bundle's
 # CRI annotations), a docker container (docker-ID.scope,
 # config.v2.json's Name), and one whose state a tenant could have written,
-# which must stay unnamed.
+# which must stay unnamed. With -I -n -1, a network namespace is named by
+# the container (or pod) whose processes live in it, and only then.
 source "$(dirname "$0")/lib.sh"
 
 TESTS=(test_container_pod_names test_container_docker_name test_container_state_untrusted
-       test_container_tenant_cgroup)
+       test_container_tenant_cgroup test_container_netns_pod test_container_netns_shared
+       test_container_names_as_user)
 
 UID_=1e2d3c4b_5a69_4788_9a0b_c1d2e3f40516
 POD_UID=${UID_//_/-}
@@ -41,18 +43,21 @@ state() {
 	chmod "${3:-0600}" "$STATE/$1"
 }
 
-# served_in_cgroup OUT FORMAT: a TCP reader in $CG (its reads in READS),
-# 50 messages, the tool with -C (FORMAT: json or prometheus) around them
+# served_in_cgroup OUT FORMAT [ARGS...]: a TCP reader in $CG (its reads
+# in READS), 50 messages, the tool with ARGS (-C in B's namespace if none;
+# FORMAT: json or prometheus) around them
 served_in_cgroup() {
-	local out=$1 fmt=$2
+	local out=$1 fmt=$2; shift 2
+	[ $# -gt 0 ] || set -- -C -n "/run/netns/$NS_B"
 	serve tcp 5701 || return 1
 	echo "$SERVER_PID" > "$CG/cgroup.procs" || { fail "cannot move the reader into $CG"; return 1; }
 	: > "$TMP/tool.err"
-	NSL_TEST_STATE_ROOT=$STATE "$NSL" -F "$fmt" -r 1 -o "$out" -C -n "/run/netns/$NS_B" \
+	NSL_TEST_STATE_ROOT=$STATE "$NSL" -F "$fmt" -r 1 -o "$out" "$@" \
 		-e tcp-socket-read 2> "$TMP/tool.err" &
 	TOOL_PID=$!
 	BG_PIDS+=("$TOOL_PID")
 	wait_for 20 grep -q attached "$TMP/tool.err" || { fail "tool did not attach: $(tail -2 "$TMP/tool.err")"; return 1; }
+	${WHILE_RUNNING:-}
 	client tcp 5701 --count 50 --interval-us 1000
 	wait_server
 	READS=$(json_field "$TMP/server.json" reads)
@@ -78,11 +83,7 @@ test_container_pod_names() {
 	local rel out=$TMP/pod.json prom=$TMP/pod.prom
 	have_cgroup2 || { skip "no writable cgroup v2 at $CG_ROOT"; return; }
 	rel=kubepods.slice/kubepods-besteffort.slice/kubepods-besteffort-pod$UID_.slice/cri-containerd-$CID.scope
-	container_cgroup "$rel" || { fail "cannot make the pod's cgroups"; return; }
-	state "/run/containerd/io.containerd.runtime.v2.task/k8s.io/$CID/config.json" \
-		'{"ociVersion":"1.0.2","annotations":{"io.kubernetes.cri.container-type":"container",
-		"io.kubernetes.cri.container-name":"nginx","io.kubernetes.cri.sandbox-name":"web-0",
-		"io.kubernetes.cri.sandbox-namespace":"shop","io.kubernetes.cri.sandbox-uid":"'"$POD_UID"'"}}' 0644
+	pod_state || return
 	served_in_cgroup "$out" json || return
 	expect "JSON container" "$(container_of "$out" "/nsl$ID/$rel")" = \
 		'{"container": "nginx", "id": "'"$CID"'", "name": null, "namespace": "shop", "pod": "web-0", "pod_uid": "'"$POD_UID"'", "runtime": "containerd"}'
@@ -129,6 +130,129 @@ test_container_tenant_cgroup() {
 	expect "JSON container of a tenant's cgroup" "$(container_of "$out" "/nsl$ID/$rel")" = null
 }
 
+# netns_container_of OUT: the container object of the groups of B's
+# namespace in OUT's last report (-I -n -1), as JSON; "several" if they differ
+netns_container_of() {
+	"$PYTHON" - "$1" "$(stat -L -c %i "/run/netns/$NS_B")" <<-'PY'
+	import json, sys
+	seen = set()
+	for line in open(sys.argv[1]):
+	    for h in json.loads(line)["histograms"]:
+	        if h["hook"] == "tcp-socket-read" and h["netns"] == int(sys.argv[2]):
+	            seen.add(json.dumps(h.get("container", "absent"), sort_keys=True))
+	print(seen.pop() if len(seen) == 1 else "several" if seen else "no group")
+	PY
+}
+
+# pod_state: the pod's container under containerd, as kubelet lays it out
+# (its cgroup in CG, its bundle's annotations in the state root)
+pod_state() {
+	local rel=kubepods.slice/kubepods-besteffort.slice/kubepods-besteffort-pod$UID_.slice/cri-containerd-$CID.scope
+	container_cgroup "$rel" || { fail "cannot make the pod's cgroups"; return 1; }
+	state "/run/containerd/io.containerd.runtime.v2.task/k8s.io/$CID/config.json" \
+		'{"ociVersion":"1.0.2","annotations":{"io.kubernetes.cri.container-type":"container",
+		"io.kubernetes.cri.container-name":"nginx","io.kubernetes.cri.sandbox-name":"web-0",
+		"io.kubernetes.cri.sandbox-namespace":"shop","io.kubernetes.cri.sandbox-uid":"'"$POD_UID"'"}}' 0644
+}
+
+# dweller CGROUP: a process of that cgroup living in B's namespace (moved
+# into the cgroup first: ip netns exec remounts /sys) until the test ends,
+# as a pod's pause process lives in the pod's namespace; each tool run
+# learns B's groups while it lives (the reader may exit before)
+dweller() {
+	local pid
+	sh -c 'echo $$ > "$1/cgroup.procs" && exec ip netns exec "$2" sleep 120' sh "$1" "$NS_B" &
+	pid=$!
+	BG_PIDS+=("$pid")
+	DWELLERS+=("$pid")
+	wait_for 5 eval '[ "$(stat -L -c %i /proc/$pid/ns/net 2> /dev/null)" = "$(stat -L -c %i "/run/netns/$NS_B")" ]' ||
+		{ fail "no process of $1 in B"; return 1; }
+}
+
+dwellers_gone() {
+	[ ${#DWELLERS[@]} -gt 0 ] || return 0
+	kill "${DWELLERS[@]}" 2> /dev/null
+	wait "${DWELLERS[@]}" 2> /dev/null
+	DWELLERS=()
+}
+
+# -I -n -1: B's namespace, where only the pod's processes live (its
+# sandbox's pause and the reader, two containers of the pod), is the pod's:
+# its names on B's groups (no container's: the pod's containers share it),
+# in JSON and Prometheus
+test_container_netns_pod() {
+	local out=$TMP/netns.json prom=$TMP/netns.prom ino sid=$(printf '%064x' $((ID * 7919 + 3)))
+	local slice=kubepods.slice/kubepods-besteffort.slice/kubepods-besteffort-pod$UID_.slice
+	have_cgroup2 || { skip "no writable cgroup v2 at $CG_ROOT"; return; }
+	container_cgroup "$slice/cri-containerd-$sid.scope" || { fail "cannot make the sandbox's cgroup"; return; }
+	state "/run/containerd/io.containerd.runtime.v2.task/k8s.io/$sid/config.json" \
+		'{"ociVersion":"1.0.2","annotations":{"io.kubernetes.cri.container-type":"sandbox",
+		"io.kubernetes.cri.sandbox-name":"web-0","io.kubernetes.cri.sandbox-namespace":"shop",
+		"io.kubernetes.cri.sandbox-uid":"'"$POD_UID"'"}}' 0644
+	dweller "$CG" || return
+	pod_state || return
+	ino=$(stat -L -c %i "/run/netns/$NS_B")
+	served_in_cgroup "$out" json -I -n -1 &&
+		served_in_cgroup "$prom" prometheus -I -n -1
+	dwellers_gone
+	[ -s "$prom" ] || return
+	expect "JSON container of B's namespace" "$(netns_container_of "$out")" = \
+		'{"container": null, "id": null, "name": null, "namespace": "shop", "pod": "web-0", "pod_uid": "'"$POD_UID"'", "runtime": "containerd"}'
+	grep -Eq "^netstacklat_latency_seconds_count\{hook=\"tcp-socket-read\",interface=\"[^\"]*\",ifindex=\"[0-9]+\",netns=\"$ino\",namespace=\"shop\",pod=\"web-0\"\} $READS$" "$prom" ||
+		fail "no pod labels on B's series ($READS reads): $(grep 'tcp-socket-read' "$prom" | grep _count | head -2)"
+	check_metrics "$prom"
+}
+
+# B's namespace shared by two docker containers' processes (one joined
+# the other's, as --network container: does): named by neither
+test_container_netns_shared() {
+	local out=$TMP/shared.json other=$(printf '%064x' $((ID * 7919 + 2)))
+	have_cgroup2 || { skip "no writable cgroup v2 at $CG_ROOT"; return; }
+	container_cgroup "system.slice/docker-$other.scope" || { fail "cannot make the second container's cgroup"; return; }
+	state "/var/lib/docker/containers/$other/config.v2.json" '{"ID":"'"$other"'","Name":"/sidecar"}'
+	dweller "$CG" || return
+	container_cgroup "system.slice/docker-$CID.scope" || { fail "cannot make the container's cgroup"; return; }
+	state "/var/lib/docker/containers/$CID/config.v2.json" '{"ID":"'"$CID"'","Name":"/cache"}'
+	dweller "$CG" || return
+	served_in_cgroup "$out" json -I -n -1
+	dwellers_gone
+	[ -s "$out" ] || return
+	expect "JSON container of B's namespace, shared" "$(netns_container_of "$out")" = null
+}
+
+# --user nobody: the tool reads as nobody after set-up, and docker's state
+# (mode 0600, root's) and B's namespace (its processes root's) are not
+# for nobody to read; the namer, which kept root's uid, names both
+# (src/2-collect/namer.c), with CAP_SYS_PTRACE alone, and ends with the tool
+test_container_names_as_user() {
+	local rel=system.slice/docker-$CID.scope out=$TMP/as-user.json
+	local want='{"container": null, "id": "'"$CID"'", "name": "cache", "namespace": null, "pod": null, "pod_uid": null, "runtime": "docker"}'
+	have_cgroup2 || { skip "no writable cgroup v2 at $CG_ROOT"; return; }
+	id nobody > /dev/null 2>&1 || { skip "no user nobody"; return; }
+	container_cgroup "$rel" || { fail "cannot make the container's cgroup"; return; }
+	state "/var/lib/docker/containers/$CID/config.v2.json" '{"ID":"'"$CID"'","Name":"/cache"}' 0600
+	dweller "$CG" || return
+	WHILE_RUNNING=namer_privileges served_in_cgroup "$out" json -I -n -1 --user nobody
+	dwellers_gone
+	expect "JSON container of B's namespace" "$(netns_container_of "$out")" = "$want"
+	served_in_cgroup "$out" json -C -n "/run/netns/$NS_B" --user nobody
+	expect "JSON container of the reader's cgroup" "$(container_of "$out" "/nsl$ID/$rel")" = "$want"
+	expect "namers left" "$(pgrep -fc -- "--namer-process--")" -eq 0
+}
+
+namer_privileges() {
+	local namer k
+	namer=$(namer_of "$TOOL_PID")
+	[ -n "$namer" ] || { fail "the tool has no namer"; return; }
+	expect "the namer's uid" "$(awk '$1 == "Uid:" { print $3 }' /proc/"$namer"/status)" = 0
+	expect "the namer's CapEff (CAP_SYS_PTRACE)" "$(awk '$1 == "CapEff:" { print $2 }' /proc/"$namer"/status)" = 0000000000080000
+	for k in CapBnd CapInh CapAmb; do
+		expect "the namer's $k" "$(awk -v k="$k:" '$1 == k { print $2 }' /proc/"$namer"/status)" = 0000000000000000
+	done
+	expect "the namer's NoNewPrivs" "$(awk '$1 == "NoNewPrivs:" { print $2 }' /proc/"$namer"/status)" = 1
+	expect "the namer's open files (0-2 /dev/null, its socket)" "$(ls /proc/"$namer"/fd | wc -l)" -eq 4
+}
+
 # check_metrics FILE: promtool finds nothing to say, where it is installed
 check_metrics() {
 	command -v promtool > /dev/null || return 0
@@ -137,6 +261,7 @@ check_metrics() {
 }
 
 STATE=$TMP/state
+DWELLERS=()
 need "" prereqs
 need "cannot create namespaces/veth" setup_netns
 run_tests

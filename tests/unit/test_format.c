@@ -483,6 +483,38 @@ static void test_json_group_keys(void **state)
 }
 
 /*
+ * -I -n -1 without -C: a group of a pod's network namespace carries the
+ * pod's names (src/2-collect/containers.c names the namespace), in each
+ * format, after its namespace.
+ */
+static void test_netns_container(void **state)
+{
+	struct fixture f;
+	char *text;
+
+	(void)state;
+	build_grouped(&f);
+	f.r.group_cgroup = false;
+	text = render(&f.r, &json);
+	check_json_line(text);
+	assert_non_null(strstr(text, "\"ifindex\":4,\"ifname\":null,\"netns\":0,\"container\":"
+				     "{\"runtime\":\"containerd\",\"id\":\"" CONTAINER_ID "\","
+				     "\"name\":null,\"namespace\":\"shop\",\"pod\":\"web-0\""));
+	assert_non_null(strstr(text, "\"netns\":4026531840,\"container\":null,"));
+	assert_null(strstr(text, "cgroup"));
+	free(text);
+	text = render(&f.r, &prom);
+	assert_non_null(strstr(text, "{hook=\"tcp-socket-read\",interface=\"\",ifindex=\"4\","
+				     "netns=\"0\",namespace=\"shop\",pod=\"web-0\",container=\"nginx\"}"));
+	assert_non_null(strstr(text, "ifindex=\"4\",netns=\"0\",name=\"cache\"}"));
+	free(text);
+	text = render(&f.r, &table);
+	assert_non_null(strstr(text, "[netns 0] [pod shop/web-0 container nginx]"));
+	assert_non_null(strstr(text, "[netns 0] [container cache]"));
+	free(text);
+}
+
+/*
  * A cumulative sum past 2^64 ns (sum_wraps, counted by the reader): exact
  * in JSON, and the average and Prometheus' _sum go on from there instead
  * of dropping back near 0.
@@ -1188,6 +1220,7 @@ int main(void)
 		cmocka_unit_test(test_empty_table),
 		cmocka_unit_test(test_empty_json),
 		cmocka_unit_test(test_json_group_keys),
+		cmocka_unit_test(test_netns_container),
 		cmocka_unit_test(test_sum_beyond_64_bits),
 		cmocka_unit_test(test_json_escape),
 		cmocka_unit_test(test_ifname_full),

@@ -1,0 +1,368 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The namer (namer.h). Why a process of its own: after set-up the tool
+ * holds no capability (docs/security.md), and with --user or --listen not
+ * even root's uid. Naming a container needs both, a little: the runtimes'
+ * state files are root's and some are mode 0600 (docker's, podman's), and
+ * the network namespace of a process of another user, or of one with
+ * capabilities we lack, is behind ptrace's read check
+ * (__ptrace_may_access(): the same uid and a subset of its capabilities,
+ * else CAP_SYS_PTRACE). So before dropping privileges the tool starts
+ * this process, a fresh exec of its own executable, which keeps root's
+ * uid and CAP_SYS_PTRACE alone (no_new_privs, an empty bounding set),
+ * every other descriptor closed, and answers two questions over a
+ * SOCK_SEQPACKET pair, one message each way:
+ *
+ *   'C' PATH          the container of cgroup PATH: one answer
+ *   'N' INO...        the containers of network namespaces (up to
+ *                     NSL_NAMER_BATCH inodes): one answer each
+ *
+ * An answer is a 0 byte (none), or 1 and the container: its runtime's
+ * index in runtimes[] plus one (0: unsaid), the id's length (0 or 64) and
+ * digits, then five strings (name, pod, pod namespace, pod uid,
+ * container), each a 16-bit length (0xffff: none) and its bytes. It dies
+ * with the tool (PR_SET_PDEATHSIG, and the socket's end), ignores the
+ * signals a terminal or systemd sends the tool's group, and reads only
+ * what containers.c reads for a question.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <fcntl.h>
+#include <unistd.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <linux/capability.h>
+#include "log.h"
+#include "namer.h"
+#include "privs.h"
+
+#define NAMER_FD 3
+/* the longest question: 'C' and a path of PATH_MAX with its NUL; or 'N' and a batch */
+#define NSL_NAMER_BATCH 512
+#define MSG_MAX (1 + 4096 + 1)
+/* the longest answer: five names of at most 253 bytes, and the rest */
+#define ANSWER_MAX 2048
+#define NSL_NAMER_WAIT_MS 5000
+
+static const char *const runtimes[] = { "containerd", "cri-o", "docker", "podman" };
+
+struct buf {
+	unsigned char *p;
+	size_t len, cap;
+	bool bad;
+};
+
+static void put(struct buf *b, const void *v, size_t n)
+{
+	if (!n)
+		return;
+	if (b->len + n > b->cap) {
+		b->bad = true;
+		return;
+	}
+	memcpy(b->p + b->len, v, n);
+	b->len += n;
+}
+
+static void put_str(struct buf *b, const char *s)
+{
+	size_t n = s ? strnlen(s, 0xfffe) : 0;
+	uint16_t len = s ? (uint16_t)n : 0xffff;
+
+	put(b, &len, sizeof(len));
+	put(b, s, n);
+}
+
+static bool get(struct buf *b, void *v, size_t n)
+{
+	if (b->len + n > b->cap) {
+		b->bad = true;
+		return false;
+	}
+	memcpy(v, b->p + b->len, n);
+	b->len += n;
+	return true;
+}
+
+/* A string of the answer, or NULL (none, or a malformed answer: b->bad) */
+static char *get_str(struct buf *b)
+{
+	uint16_t len;
+	char *s;
+
+	if (!get(b, &len, sizeof(len)))
+		return b->bad = true, NULL;
+	if (len == 0xffff)
+		return NULL;
+	if (b->len + len > b->cap || !(s = strndup((const char *)b->p + b->len, len)))
+		return b->bad = true, NULL;
+	b->len += len;
+	return s;
+}
+
+/* The namer's side: c as an answer into a, its length */
+static size_t encode(const struct nsl_container *c, unsigned char *a)
+{
+	struct buf b = { .p = a, .cap = ANSWER_MAX };
+	uint8_t rt = 0, present = c != NULL, idlen;
+
+	put(&b, &present, 1);
+	if (!c)
+		return b.len;
+	for (size_t i = 0; c->runtime && i < sizeof(runtimes) / sizeof(runtimes[0]); i++)
+		if (!strcmp(c->runtime, runtimes[i]))
+			rt = (uint8_t)(i + 1);
+	idlen = (uint8_t)strnlen(c->id, sizeof(c->id) - 1);
+	put(&b, &rt, 1);
+	put(&b, &idlen, 1);
+	put(&b, c->id, idlen);
+	put_str(&b, c->name);
+	put_str(&b, c->pod);
+	put_str(&b, c->pod_namespace);
+	put_str(&b, c->pod_uid);
+	put_str(&b, c->container);
+	if (b.bad) {	/* cannot be (names are cut at 253): none rather than half */
+		a[0] = 0;
+		return 1;
+	}
+	return b.len;
+}
+
+/* The tool's side: an answer of len bytes; NULL for none or malformed (*bad) */
+static struct nsl_container *decode(unsigned char *a, size_t len, bool *bad)
+{
+	struct buf b = { .p = a, .cap = len };
+	struct nsl_container *c;
+	uint8_t present = 0, rt = 0, idlen = 0;
+
+	*bad = !get(&b, &present, 1);
+	if (*bad || !present)
+		return NULL;
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return NULL;
+	if (!get(&b, &rt, 1) || !get(&b, &idlen, 1) || idlen >= sizeof(c->id) ||
+	    rt > sizeof(runtimes) / sizeof(runtimes[0]) || !get(&b, c->id, idlen)) {
+		*bad = true;
+		nsl_container_free(c);
+		return NULL;
+	}
+	c->runtime = rt ? runtimes[rt - 1] : NULL;
+	c->name = get_str(&b);
+	c->pod = get_str(&b);
+	c->pod_namespace = get_str(&b);
+	c->pod_uid = get_str(&b);
+	c->container = get_str(&b);
+	if (b.bad || b.len != len) {
+		*bad = true;
+		nsl_container_free(c);
+		return NULL;
+	}
+	return c;
+}
+
+static void answer(const struct nsl_container *c)
+{
+	unsigned char a[ANSWER_MAX];
+	size_t len = encode(c, a);
+
+	if (send(NAMER_FD, a, len, MSG_NOSIGNAL) != (ssize_t)len)
+		_exit(0);	/* the tool is gone */
+}
+
+void nsl_namer_main(int argc, char **argv)
+{
+	static unsigned char q[MSG_MAX + 1];
+	struct nsl_netns_ask ask[NSL_NAMER_BATCH];
+
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	/* the tool that started us, still there (else nobody would kill us) */
+	if (argc < 3 || getppid() != (pid_t)atol(argv[2]))
+		_exit(1);
+	signal(SIGINT, SIG_IGN);
+	signal(SIGTERM, SIG_IGN);
+	signal(SIGHUP, SIG_IGN);
+	signal(SIGPIPE, SIG_IGN);
+	syscall(SYS_close_range, NAMER_FD + 1U, ~0U, 0U);
+	/* without CAP_SYS_PTRACE (a container's bounding set), less is named */
+	if (nsl_privs_keep_only(CAP_SYS_PTRACE) && nsl_privs_keep_only(-1))
+		_exit(1);
+	for (;;) {
+		ssize_t n = recv(NAMER_FD, q, MSG_MAX, 0);
+		size_t nr;
+
+		if (n <= 0) {
+			if (n < 0 && errno == EINTR)
+				continue;
+			_exit(0);
+		}
+		if (q[0] == 'C') {
+			struct nsl_container *c;
+
+			q[n] = '\0';
+			c = nsl_container_of_cgroup((const char *)q + 1);
+			answer(c);
+			nsl_container_free(c);
+		} else if (q[0] == 'N' && (n - 1) % 8 == 0 &&
+			   (nr = (size_t)(n - 1) / 8) <= NSL_NAMER_BATCH) {
+			for (size_t i = 0; i < nr; i++) {
+				memcpy(&ask[i].ino, q + 1 + 8 * i, 8);
+				ask[i].c = NULL;
+			}
+			nsl_containers_of_netns(ask, nr);
+			for (size_t i = 0; i < nr; i++) {
+				answer(ask[i].c);
+				nsl_container_free(ask[i].c);
+			}
+		} else {
+			_exit(1);	/* not ours */
+		}
+	}
+}
+
+int nsl_namer_start(struct nsl_namer *n)
+{
+	char parent[24];
+	int sv[2];
+	pid_t pid;
+
+	n->fd = -1;
+	n->pid = 0;
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv))
+		return -errno;
+	snprintf(parent, sizeof(parent), "%ld", (long)getpid());
+	fflush(NULL);	/* nothing buffered may be written twice */
+	pid = fork();
+	if (pid == 0) {
+		char *argv[] = { "netstacklat", NSL_NAMER_ARGV1, parent, NULL };
+
+		int null;
+
+		/* dup2() onto itself would keep close-on-exec */
+		if (sv[1] == NAMER_FD ? fcntl(NAMER_FD, F_SETFD, 0) : dup2(sv[1], NAMER_FD) < 0)
+			_exit(127);
+		/* none of the tool's output: a pipe's reader sees its end with the tool's */
+		null = open("/dev/null", O_RDWR | O_CLOEXEC);
+		for (int fd = 0; null >= 0 && fd <= 2; fd++)
+			dup2(null, fd);
+		execv("/proc/self/exe", argv);
+		_exit(127);
+	}
+	close(sv[1]);
+	if (pid < 0) {
+		close(sv[0]);
+		return -errno;
+	}
+	n->fd = sv[0];
+	n->pid = pid;
+	return 0;
+}
+
+void nsl_namer_stop(struct nsl_namer *n)
+{
+	if (n->fd >= 0)
+		close(n->fd);
+	n->fd = -1;
+	if (n->pid > 0) {
+		kill(n->pid, SIGKILL);
+		while (waitpid(n->pid, NULL, 0) < 0 && errno == EINTR)
+			;
+	}
+	n->pid = 0;
+}
+
+/* A namer that failed us is stopped: we name ourselves from then on. */
+static void namer_failed(struct nsl_namer *n, const char *why)
+{
+	pr_warn("the container namer %s: containers are named with the tool's own "
+		"privileges from now on (docs/containers.md)\n", why);
+	nsl_namer_stop(n);
+}
+
+static bool namer_send(struct nsl_namer *n, const void *q, size_t len)
+{
+	if (send(n->fd, q, len, MSG_NOSIGNAL) == (ssize_t)len)
+		return true;
+	namer_failed(n, "is gone");
+	return false;
+}
+
+/* The next answer: *ok false where the namer failed (and is stopped now) */
+static struct nsl_container *namer_answer(struct nsl_namer *n, bool *ok)
+{
+	unsigned char a[ANSWER_MAX];
+	struct pollfd p = { .fd = n->fd, .events = POLLIN };
+	struct nsl_container *c;
+	ssize_t len;
+	bool bad;
+	int r;
+
+	*ok = false;
+	while ((r = poll(&p, 1, NSL_NAMER_WAIT_MS)) < 0 && errno == EINTR)
+		;
+	if (r <= 0) {
+		namer_failed(n, "does not answer");
+		return NULL;
+	}
+	len = recv(n->fd, a, sizeof(a), MSG_DONTWAIT);
+	if (len <= 0) {
+		namer_failed(n, "is gone");
+		return NULL;
+	}
+	c = decode(a, (size_t)len, &bad);
+	if (bad) {
+		namer_failed(n, "gave an answer that is not one");
+		return NULL;
+	}
+	*ok = true;
+	return c;
+}
+
+struct nsl_container *nsl_namer_cgroup(struct nsl_namer *n, const char *path)
+{
+	unsigned char q[MSG_MAX];
+	size_t len = path ? strlen(path) : 0;
+	bool ok;
+
+	if (!path)
+		return NULL;
+	if (!n || n->fd < 0 || len + 2 > sizeof(q))
+		return nsl_container_of_cgroup(path);
+	q[0] = 'C';
+	memcpy(q + 1, path, len + 1);	/* with its NUL */
+	if (!namer_send(n, q, len + 2))
+		return nsl_container_of_cgroup(path);
+	return namer_answer(n, &ok);
+}
+
+void nsl_namer_netns(struct nsl_namer *n, struct nsl_netns_ask *ask, size_t nr)
+{
+	unsigned char q[1 + 8 * NSL_NAMER_BATCH];
+	size_t done = 0;
+
+	while (n && done < nr && n->fd >= 0) {
+		size_t k = nr - done < NSL_NAMER_BATCH ? nr - done : NSL_NAMER_BATCH;
+		bool ok = true;
+
+		q[0] = 'N';
+		for (size_t i = 0; i < k; i++)
+			memcpy(q + 1 + 8 * i, &ask[done + i].ino, 8);
+		if (!namer_send(n, q, 1 + 8 * k))
+			break;
+		for (size_t i = 0; i < k && ok; i++)
+			ask[done + i].c = namer_answer(n, &ok);
+		if (!ok)
+			return;	/* the rest of ask stays unnamed */
+		done += k;
+	}
+	if (done < nr)
+		nsl_containers_of_netns(ask + done, nr - done);
+}
