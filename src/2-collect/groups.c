@@ -64,7 +64,14 @@ int nsl_groups_init(struct nsl_groups *g, const struct nsl_groups_conf *c)
 
 int nsl_groups_start_namer(struct nsl_groups *g)
 {
-	if ((!g->c.group_cgroup && !g->c.group_netns) || geteuid() != 0)
+	struct stat st;
+
+	/* the namer's namespace: where it can ask interfaces where they lead */
+	if (!stat("/proc/self/ns/net", &st))
+		g->self_netns = st.st_ino;
+	/* only where something can be named: not -I -n PATH alone */
+	if (geteuid() != 0 || (!g->c.group_cgroup && !g->c.group_netns &&
+			       !(g->c.group_ifindex && g->c.own_netns == g->self_netns)))
 		return 0;
 	return nsl_namer_start(&g->namer);
 }
@@ -143,29 +150,58 @@ static struct nsl_group *new_group(struct nsl_groups *g, const struct nsl_group_
 }
 
 /*
- * -I -n -1: the containers of the namespaces of new groups that no cgroup
- * named, by one walk of /proc for all of them (nsl_containers_of_netns());
- * ids: the new groups. Once, as the cgroup's: a series' labels stay.
+ * Which way a new group's container is named, where its cgroup named
+ * none: by its network namespace (-I -n -1, another namespace than the
+ * tool's), or by the namespace its interface leads to (-I, an interface
+ * of the tool's own namespace: a pod's veth seen from the node); 0: not.
  */
-static void name_netns(struct nsl_groups *g, const uint32_t *ids, size_t n)
+static char naming_of(const struct nsl_groups *g, const struct nsl_group *gr)
+{
+	bool own = !g->c.group_netns || gr->key.netns == g->c.own_netns;
+
+	if (gr->container)
+		return 0;
+	if (!own)
+		return gr->key.netns ? 'N' : 0;
+	return gr->key.ifindex && g->c.group_ifindex && g->self_netns &&
+	       g->c.own_netns == g->self_netns ? 'I' : 0;
+}
+
+/*
+ * The containers of new groups that no cgroup named, by their namespaces
+ * or their interfaces' peers: one batch of each kind for all the groups a
+ * tick found (a walk of /proc each: containers.c, peers.c), asked of the
+ * namer (namer.h). Once, as the cgroup's: a series' labels stay.
+ */
+static void name_new(struct nsl_groups *g, const uint32_t *ids, size_t n)
 {
 	struct nsl_netns_ask *ask = calloc(n, sizeof(*ask));
-	/* an array of pointers: NOLINTNEXTLINE(bugprone-sizeof-expression) */
+	/* arrays of pointers: NOLINTNEXTLINE(bugprone-sizeof-expression) */
 	struct nsl_group **asked = calloc(n, sizeof(*asked));
-	size_t k = 0;
+	uint32_t *ifindex = calloc(n, sizeof(*ifindex));
 
-	for (size_t i = 0; ask && asked && i < n; i++) {
-		struct nsl_group *gr = g->by_id[ids[i]];
+	for (int kind = 'N'; ask && asked && ifindex; kind = 'I') {
+		size_t k = 0;
 
-		if (gr->key.netns && !gr->container) {
+		for (size_t i = 0; i < n; i++) {
+			struct nsl_group *gr = g->by_id[ids[i]];
+
+			if (naming_of(g, gr) != kind)
+				continue;
 			asked[k] = gr;
+			ifindex[k] = gr->key.ifindex;
 			ask[k++].ino = gr->key.netns;
 		}
+		if (k && kind == 'N')
+			nsl_namer_netns(&g->namer, ask, k);
+		else if (k)
+			nsl_namer_links(&g->namer, ifindex, ask, k);
+		for (size_t i = 0; i < k; i++)
+			asked[i]->container = ask[i].c;
+		if (kind == 'I')
+			break;
 	}
-	if (k)
-		nsl_namer_netns(&g->namer, ask, k);
-	for (size_t i = 0; i < k; i++)
-		asked[i]->container = ask[i].c;
+	free(ifindex);
 	free(asked);
 	free(ask);
 }
@@ -195,7 +231,7 @@ static int learn_new(struct nsl_groups *g, const struct timespec *now)
 			err = -ENOMEM;
 			break;
 		}
-		if (!g->c.group_netns)
+		if (!g->c.group_ifindex)	/* -C names by the cgroup alone */
 			continue;
 		if (n == cap) {
 			uint32_t *more = realloc(ids, (cap = cap ? 2 * cap : 16) * sizeof(*ids));
@@ -209,7 +245,7 @@ static int learn_new(struct nsl_groups *g, const struct timespec *now)
 		ids[n++] = id;
 	}
 	if (n)
-		name_netns(g, ids, n);
+		name_new(g, ids, n);
 	free(ids);
 	return err == -ENOENT ? 0 : err;
 }

@@ -85,6 +85,7 @@ struct nsl_groups {
 	pthread_mutex_t lock;
 	struct nsl_groups_conf c;
 	struct nsl_namer namer;		/* names the groups' containers */
+	uint64_t self_netns;		/* the namer's (the tool's) network namespace */
 	const void *hist;		/* group_hist, mapped read-only */
 	size_t hist_len, hist_size;
 	unsigned int nr_slots;
@@ -109,7 +110,7 @@ int nsl_groups_init(struct nsl_groups *g, const struct nsl_groups_conf *c);
 void nsl_groups_free(struct nsl_groups *g);
 
 /*
- * -C, -I -n -1: the namer (namer.h), started while the tool is root, before
+ * -C, -I: the namer (namer.h), started while the tool is root, before
  * it drops its privileges; without it the tool names what its own
  * privileges let it. 0 or -errno.
  */

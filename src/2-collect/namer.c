@@ -16,6 +16,8 @@
  *   'C' PATH          the container of cgroup PATH: one answer
  *   'N' INO...        the containers of network namespaces (up to
  *                     NSL_NAMER_BATCH inodes): one answer each
+ *   'I' IFINDEX...    the containers of the namespaces that interfaces
+ *                     of ours lead to (peers.c): one answer each
  *
  * An answer is a 0 byte (none), or 1 and the container: its runtime's
  * index in runtimes[] plus one (0: unsaid), the id's length (0 or 64) and
@@ -42,6 +44,7 @@
 #include <linux/capability.h>
 #include "log.h"
 #include "namer.h"
+#include "peers.h"
 #include "privs.h"
 
 #define NAMER_FD 3
@@ -169,6 +172,35 @@ static struct nsl_container *decode(unsigned char *a, size_t len, bool *bad)
 	return c;
 }
 
+/* The size of an item of a batch of kind 'N' (an inode) or 'I' (an ifindex) */
+static size_t item_size(char kind)
+{
+	return kind == 'N' ? sizeof(uint64_t) : sizeof(uint32_t);
+}
+
+/*
+ * A batch named (the namer's work, or the tool's where there is none):
+ * kind 'N', items are namespaces' inodes; 'I', ifindexes of ours, named
+ * by the namespace at their links' other ends (peers.c). ask[i].c set.
+ */
+static void name_batch(char kind, const void *items, struct nsl_netns_ask *ask, size_t nr)
+{
+	uint32_t ifindex[NSL_NAMER_BATCH];
+	uint64_t peer[NSL_NAMER_BATCH];
+
+	if (kind == 'I') {
+		memcpy(ifindex, items, nr * sizeof(*ifindex));
+		nsl_link_peers(ifindex, peer, nr);
+	} else {
+		memcpy(peer, items, nr * sizeof(*peer));
+	}
+	for (size_t i = 0; i < nr; i++) {
+		ask[i].ino = peer[i];
+		ask[i].c = NULL;
+	}
+	nsl_containers_of_netns(ask, nr);
+}
+
 static void answer(const struct nsl_container *c)
 {
 	unsigned char a[ANSWER_MAX];
@@ -211,13 +243,9 @@ void nsl_namer_main(int argc, char **argv)
 			c = nsl_container_of_cgroup((const char *)q + 1);
 			answer(c);
 			nsl_container_free(c);
-		} else if (q[0] == 'N' && (n - 1) % 8 == 0 &&
-			   (nr = (size_t)(n - 1) / 8) <= NSL_NAMER_BATCH) {
-			for (size_t i = 0; i < nr; i++) {
-				memcpy(&ask[i].ino, q + 1 + 8 * i, 8);
-				ask[i].c = NULL;
-			}
-			nsl_containers_of_netns(ask, nr);
+		} else if ((q[0] == 'N' || q[0] == 'I') && (n - 1) % item_size(q[0]) == 0 &&
+			   (nr = (size_t)(n - 1) / item_size(q[0])) <= NSL_NAMER_BATCH) {
+			name_batch(q[0], q + 1, ask, nr);
 			for (size_t i = 0; i < nr; i++) {
 				answer(ask[i].c);
 				nsl_container_free(ask[i].c);
@@ -343,26 +371,48 @@ struct nsl_container *nsl_namer_cgroup(struct nsl_namer *n, const char *path)
 	return namer_answer(n, &ok);
 }
 
-void nsl_namer_netns(struct nsl_namer *n, struct nsl_netns_ask *ask, size_t nr)
+/* A batch of nr items of kind ('N', 'I') named, by the namer where it answers */
+static void namer_batch(struct nsl_namer *n, char kind, const unsigned char *items,
+			struct nsl_netns_ask *ask, size_t nr)
 {
 	unsigned char q[1 + 8 * NSL_NAMER_BATCH];
-	size_t done = 0;
+	size_t size = item_size(kind), done = 0;
 
-	while (n && done < nr && n->fd >= 0) {
+	while (done < nr) {
 		size_t k = nr - done < NSL_NAMER_BATCH ? nr - done : NSL_NAMER_BATCH;
 		bool ok = true;
 
-		q[0] = 'N';
-		for (size_t i = 0; i < k; i++)
-			memcpy(q + 1 + 8 * i, &ask[done + i].ino, 8);
-		if (!namer_send(n, q, 1 + 8 * k))
-			break;
+		if (!n || n->fd < 0) {
+			name_batch(kind, items + done * size, ask + done, k);
+			done += k;
+			continue;
+		}
+		q[0] = (unsigned char)kind;
+		memcpy(q + 1, items + done * size, k * size);
+		if (!namer_send(n, q, 1 + k * size))
+			continue;	/* stopped now: the tool names them */
 		for (size_t i = 0; i < k && ok; i++)
 			ask[done + i].c = namer_answer(n, &ok);
 		if (!ok)
-			return;	/* the rest of ask stays unnamed */
+			return;	/* the rest stays unnamed */
 		done += k;
 	}
-	if (done < nr)
-		nsl_containers_of_netns(ask + done, nr - done);
+}
+
+void nsl_namer_netns(struct nsl_namer *n, struct nsl_netns_ask *ask, size_t nr)
+{
+	uint64_t *ino = malloc(nr * sizeof(*ino) + 1);
+
+	if (!ino)
+		return;
+	for (size_t i = 0; i < nr; i++)
+		ino[i] = ask[i].ino;
+	namer_batch(n, 'N', (const unsigned char *)ino, ask, nr);
+	free(ino);
+}
+
+void nsl_namer_links(struct nsl_namer *n, const uint32_t *ifindex,
+		     struct nsl_netns_ask *ask, size_t nr)
+{
+	namer_batch(n, 'I', (const unsigned char *)ifindex, ask, nr);
 }

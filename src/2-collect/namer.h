@@ -11,6 +11,7 @@
 #define NSL_NAMER_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 #include "containers.h"
 
@@ -38,6 +39,14 @@ void nsl_namer_stop(struct nsl_namer *n);
  */
 struct nsl_container *nsl_namer_cgroup(struct nsl_namer *n, const char *path);
 void nsl_namer_netns(struct nsl_namer *n, struct nsl_netns_ask *ask, size_t nr);
+
+/*
+ * The containers of the namespaces that interfaces of the namer's (the
+ * tool's) namespace lead to: a pod's veth seen from the node names the
+ * pod (peers.h). ask[i].c set; ask[i].ino is the namespace's, 0 if none.
+ */
+void nsl_namer_links(struct nsl_namer *n, const uint32_t *ifindex,
+		     struct nsl_netns_ask *ask, size_t nr);
 
 /* The namer's life (main.c, for NSL_NAMER_ARGV1): never returns. */
 void __attribute__((noreturn)) nsl_namer_main(int argc, char **argv);

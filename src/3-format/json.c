@@ -106,8 +106,8 @@ static void json_group(FILE *out, const struct nsl_report *r,
 			(uint64_t)h->key.cgroup);
 		json_string(out, h->cgroup_path, SIZE_MAX);
 	}
-	/* the cgroup's container, else the namespace's */
-	if (r->group_cgroup || r->group_netns) {
+	/* the cgroup's container, else the namespace's, or the interface's peer's */
+	if (r->group_cgroup || r->group_ifindex) {
 		fputs(",\"container\":", out);
 		json_container(out, h->container);
 	}

@@ -154,7 +154,7 @@ static int table_hist_name(FILE *out, const struct nsl_report *r,
 		n += fprintf(out, " [netns %" PRIu64 "]", (uint64_t)h->key.netns);
 	if (r->group_cgroup)
 		n += table_cgroup(out, h);
-	else if (r->group_netns && h->container)	/* the namespace's (-I -n -1) */
+	else if (r->group_ifindex && h->container)	/* the namespace's, the peer's (-I) */
 		n += table_container(out, h->container);
 	/* its last report: the cgroup, interface or namespace went away */
 	if (h->gone)

@@ -103,8 +103,8 @@ void nsl_prom_labels(const struct nsl_report *r, const struct nsl_report_hist *h
 			l[out->n++] = (struct nsl_label){ "cgroup", out->num[1], SIZE_MAX };
 		}
 	}
-	/* the cgroup's container, else the namespace's (-I -n -1) */
-	if (r->group_cgroup || r->group_netns)
+	/* the cgroup's container, else the namespace's or the interface's peer's (-I) */
+	if (r->group_cgroup || r->group_ifindex)
 		nsl_container_labels(h->container, out);
 }
 

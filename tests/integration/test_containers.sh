@@ -14,7 +14,7 @@ source "$(dirname "$0")/lib.sh"
 
 TESTS=(test_container_pod_names test_container_docker_name test_container_state_untrusted
        test_container_tenant_cgroup test_container_netns_pod test_container_netns_shared
-       test_container_names_as_user)
+       test_container_names_as_user test_container_pod_veth)
 
 UID_=1e2d3c4b_5a69_4788_9a0b_c1d2e3f40516
 POD_UID=${UID_//_/-}
@@ -155,18 +155,18 @@ pod_state() {
 		"io.kubernetes.cri.sandbox-namespace":"shop","io.kubernetes.cri.sandbox-uid":"'"$POD_UID"'"}}' 0644
 }
 
-# dweller CGROUP: a process of that cgroup living in B's namespace (moved
+# dweller CGROUP [NS]: a process of that cgroup living in B's namespace (or NS's; moved
 # into the cgroup first: ip netns exec remounts /sys) until the test ends,
 # as a pod's pause process lives in the pod's namespace; each tool run
 # learns B's groups while it lives (the reader may exit before)
 dweller() {
-	local pid
-	sh -c 'echo $$ > "$1/cgroup.procs" && exec ip netns exec "$2" sleep 120' sh "$1" "$NS_B" &
+	local pid ns=${2:-$NS_B}
+	sh -c 'echo $$ > "$1/cgroup.procs" && exec ip netns exec "$2" sleep 120' sh "$1" "$ns" &
 	pid=$!
 	BG_PIDS+=("$pid")
 	DWELLERS+=("$pid")
-	wait_for 5 eval '[ "$(stat -L -c %i /proc/$pid/ns/net 2> /dev/null)" = "$(stat -L -c %i "/run/netns/$NS_B")" ]' ||
-		{ fail "no process of $1 in B"; return 1; }
+	wait_for 5 eval '[ "$(stat -L -c %i /proc/$pid/ns/net 2> /dev/null)" = "$(stat -L -c %i "/run/netns/$ns")" ]' ||
+		{ fail "no process of $1 in $ns"; return 1; }
 }
 
 dwellers_gone() {
@@ -251,6 +251,52 @@ namer_privileges() {
 	done
 	expect "the namer's NoNewPrivs" "$(awk '$1 == "NoNewPrivs:" { print $2 }' /proc/"$namer"/status)" = 1
 	expect "the namer's open files (0-2 /dev/null, its socket)" "$(ls /proc/"$namer"/fd | wc -l)" -eq 4
+}
+
+# -I, the tool in the node (B): the node's end of the pod's veth, where
+# the hand-over's samples go, leads to the pod's namespace (P), where only
+# the pod's processes live: its group carries the pod's names (peers.c).
+# The tool enters B with nsenter, not ip netns exec, which would remount
+# /sys, and cgroup2 with it.
+test_container_pod_veth() {
+	local out=$TMP/veth.json want
+	have_cgroup2 || { skip "no writable cgroup v2 at $CG_ROOT"; return; }
+	[ -c /dev/net/tun ] || { skip "no /dev/net/tun: no pod behind a node"; return; }
+	command -v nsenter > /dev/null || { skip "no nsenter (util-linux)"; return; }
+	setup_tunwire || { fail "cannot set up the TUN wire (tests/tunwire.c)"; return; }
+	setup_pod || { fail "cannot set up the pod behind the node"; return; }
+	pod_state || return
+	dweller "$CG" "$NS_P" || return
+	printf '#!/bin/sh\nexec nsenter --net=/run/netns/%s %s "$@"\n' "$NS_B" "$NSL" > "$TMP/nsl-node"
+	chmod +x "$TMP/nsl-node"
+	NSL_TEST_STATE_ROOT=$STATE NSL=$TMP/nsl-node start_tool "$out" -I -e netns-handover || return
+	# the pod's reader, in the pod's cgroup as every process of the pod
+	sh -c 'echo $$ > "$1/cgroup.procs" && exec ip netns exec "$2" "$3" server --proto udp \
+		--bind "$4" --port 5702 --duration-s 4' sh "$CG" "$NS_P" "$TG" "$PADDR_P" > /dev/null &
+	BG_PIDS+=($!)
+	sleep 0.3
+	ip netns exec "$NS_A" "$TG" client --proto udp --connect "$PADDR_P" --port 5702 \
+		--count 100 --interval-us 2000 > /dev/null || fail "client to the pod failed"
+	sleep 1.2	# a report after the datagrams
+	stop_tool
+	dwellers_gone
+	want='{"container": null, "id": null, "name": null, "namespace": "shop", "pod": "web-0", "pod_uid": "'"$POD_UID"'", "runtime": "containerd"}'
+	expect "JSON container of the hand-over through $IF_HN" "$(iface_container_of "$out" "$IF_HN")" = "$want"
+	expect "hand-over samples through $IF_HN" "$($JQ "$out" count netns-handover ifname="$IF_HN")" -gt 0
+}
+
+# iface_container_of OUT IFNAME: the container object of the hand-over's
+# group of interface IFNAME in OUT's last report, as JSON
+iface_container_of() {
+	"$PYTHON" - "$1" "$2" <<-'PY'
+	import json, sys
+	last = "no group"
+	for line in open(sys.argv[1]):
+	    for h in json.loads(line)["histograms"]:
+	        if h["hook"] == "netns-handover" and h["ifname"] == sys.argv[2]:
+	            last = json.dumps(h.get("container", "absent"), sort_keys=True)
+	print(last)
+	PY
 }
 
 # check_metrics FILE: promtool finds nothing to say, where it is installed

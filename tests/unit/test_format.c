@@ -470,7 +470,7 @@ static void test_json_group_keys(void **state)
 	text = render(&f.r, &json);
 	check_json_line(text);
 	assert_non_null(strstr(text, "{\"hook\":\"tcp-socket-read\","
-				     "\"ifindex\":3,\"ifname\":null,\"count\""));
+				     "\"ifindex\":3,\"ifname\":null,\"container\":null,\"count\""));
 	assert_null(strstr(text, "cgroup"));
 	assert_null(strstr(text, "\"netns\":4"));
 	free(text);

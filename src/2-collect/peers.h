@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Where an interface of ours leads: the network namespace its link's other
+ * end lives in (a pod's veth or netkit seen from the node), so that a
+ * group of the node's end is named after the pod (namer.c).
+ */
+#ifndef NSL_PEERS_H
+#define NSL_PEERS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * For each ifindex[i] of the caller's network namespace, the inode of the
+ * namespace its link's other end is in, in peer[i]; 0 where it has none
+ * in another namespace, or no process lives there (the namespace is
+ * found through one of its processes), or it is not known.
+ */
+void nsl_link_peers(const uint32_t *ifindex, uint64_t *peer, size_t n);
+
+#endif /* NSL_PEERS_H */
