@@ -63,6 +63,7 @@
 #include <unistd.h>
 #include <json-c/json.h>
 #include "containers.h"
+#include "peers.h"
 #include "targets.h"
 
 #define ID_LEN 64
@@ -508,17 +509,6 @@ static void netns_saw(struct netns_seen *seen, const char *path)
 	free(c.pod_uid);
 }
 
-/* The inode of the network namespace of process PID (at, "PID"), or 0 */
-static uint64_t proc_netns(int at, const char *pid)
-{
-	char path[300];
-	struct stat st;
-
-	if ((size_t)snprintf(path, sizeof(path), "%s/ns/net", pid) >= sizeof(path))
-		return 0;
-	return fstatat(at, path, &st, 0) ? 0 : (uint64_t)st.st_ino;
-}
-
 /* The entry of ask for inode ino, or n */
 static size_t asked(const struct nsl_netns_ask *ask, size_t n, uint64_t ino)
 {
@@ -541,7 +531,7 @@ void nsl_containers_of_netns(struct nsl_netns_ask *ask, size_t n)
 	if (!seen || proc < 0 || !(d = fdopendir(proc)))
 		goto out;
 	proc = -1;	/* d has it */
-	host = proc_netns(dirfd(d), "1");
+	host = nsl_proc_netns(dirfd(d), "1");
 	/*
 	 * One fstatat() per process (some 12 us each here: 13 ms a walk with
 	 * 1,000 processes; opening each one's directory first took 16 ms).
@@ -557,14 +547,14 @@ void nsl_containers_of_netns(struct nsl_netns_ask *ask, size_t n)
 
 		if (!isdigit((unsigned char)e->d_name[0]))
 			continue;
-		ino = proc_netns(dirfd(d), e->d_name);
+		ino = nsl_proc_netns(dirfd(d), e->d_name);
 		if (!ino || ino == host || (i = asked(ask, n, ino)) == n)
 			continue;
 		dir = openat(dirfd(d), e->d_name, O_PATH | O_DIRECTORY | O_CLOEXEC);
 		if (dir < 0)
 			continue;
 		/* one that went away meanwhile says nothing */
-		if (proc_netns(dir, ".") == ino && (path = proc_cgroup(dir, buf, sizeof(buf))))
+		if (nsl_proc_netns(dir, ".") == ino && (path = proc_cgroup(dir, buf, sizeof(buf))))
 			netns_saw(&seen[i], path);
 		close(dir);
 	}

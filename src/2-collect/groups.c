@@ -179,27 +179,26 @@ static void name_new(struct nsl_groups *g, const uint32_t *ids, size_t n)
 	/* arrays of pointers: NOLINTNEXTLINE(bugprone-sizeof-expression) */
 	struct nsl_group **asked = calloc(n, sizeof(*asked));
 	uint32_t *ifindex = calloc(n, sizeof(*ifindex));
+	static const char kinds[] = { 'N', 'I' };
 
-	for (int kind = 'N'; ask && asked && ifindex; kind = 'I') {
+	for (size_t t = 0; ask && asked && ifindex && t < sizeof(kinds); t++) {
 		size_t k = 0;
 
 		for (size_t i = 0; i < n; i++) {
 			struct nsl_group *gr = g->by_id[ids[i]];
 
-			if (naming_of(g, gr) != kind)
+			if (naming_of(g, gr) != kinds[t])
 				continue;
 			asked[k] = gr;
 			ifindex[k] = gr->key.ifindex;
 			ask[k++].ino = gr->key.netns;
 		}
-		if (k && kind == 'N')
+		if (k && kinds[t] == 'N')
 			nsl_namer_netns(&g->namer, ask, k);
 		else if (k)
 			nsl_namer_links(&g->namer, ifindex, ask, k);
 		for (size_t i = 0; i < k; i++)
 			asked[i]->container = ask[i].c;
-		if (kind == 'I')
-			break;
 	}
 	free(ifindex);
 	free(asked);

@@ -138,7 +138,7 @@ static int32_t pid_netnsid(struct nl *nl, pid_t pid)
 	return id;
 }
 
-static uint64_t netns_of(int at, const char *pid)
+uint64_t nsl_proc_netns(int at, const char *pid)
 {
 	char path[300];
 	struct stat st;
@@ -175,7 +175,7 @@ static bool seen_first(uint64_t *seen, size_t *nr, uint64_t ino)
  */
 static void match_namespaces(struct nl *nl, const int32_t *id, uint64_t *peer, size_t n)
 {
-	uint64_t self = netns_of(AT_FDCWD, "/proc/self"), *seen;
+	uint64_t self = nsl_proc_netns(AT_FDCWD, "/proc/self"), *seen;
 	size_t nr_seen = 0;
 	struct dirent *e;
 	DIR *d;
@@ -188,12 +188,12 @@ static void match_namespaces(struct nl *nl, const int32_t *id, uint64_t *peer, s
 
 		if (!isdigit((unsigned char)e->d_name[0]))
 			continue;
-		ino = netns_of(dirfd(d), e->d_name);
+		ino = nsl_proc_netns(dirfd(d), e->d_name);
 		if (!ino || ino == self || !seen_first(seen, &nr_seen, ino))
 			continue;
 		nsid = pid_netnsid(nl, (pid_t)atol(e->d_name));
 		/* the process still in that namespace: else the id is another's */
-		if (nsid < 0 || netns_of(dirfd(d), e->d_name) != ino)
+		if (nsid < 0 || nsl_proc_netns(dirfd(d), e->d_name) != ino)
 			continue;
 		for (size_t i = 0; i < n; i++)
 			if (id[i] == nsid)

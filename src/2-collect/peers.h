@@ -18,4 +18,12 @@
  */
 void nsl_link_peers(const uint32_t *ifindex, uint64_t *peer, size_t n);
 
+/*
+ * The inode of the network namespace of process pid ("PID" under the
+ * /proc directory at, or a path such as "/proc/self" with AT_FDCWD), or
+ * 0: gone, or behind ptrace's read check. One fstatat(), for the walks
+ * of /proc (here and containers.c).
+ */
+uint64_t nsl_proc_netns(int at, const char *pid);
+
 #endif /* NSL_PEERS_H */
