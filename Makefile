@@ -136,6 +136,11 @@ $(OUTPUT)/tests/test_containers: tests/unit/test_containers.c $(OUTPUT)/2-collec
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $^ -lcmocka $(JSON_LIBS) -o $@
 
+# ksyms.c alone, on kallsyms text the test writes
+$(OUTPUT)/tests/test_ksyms: tests/unit/test_ksyms.c $(OUTPUT)/1-setup/ksyms.o | $(OUTPUT)/tests
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) $^ -lcmocka -o $@
+
 # cgnames.c alone, on a directory tree the test gives as its cgroup2 mount
 $(OUTPUT)/tests/test_cgnames: tests/unit/test_cgnames.c $(OUTPUT)/2-collect/cgnames.o | $(OUTPUT)/tests
 	$(call msg,CC,$@)

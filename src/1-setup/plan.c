@@ -14,6 +14,7 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include "hooks.h"
+#include "ksyms.h"
 #include "loader.h"
 #include "log.h"
 #include "probe.h"
