@@ -9,9 +9,14 @@ NSL=${NSL:-$ROOT/netstacklat}
 TG=$ROOT/.output/tests/trafficgen
 SETTAI=$ROOT/.output/tests/settai
 # Debian's python3 (scripts/install-deps), called by its path: a python3
-# earlier in PATH may be a version manager's shim (pyenv's here: 0.14 s
-# a start instead of 0.03 s), and the tests ask python hundreds of
-# questions (the VM test about 400: 50 on 6.1, 190 on 6.12, 155 on sid)
+# earlier in PATH may be a version manager's shim (pyenv's here: 0.34 s
+# a start instead of 0.04 s), and the tests ask python thousands of
+# questions (the VM test about 400: 50 on 6.1, 190 on 6.12, 155 on sid).
+# Debian's directories come first in PATH too, for the python3 of a
+# "python3 -c", of a script's "#!/usr/bin/env python3", of a child shell
+# (ip netns exec ... bash -c), and for every other tool the tests run:
+# those install-deps installed.
+PATH=/usr/sbin:/usr/bin:/sbin:/bin:$PATH
 PYTHON=${PYTHON:-/usr/bin/python3}
 [ -x "$PYTHON" ] || PYTHON=python3
 JQ="$PYTHON $ROOT/tests/integration/jsonq.py"
