@@ -192,6 +192,19 @@ vm_boot() {
 	grep -a "GUEST ERROR" "$CONSOLE" && fail "the guest reported errors"
 	echo "  guest kernel $(guest_release): build ${BUILD_SECONDS}s, guest ${BOOT_SECONDS}s" \
 	     "(up after $(grep -ao '=== GUEST UPTIME [0-9.]*' "$CONSOLE" | cut -d' ' -f4)s)"
+	guest_times
+}
+
+# where the guest's time went (guest.sh's stamps): its tool starts, from
+# exec to "attached", and the -l runs, in guest seconds
+guest_times() {
+	awk '$2 == "start" { at[$3] = $1 }
+	     $2 == "attached" && ($3 in at) { n++; s += $1 - at[$3] }
+	     $2 == "lists" && $3 == "" { l0 = $1 }
+	     $2 == "lists" && $3 == "done" { l += $1 - l0 }
+	     { last = $1 }
+	     END { if (n) printf "  guest time: %d tool starts took %.0f s (%.1f s each), -l runs %.0f s, until the last stamp %.0f s\n", n, s, s / n, l, last }' \
+		"$OUT/times" 2>/dev/null
 }
 
 # The kernel asked for is the one that ran: the guest's release is the

@@ -22,6 +22,10 @@ mkdir -p /sys/fs/cgroup && mount -t cgroup2 cgroup2 /sys/fs/cgroup 2>/dev/null
 
 say() { echo "=== $*"; }
 
+# stamp WHAT: the guest's uptime, into the times file (where a guest's
+# time goes: tool starts, scenarios; test_vm.sh's vmK_boot sums them)
+stamp() { echo "$(cut -d' ' -f1 /proc/uptime) $*" >> /tmp/times; }
+
 emit() {	# emit NAME FILE
 	say "BEGIN $1"
 	cat "$2" 2>/dev/null
@@ -32,6 +36,7 @@ emit() {	# emit NAME FILE
 # post-mortem on the host
 finish() {
 	dmesg > /tmp/dmesg 2>&1
+	emit times /tmp/times
 	emit dmesg /tmp/dmesg
 	say "GUEST DONE"
 	sync
@@ -95,6 +100,7 @@ client() {	# client NAME PROTO PORT ARGS...
 tool_start() {
 	local name=$1 i=0
 	shift
+	stamp "start $name"
 	netstacklat -F json -r 1 -o /tmp/$name.json "$@" 2> /tmp/$name.err &
 	TOOL_PID=$!
 	while ! grep -q attached /tmp/$name.err && [ $i -lt 1200 ]; do
@@ -102,11 +108,13 @@ tool_start() {
 		sleep 0.1
 		i=$((i + 1))
 	done
+	stamp "attached $name"
 }
 
 tool_stop() {	# tool_stop NAME: SIGINT (final report), keep the exit status
 	kill -INT $TOOL_PID
 	wait $TOOL_PID
+	stamp "stopped $1"
 	echo $? > /tmp/$1.rc
 	for f in json err rc server client; do emit "$1.$f" /tmp/$1.$f; done
 }
@@ -519,6 +527,7 @@ list_verbose() {
 # -l in both modes, and with a program the kernel refuses (it costs its
 # hook its method, not every hook), for the host to judge
 lists() {
+	stamp "lists"
 	netstacklat -l > /tmp/list-fentry.out 2>&1
 	emit list-auto /tmp/list-fentry.out
 	netstacklat -l --attach=fallback > /tmp/list-fallback.out 2>&1
@@ -526,6 +535,7 @@ lists() {
 	NSL_TEST_REJECT=fexit_tcp_queue_rcv netstacklat -l > /tmp/list-reject.out 2>&1
 	emit list-reject /tmp/list-reject.out
 	list_verbose
+	stamp "lists done"
 }
 
 # Two pods behind the node B: P over a routed veth (b1), Q behind a
