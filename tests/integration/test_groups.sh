@@ -347,6 +347,7 @@ except Exception:
 # grace has passed no latency series is current (Prometheus marked them
 # stale). The TSDB head keeps every series ever created until its next
 # compaction (Prometheus' own rule, up to 3 h): reported, not asserted.
+PROM_CHURN=${PROM_CHURN:-60}
 test_prom_churn() {
 	local out=$TMP/promchurn.json i j reads n max0 maxs
 	command -v prometheus > /dev/null || { skip "prometheus server missing"; return; }
@@ -370,7 +371,7 @@ test_prom_churn() {
 	wait_for 30 eval '[ "$(prom_query "up")" = 1 ]' ||
 		{ fail "Prometheus did not scrape the tool: $(tail -2 "$TMP/prometheus.log")"; return; }
 	max0=$(prom_query 'scrape_samples_scraped')
-	n=60
+	n=$PROM_CHURN
 	for ((i = 0; i < n; i += 2)); do
 		for ((j = i; j < i + 2 && j < n; j++)); do
 			cg_reader "$j" $((6300 + j)) &
@@ -402,6 +403,7 @@ test_prom_churn() {
 	     "series ever in the TSDB head $tsdb, current latency series at the end 0"
 }
 
+GONE_CAPPED=${GONE_CAPPED:-12}
 # Gone groups are kept for --series-grace, but never more of them than
 # --max-groups (issue #31: a host that churns thousands of cgroups within
 # the grace would otherwise hold the final totals of all of them): 12
@@ -409,7 +411,7 @@ test_prom_churn() {
 # 600; then /metrics lists at most 3 groups (all 12 before the cap), the
 # newest, and the JSON reports saw every read (as a sample or map_full).
 test_gone_capped() {
-	local out=$TMP/capped.json i n=12 listed newest
+	local out=$TMP/capped.json i n=$GONE_CAPPED listed newest
 	command -v curl > /dev/null || { skip "curl missing"; return; }
 	[ -n "$CG_ROOT" ] && [ -w "$CG_ROOT/cgroup.procs" ] || { skip "no writable cgroup v2"; return; }
 	rm -f "$TMP"/cg-*.json "$TMP"/cg-*.id

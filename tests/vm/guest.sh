@@ -114,8 +114,8 @@ tool_start() {
 tool_stop() {	# tool_stop NAME: SIGINT (final report), keep the exit status
 	kill -INT $TOOL_PID
 	wait $TOOL_PID
-	stamp "stopped $1"
 	echo $? > /tmp/$1.rc
+	stamp "stopped $1"
 	for f in json err rc server client; do emit "$1.$f" /tmp/$1.$f; done
 }
 
