@@ -403,13 +403,13 @@ test_prom_churn() {
 	     "series ever in the TSDB head $tsdb, current latency series at the end 0"
 }
 
-GONE_CAPPED=${GONE_CAPPED:-12}
 # Gone groups are kept for --series-grace, but never more of them than
 # --max-groups (issue #31: a host that churns thousands of cgroups within
 # the grace would otherwise hold the final totals of all of them): 12
 # cgroups read one after the other under --max-groups 3 --series-grace
 # 600; then /metrics lists at most 3 groups (all 12 before the cap), the
 # newest, and the JSON reports saw every read (as a sample or map_full).
+GONE_CAPPED=${GONE_CAPPED:-12}
 test_gone_capped() {
 	local out=$TMP/capped.json i n=$GONE_CAPPED listed newest
 	command -v curl > /dev/null || { skip "curl missing"; return; }
