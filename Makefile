@@ -285,6 +285,14 @@ bench-http: deps-test
 	$(Q)$(MAKE) --no-print-directory all $(OUTPUT)/tests/trafficgen
 	$(Q)scripts/bench-http $(ARGS)
 
+# Issue #46 item 7: which tests test_sanitizers.sh reruns under ASan,
+# chosen by what they reach in a --coverage build (scripts/asan-select
+# writes tests/integration/asan-leave-out); needs root, about 10 minutes,
+# not part of `make test`.
+.PHONY: asan-select
+asan-select: deps-test
+	$(Q)scripts/asan-select
+
 # Issue #8: the userspace under ASan+UBSan (make asan: .output/asan/netstacklat,
 # which tests/integration/test_sanitizers.sh runs), the code that parses
 # what others send under libFuzzer (make fuzz: FUZZ_TIME seconds of

@@ -206,6 +206,11 @@ run_test() {
 	local name=$1
 	shift
 	FAILS=() SKIP_REASON=
+	# scripts/asan-select: what each test's netstacklat runs, in a
+	# directory of its own (gcov's data of a --coverage build)
+	if [ -n "${NSL_COVERAGE_DIR:-}" ]; then
+		export GCOV_PREFIX=$NSL_COVERAGE_DIR/$name
+	fi
 	# a test that is not defined (yet: a file that calls run_tests before
 	# defining it) must not pass
 	if [ $# -eq 0 ] && ! declare -F "$name" > /dev/null; then

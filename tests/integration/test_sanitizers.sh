@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Memory and undefined-behaviour checks of the userspace (issue #8):
-#  - asan_*: the core, error, netfilter and Prometheus suites again, with
-#    the tool built with ASan+UBSan (make asan). Any sanitizer report fails
+#  - asan_*: the core, error, netfilter, Prometheus and group suites
+#    again, with the tool built with ASan+UBSan (make asan): the fewest
+#    of their tests that reach every line and branch of src/ that all of
+#    them reach (tests/integration/asan-suites.sh; make asan-select
+#    chooses them from a coverage run). Any sanitizer report fails
 #    the test during which it was written: the tool aborts (exit status
 #    134, where the tests want 0 or 2), and the report files are checked
 #    after each test, so a report from a run whose status a test does not
@@ -14,31 +17,12 @@
 source "$(dirname "$0")/lib.sh"
 
 ASAN_NSL=${ASAN_NSL:-$ROOT/.output/asan/netstacklat}
-SUITES=(test_core test_errors test_netfilter test_prometheus test_groups)
-# Under ASan a suite runs the same userspace paths with fewer rounds where
-# its rounds only repeat them (issue #46 item 7: test_groups' churn is
-# most of its 6 minutes; the counts that judge the algorithms run in the
-# suite itself, unsanitized): the churn, the dead namespaces, the
-# Prometheus churn (24 ids), the gone groups (3) and the tenants each
-# still outnumber the ids (--max-groups) and the quota (8).
-declare -A ASAN_ENV=([test_groups]="CHURN_CGROUPS=40 CHURN_IFACES=20 CHURN_NETNS=40
-	DEAD_NETNS=60 PROM_CHURN=30 GONE_CAPPED=6 TENANT_NETNS=40 TENANT_CGROUPS=30")
-# Left out under ASan: tests whose userspace path another one of its
-# suite runs, the difference being on the kernel's side (which packets
-# the BPF programs count: one sample per read, the known answers, the
-# enqueue hooks, MPTCP, the error queue, IPv6 beside IPv4 in the same
-# netfilter code; whose a tenant's namespace or cgroup is, which the BPF
-# side finds: the reader gives the ids back the same way whoever owns
-# them) or on the consumer's (Prometheus' queries of the dashboard; the
-# rules, which promtool alone checks), and those that run no netstacklat
-# at all (the group id race: its own program and loader, tests/groupid/).
-# Issue #46 item 7.
-declare -A ASAN_LEAVE_OUT=(
-	[test_core]="test_one_sample_per_read test_known_answer test_enqueue_once_per_skb
-		test_enqueue_reader_drains test_mptcp_reads test_errqueue_reads"
-	[test_netfilter]="test_nf_tcp_tun_v6 test_nf_udp_veth_v6"
-	[test_prometheus]="test_prom_dashboard test_prom_dashboard_sid test_prom_rules"
-	[test_groups]="test_group_id_race test_owner_quota_rootns test_owner_quota_subuids")
+# The suites, their variables under ASan, and the tests not rerun (chosen
+# by scripts/asan-select: each reaches nothing in src/ that the others do
+# not; issue #46 item 7)
+# shellcheck source=tests/integration/asan-suites.sh
+source "$ROOT/tests/integration/asan-suites.sh"
+asan_read_leave_out "$ROOT/tests/integration/asan-leave-out"
 TESTS=(test_asan_early_exits test_valgrind_count2 test_valgrind_listen)
 
 # Reports go to files (one per process) that the tool can write also after
@@ -82,7 +66,7 @@ asan_suite() {
 
 if [ -z "${NSL_TESTS:-}" ]; then
 	if [ -x "$ASAN_NSL" ]; then
-		for s in "${SUITES[@]}"; do
+		for s in "${ASAN_SUITES[@]}"; do
 			asan_suite "$s"
 		done
 	else
