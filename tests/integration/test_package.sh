@@ -83,6 +83,13 @@ test_deb_install_run_purge() {
 	# the unit's command as it would run, with the unit's bounding set only
 	# (and no new privileges), on a test port and with a report file too
 	caps=$(unit_bounding_set)
+	# within the unit's bounding set every hook attaches as it does for
+	# root: /proc/kallsyms gives its addresses (netns-handover's devices,
+	# cleanup_net) only with CAP_SYSLOG where perf_event_paranoid > 1
+	setpriv --bounding-set "$caps" --inh-caps -all --no-new-privs -- /usr/sbin/netstacklat -l \
+		> "$TMP/list-unit.out" 2>&1 || fail "netstacklat -l in the unit's bounding set failed"
+	diff "$TMP/list.out" "$TMP/list-unit.out" > "$TMP/list.diff" ||
+		fail "-l in the unit's bounding set differs from root's: $(grep '^>' "$TMP/list.diff" | head -2)"
 	unit_command "127.0.0.1:$PORT" "-F json -o $out -r 0.5"
 	# the unit runs it as root; the file is opened before the drop
 	setpriv --bounding-set "$caps" --inh-caps -all --no-new-privs -- "${CMD[@]}" \
