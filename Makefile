@@ -73,7 +73,7 @@ TEST_TOOLS += $(OUTPUT)/tests/groupid_race $(OUTPUT)/tests/groupid_race.bpf.o
 # the userspace under ASan+UBSan and the fuzzers (see the end)
 TEST_TOOLS += $(OUTPUT)/asan/netstacklat $(OUTPUT)/fuzz/fuzz_options $(OUTPUT)/fuzz/fuzz_httproute
 
-.PHONY: all clean run test test-unit test-integration test-vm test-vm-newest test-progs deps deps-test deps-unit install deb
+.PHONY: all clean run test test-unit test-integration test-vm test-vm-newest test-progs deps deps-test deps-unit install deb image
 
 all: netstacklat
 
@@ -179,6 +179,13 @@ deps-unit:
 deb:
 	$(Q)scripts/install-deps deb
 	$(Q)scripts/build-deb $(OUTPUT)/deb
+
+# The container image (scripts/build-image): the .deb on a minimal Debian
+# root, as localhost/netstacklat:VERSION in podman's storage and a docker
+# archive in .output/image; deploy/ runs it on Kubernetes (as root).
+image: deb
+	$(Q)scripts/install-deps image
+	$(Q)scripts/build-image $(OUTPUT)/image
 
 # The two commands of the README: install what is missing, build, go.
 run: deps

@@ -1,0 +1,203 @@
+#!/usr/bin/env bash
+# The container image and the DaemonSet (issue #42 items 4 and 5):
+#  - image_built: `make image` makes localhost/netstacklat:VERSION from the
+#    project's .deb on a Debian root (scripts/build-image), and its docker
+#    archive; the tool in it is the package's, with its user.
+#  - image_daemonset_pod: the DaemonSet's pod template
+#    (deploy/netstacklat.yaml) run by `podman kube play` as a pod, with
+#    its image, arguments, securityContext and mounts (what differs: see
+#    kube_pod below). It measures another podman container, a UDP reader
+#    behind podman's bridge: all its datagrams in its network namespace.
+#  - image_names_container: the same template as `podman run` options
+#    (podman_run_args), host PID namespace included, which podman 4.3's
+#    kube play leaves private (4.4 honours hostPID): /metrics names the
+#    other container's namespace after it, as the namer finds a process
+#    of it in /proc.
+# podman runs with runc (crun refuses this host's hybrid cgroups) and no
+# default ulimits (a container may not raise its own here). The image
+# stays in podman's storage, as `make image` leaves it; NSL_IMAGE_MADE=1
+# takes the one made before instead of making it again (work on a test).
+# (`make image` makes it in about 75 s here: mmdebstrap, from Debian's
+# archive.)
+source "$(dirname "$0")/lib.sh"
+
+TESTS=(test_image_built test_image_daemonset_pod test_image_names_container)
+
+VERSION=$(dpkg-parsechangelog -l "$ROOT/debian/changelog" -S Version)
+IMAGE=localhost/netstacklat:$VERSION
+PORT=$((20000 + ID % 2000))
+TARGET=nsltarget$ID
+POD=nslpod$ID
+RUNNER=nslrun$ID
+
+# an image is what the other test needs: made once
+IMAGE_MADE=
+make_image() {
+	[ -n "$IMAGE_MADE" ] && return 0
+	[ -n "${NSL_IMAGE_MADE:-}" ] || make -C "$ROOT" --no-print-directory image > "$TMP/image.log" 2>&1 ||
+		{ fail "make image: $(tail -5 "$TMP/image.log")"; return 1; }
+	IMAGE_MADE=1
+}
+
+test_image_built() {
+	local archive size
+	make_image || return
+	archive=$(compgen -G "$ROOT/.output/image/netstacklat_${VERSION}_*.image.tar" | head -1)
+	[ -s "$archive" ] || fail "no docker archive in .output/image"
+	expect "the image's entry point" "$(podman image inspect -f '{{json .Config.Entrypoint}}' "$IMAGE" 2>&1)" \
+		= '["/usr/sbin/netstacklat"]'
+	expect "netstacklat --version in the image" "$(podman run --rm "$IMAGE" --version 2>&1)" \
+		= "netstacklat $VERSION"
+	# the package's own, as dpkg installed it
+	expect "the package in the image" "$(podman run --rm --entrypoint /usr/bin/dpkg-query "$IMAGE" \
+		-W -f '${Status} ${Version}' netstacklat 2>&1)" = "install ok installed $VERSION"
+	# what --user (the image's CMD) drops to: the package's postinst made it
+	podman run --rm --entrypoint /usr/bin/getent "$IMAGE" passwd netstacklat > /dev/null 2>&1 ||
+		fail "no user netstacklat in the image"
+	size=$(podman image inspect -f '{{.Size}}' "$IMAGE" 2>/dev/null)
+	echo "  $IMAGE: $((size / 1000000)) MB; $(basename "$archive")"
+}
+
+# kube_pod NAME: the DaemonSet's pod template as a pod, on stdout: its
+# image the one just made, /metrics on this test's port. Without
+# `ports`: podman refuses a port mapping beside hostNetwork, where
+# Kubernetes takes the container's port as the host's (the same here).
+# The rest (tolerations, probes, resources, dnsPolicy) is the template's;
+# podman makes of the probes a health check and ignores what it has no
+# use for.
+kube_pod() {
+	"$PYTHON" - "$ROOT/deploy/netstacklat.yaml" "$1" "$IMAGE" "$PORT" <<-'PY'
+	import sys, yaml
+	path, name, image, port = sys.argv[1:]
+	ds = next(d for d in yaml.safe_load_all(open(path)) if d and d["kind"] == "DaemonSet")
+	tmpl = ds["spec"]["template"]
+	spec = tmpl["spec"]
+	c = spec["containers"][0]
+	c["image"] = image
+	c.pop("ports")
+	c["args"] = [a.replace("9469", port) for a in c["args"]]
+	for probe in ("readinessProbe", "livenessProbe"):
+	    c[probe]["httpGet"]["port"] = int(port)
+	yaml.safe_dump({"apiVersion": "v1", "kind": "Pod",
+	                "metadata": {"name": name, "labels": tmpl["metadata"]["labels"]},
+	                "spec": spec}, sys.stdout)
+	PY
+}
+
+# podman_run_args: the pod template's container as `podman run` options,
+# one per line: host network and PID, user, read-only root, no new
+# privileges, capabilities, the hostPath mounts, the image and arguments
+podman_run_args() {
+	"$PYTHON" - "$ROOT/deploy/netstacklat.yaml" "$IMAGE" "$PORT" <<-'PY'
+	import sys, yaml
+	path, image, port = sys.argv[1:]
+	ds = next(d for d in yaml.safe_load_all(open(path)) if d and d["kind"] == "DaemonSet")
+	spec = ds["spec"]["template"]["spec"]
+	c = spec["containers"][0]
+	sc = c["securityContext"]
+	out = ["--network=host"] * spec["hostNetwork"] + ["--pid=host"] * spec["hostPID"]
+	out += ["--user=%d" % sc["runAsUser"], "--read-only=%s" % str(sc["readOnlyRootFilesystem"]).lower()]
+	if not sc["allowPrivilegeEscalation"]:
+	    out.append("--security-opt=no-new-privileges")
+	out += ["--cap-drop=" + x for x in sc["capabilities"]["drop"]]
+	out += ["--cap-add=" + x for x in sc["capabilities"]["add"]]
+	vols = {v["name"]: v["hostPath"]["path"] for v in spec["volumes"]}
+	for m in c["volumeMounts"]:
+	    out.append("--volume=%s:%s:%s" % (vols[m["name"]], m["mountPath"], "ro" if m.get("readOnly") else "rw"))
+	out.append(image)
+	out += [a.replace("9469", port) for a in c["args"]]
+	print("\n".join(out))
+	PY
+}
+
+# samples_count FILE SELECTOR: the udp-socket-enqueued samples in /metrics
+# (FILE) of the series whose labels contain SELECTOR
+samples_count() {
+	sed -n 's/^netstacklat_latency_seconds_count{\(.*\)} \([0-9]*\)$/\1 \2/p' "$1" |
+		grep 'hook="udp-socket-enqueued"' | grep -F "$2" |
+		awk '{ n += $NF } END { print n + 0 }'
+}
+
+# start_target: the measured container, a UDP reader in a network
+# namespace of its own (podman's bridge), the test's traffic generator
+# mounted in; its address in TARGET_IP, its namespace's inode in TARGET_NS
+start_target() {
+	[ -n "${TARGET_IP:-}" ] && return 0
+	podman run -d --name "$TARGET" -v "$ROOT/.output/tests:/t:ro" --entrypoint /t/trafficgen \
+		"$IMAGE" server --proto udp --bind 0.0.0.0 --port 5801 --duration-s 60 \
+		> "$TMP/target.id" 2> "$TMP/target.err" ||
+		{ fail "podman run of the measured container: $(tail -2 "$TMP/target.err")"; return 1; }
+	AT_EXIT+=("podman rm -f -t 0 $TARGET > /dev/null 2>&1")
+	TARGET_IP=$(podman inspect -f '{{.NetworkSettings.IPAddress}}' "$TARGET" 2> /dev/null)
+	[ -n "$TARGET_IP" ] || { fail "the measured container has no address on podman's bridge"; return 1; }
+	TARGET_NS=$(stat -L -c %i "/proc/$(podman inspect -f '{{.State.Pid}}' "$TARGET")/ns/net")
+}
+
+# measured CONTAINER SELECTOR: 100 datagrams to the target once
+# CONTAINER's /metrics answers (as the readiness probe asks); then
+# /metrics in $TMP/metrics until the series with SELECTOR count them all
+# (the tool publishes a report each interval), 20 s at most
+measured() {
+	SELECTOR=$2
+	wait_for 60 curl -sf -o /dev/null "http://127.0.0.1:$PORT/metrics" ||
+		{ fail "/metrics did not answer: $(podman logs "$1" 2>&1 | tail -3)"; return 1; }
+	"$TG" client --proto udp --connect "$TARGET_IP" --port 5801 --count 100 --interval-us 1000 \
+		> /dev/null || fail "client to the measured container failed"
+	wait_for 20 eval 'curl -sf -o "$TMP/metrics" "http://127.0.0.1:$PORT/metrics" &&
+		[ "$(samples_count "$TMP/metrics" "$SELECTOR")" -ge 100 ]'
+}
+
+test_image_daemonset_pod() {
+	local uid
+	make_image || return
+	start_target || return
+	kube_pod "$POD" > "$TMP/pod.yaml" || { fail "cannot make a pod of deploy/netstacklat.yaml"; return; }
+	# (from $TMP: kube play builds an image whose name is a directory of
+	# the working directory, and ./netstacklat is one's last component)
+	(cd "$TMP" && podman kube play pod.yaml) > "$TMP/play.out" 2>&1 ||
+		{ fail "podman kube play: $(tail -2 "$TMP/play.out")"; return; }
+	AT_EXIT+=("podman kube down $TMP/pod.yaml > /dev/null 2>&1")
+	measured "$POD-netstacklat" "netns=\"$TARGET_NS\""
+	expect "udp-socket-enqueued samples in $TARGET's namespace" \
+		"$(samples_count "$TMP/metrics" "netns=\"$TARGET_NS\"")" -ge 100 ||
+		grep 'count{hook="udp-socket-enqueued"' "$TMP/metrics" | head -3 | sed 's/^/  /'
+	# as the template says: root's uid dropped to the image's netstacklat,
+	# the root file system read-only
+	podman exec "$POD-netstacklat" /usr/bin/touch /probe > /dev/null 2>&1 &&
+		fail "the root file system is writable"
+	uid=$(podman run --rm --entrypoint /usr/bin/id "$IMAGE" -u netstacklat 2>&1)
+	expect "the tool's uid in the pod (netstacklat's: $uid)" "$(stat -c %u "/proc/$(podman inspect \
+		-f '{{.State.Pid}}' "$POD-netstacklat" 2>/dev/null)" 2>&1)" = "$uid"
+	# its port is the next test's
+	podman kube down "$TMP/pod.yaml" > /dev/null 2>&1 || fail "podman kube down failed"
+}
+
+test_image_names_container() {
+	local args
+	make_image || return
+	start_target || return
+	mapfile -t args < <(podman_run_args)
+	[ ${#args[@]} -gt 5 ] || { fail "cannot read the pod template's options"; return; }
+	podman run -d --name "$RUNNER" "${args[@]}" > /dev/null 2> "$TMP/run.err" ||
+		{ fail "podman run of the template: $(tail -2 "$TMP/run.err")"; return; }
+	AT_EXIT+=("podman rm -f -t 0 $RUNNER > /dev/null 2>&1")
+	measured "$RUNNER" "netns=\"$TARGET_NS\",name=\"$TARGET\""
+	expect "udp-socket-enqueued samples named $TARGET" \
+		"$(samples_count "$TMP/metrics" "netns=\"$TARGET_NS\",name=\"$TARGET\"")" -ge 100 ||
+		grep 'count{hook="udp-socket-enqueued"' "$TMP/metrics" | head -3 | sed 's/^/  /'
+}
+
+can_run_podman() {
+	SKIP_WHY=
+	[ "$(id -u)" -eq 0 ] || SKIP_WHY="needs root"
+	command -v podman > /dev/null || SKIP_WHY="podman missing (scripts/install-deps image)"
+	command -v mmdebstrap > /dev/null || SKIP_WHY="mmdebstrap missing (scripts/install-deps image)"
+	command -v runc > /dev/null || SKIP_WHY="runc missing (scripts/install-deps image)"
+	[ -z "$SKIP_WHY" ]
+}
+
+must "traffic generator not built (make test-progs)" test -x "$TG"
+need "" can_run_podman
+printf '[containers]\ndefault_ulimits = []\n[engine]\nruntime = "runc"\n' > "$TMP/containers.conf"
+export CONTAINERS_CONF=$TMP/containers.conf
+run_tests
