@@ -8,6 +8,18 @@
 #    its image, arguments, securityContext and mounts (what differs: see
 #    kube_pod below). It measures another podman container, a UDP reader
 #    behind podman's bridge: all its datagrams in its network namespace.
+#  - image_docker: the docker archive loaded by Debian's docker (docker.io,
+#    a dockerd of this test's), and a container of it, a UDP and a TCP
+#    reader, measured by the tool on the host: the container's namespace
+#    (-I -n -1) and its cgroup (-C: /docker/ID, dockerd's cgroupfs
+#    driver) carry its name, read from docker's own config.v2.json.
+#  - image_containerd_pod: the archive imported by containerd's ctr into
+#    its k8s.io namespace (a containerd of this test's), and a container
+#    of it as kubelet and containerd lay a pod's out, without a kubelet:
+#    the CRI plugin's annotations in its bundle, its cgroup
+#    /kubepods/besteffort/podUID/ID (cgroupfs driver), run by runc through
+#    containerd's runc shim. A TCP reader in it (the host's network):
+#    its cgroup's group (-C) carries the pod's names.
 #  - image_names_container: the same template as `podman run` options
 #    (podman_run_args), host PID namespace included, which podman 4.3's
 #    kube play leaves private (4.4 honours hostPID): /metrics names the
@@ -21,7 +33,8 @@
 # archive.)
 source "$(dirname "$0")/lib.sh"
 
-TESTS=(test_image_built test_image_daemonset_pod test_image_names_container)
+TESTS=(test_image_built test_image_daemonset_pod test_image_names_container test_image_docker
+       test_image_containerd_pod)
 
 VERSION=$(dpkg-parsechangelog -l "$ROOT/debian/changelog" -S Version)
 IMAGE=localhost/netstacklat:$VERSION
@@ -29,6 +42,9 @@ PORT=$((20000 + ID % 2000))
 TARGET=nsltarget$ID
 POD=nslpod$ID
 RUNNER=nslrun$ID
+DOCKERED=nsldocker$ID
+# Debian's docker client (/usr/local/bin may hold another)
+DOCKER=(/usr/bin/docker -H unix:///run/nsl-docker$ID.sock)
 
 # an image is what the other test needs: made once
 IMAGE_MADE=
@@ -133,10 +149,11 @@ start_target() {
 	TARGET_NS=$(stat -L -c %i "/proc/$(podman inspect -f '{{.State.Pid}}' "$TARGET")/ns/net")
 }
 
-# measured CONTAINER SELECTOR: 100 datagrams to the target once
+# measured CONTAINER SELECTOR WHAT: 100 datagrams to the target once
 # CONTAINER's /metrics answers (as the readiness probe asks); then
 # /metrics in $TMP/metrics until the series with SELECTOR count them all
-# (the tool publishes a report each interval), 20 s at most
+# (the tool publishes a report each interval), 20 s at most: WHAT failed
+# if they do not
 measured() {
 	SELECTOR=$2
 	wait_for 60 curl -sf -o /dev/null "http://127.0.0.1:$PORT/metrics" ||
@@ -145,6 +162,8 @@ measured() {
 		> /dev/null || fail "client to the measured container failed"
 	wait_for 20 eval 'curl -sf -o "$TMP/metrics" "http://127.0.0.1:$PORT/metrics" &&
 		[ "$(samples_count "$TMP/metrics" "$SELECTOR")" -ge 100 ]'
+	expect "$3" "$(samples_count "$TMP/metrics" "$SELECTOR")" -ge 100 ||
+		grep 'count{hook="udp-socket-enqueued"' "$TMP/metrics" | head -3 | sed 's/^/  /'
 }
 
 test_image_daemonset_pod() {
@@ -157,10 +176,8 @@ test_image_daemonset_pod() {
 	(cd "$TMP" && podman kube play pod.yaml) > "$TMP/play.out" 2>&1 ||
 		{ fail "podman kube play: $(tail -2 "$TMP/play.out")"; return; }
 	AT_EXIT+=("podman kube down $TMP/pod.yaml > /dev/null 2>&1")
-	measured "$POD-netstacklat" "netns=\"$TARGET_NS\""
-	expect "udp-socket-enqueued samples in $TARGET's namespace" \
-		"$(samples_count "$TMP/metrics" "netns=\"$TARGET_NS\"")" -ge 100 ||
-		grep 'count{hook="udp-socket-enqueued"' "$TMP/metrics" | head -3 | sed 's/^/  /'
+	measured "$POD-netstacklat" "netns=\"$TARGET_NS\"" \
+		"udp-socket-enqueued samples in $TARGET's namespace"
 	# as the template says: root's uid dropped to the image's netstacklat,
 	# the root file system read-only
 	podman exec "$POD-netstacklat" /usr/bin/touch /probe > /dev/null 2>&1 &&
@@ -181,10 +198,139 @@ test_image_names_container() {
 	podman run -d --name "$RUNNER" "${args[@]}" > /dev/null 2> "$TMP/run.err" ||
 		{ fail "podman run of the template: $(tail -2 "$TMP/run.err")"; return; }
 	AT_EXIT+=("podman rm -f -t 0 $RUNNER > /dev/null 2>&1")
-	measured "$RUNNER" "netns=\"$TARGET_NS\",name=\"$TARGET\""
-	expect "udp-socket-enqueued samples named $TARGET" \
-		"$(samples_count "$TMP/metrics" "netns=\"$TARGET_NS\",name=\"$TARGET\"")" -ge 100 ||
-		grep 'count{hook="udp-socket-enqueued"' "$TMP/metrics" | head -3 | sed 's/^/  /'
+	measured "$RUNNER" "netns=\"$TARGET_NS\",name=\"$TARGET\"" \
+		"udp-socket-enqueued samples named $TARGET"
+}
+
+# start_dockerd: a dockerd of this test's, on a socket of its own, with
+# docker's default state (/var/lib/docker: where the tool reads names)
+# and no iptables rules (it would set the FORWARD policy to DROP): the
+# host reaches a container on docker0 by its route alone. Stopped at exit.
+start_dockerd() {
+	local had_bridge=
+	[ -x /usr/sbin/dockerd ] || { skip "docker.io missing (scripts/install-deps test)"; return 1; }
+	pgrep -x dockerd > /dev/null && { skip "a dockerd runs here already: not touching it"; return 1; }
+	ip link show docker0 > /dev/null 2>&1 && had_bridge=1
+	/usr/sbin/dockerd -H "unix:///run/nsl-docker$ID.sock" --pidfile "/run/nsl-docker$ID.pid" \
+		--iptables=false --ip-masq=false > "$TMP/dockerd.log" 2>&1 &
+	BG_PIDS+=($!)
+	AT_EXIT+=("kill \$(cat /run/nsl-docker$ID.pid) && sleep 1; rm -f /run/nsl-docker$ID.sock")
+	# the bridge it makes outlives it: gone too, unless there was one
+	[ -n "$had_bridge" ] || AT_EXIT+=("ip link del docker0")
+	wait_for 30 "${DOCKER[@]}" info > /dev/null 2>&1 ||
+		{ fail "dockerd did not start: $(tail -3 "$TMP/dockerd.log")"; return 1; }
+}
+
+# group_of OUT HOOK KEY VALUE: the count and container object of the
+# group of HOOK whose KEY (netns, cgroup_path) is VALUE, in OUT's last
+# report with one, as JSON (null: no such group)
+group_of() {
+	"$PYTHON" - "$@" <<-'PY'
+	import json, sys
+	path, hook, key, value = sys.argv[1:]
+	found = None
+	for line in open(path):
+	    for h in json.loads(line)["histograms"]:
+	        if h["hook"] == hook and str(h.get(key)) == value:
+	            found = {"count": h["count"], "container": h.get("container", "absent")}
+	print(json.dumps(found, sort_keys=True))
+	PY
+}
+
+test_image_docker() {
+	local archive id pid ip ns cg out=$TMP/docker.json want
+	make_image || return
+	start_dockerd || return
+	archive=$(compgen -G "$ROOT/.output/image/netstacklat_${VERSION}_*.image.tar" | head -1)
+	"${DOCKER[@]}" load -q -i "$archive" > "$TMP/load.out" 2>&1 ||
+		{ fail "docker load: $(tail -2 "$TMP/load.out")"; return; }
+	# (docker's state stays where the tool reads it; the image goes)
+	AT_EXIT=("${DOCKER[*]} rmi -f $IMAGE" "${AT_EXIT[@]}")
+	expect "netstacklat --version under docker" "$("${DOCKER[@]}" run --rm "$IMAGE" --version 2>&1)" \
+		= "netstacklat $VERSION"
+	# the measured container: a UDP reader, and a TCP one beside it; it
+	# lives on after them, so that the tool finds its processes and its
+	# cgroup when it names the groups, at the report after the traffic
+	"${DOCKER[@]}" run -d --name "$DOCKERED" -v "$ROOT/.output/tests:/t:ro" --entrypoint /bin/sh \
+		"$IMAGE" -c '/t/trafficgen server --proto udp --bind 0.0.0.0 --port 5801 --duration-s 60 &
+			/t/trafficgen server --proto tcp --bind 0.0.0.0 --port 5802 --duration-s 60 &
+			exec sleep 60' \
+		> "$TMP/dockered.id" 2> "$TMP/dockered.err" ||
+		{ fail "docker run: $(tail -2 "$TMP/dockered.err")"; return; }
+	AT_EXIT=("${DOCKER[*]} rm -f $DOCKERED" "${AT_EXIT[@]}")
+	id=$(cat "$TMP/dockered.id")
+	pid=$("${DOCKER[@]}" inspect -f '{{.State.Pid}}' "$DOCKERED")
+	ip=$("${DOCKER[@]}" inspect -f '{{.NetworkSettings.IPAddress}}' "$DOCKERED")
+	ns=$(stat -L -c %i "/proc/$pid/ns/net")
+	cg=$(sed -n 's/^0:://p' "/proc/$pid/cgroup")
+	[ -n "$ip" ] && [ -n "$cg" ] || { fail "the container has no address ($ip) or cgroup ($cg)"; return; }
+	start_tool "$out" --cumulative -I -n -1 -C -e udp-socket-enqueued,tcp-socket-read || return
+	"$TG" client --proto udp --connect "$ip" --port 5801 --count 100 --interval-us 1000 > /dev/null ||
+		fail "UDP client to the container failed"
+	"$TG" client --proto tcp --connect "$ip" --port 5802 --count 50 --interval-us 1000 > /dev/null ||
+		fail "TCP client to the container failed"
+	sleep 1.2	# a report after the traffic
+	stop_tool
+	want='{"container": null, "id": "'"$id"'", "name": "'"$DOCKERED"'", "namespace": null, "pod": null, "pod_uid": null, "runtime": "docker"}'
+	expect "the container's namespace ($ns), by its name" \
+		"$(group_of "$out" udp-socket-enqueued netns "$ns")" = '{"container": '"$want"', "count": 100}'
+	# (reads: as many as the reader made of the 50 messages)
+	expect "the container's cgroup ($cg), by its name" \
+		"$(group_of "$out" tcp-socket-read cgroup_path "$cg" | sed 's/, "count": [0-9]*//')" = \
+		'{"container": '"$want"'}'
+}
+
+# start_containerd: a containerd of this test's, on a socket of its own,
+# with containerd's default state directory (/run/containerd: the tasks'
+# bundles, where the tool reads a pod's names) and a root in $TMP.
+# Stopped at exit.
+CTR=(/usr/bin/ctr --address "/run/nsl-containerd$ID.sock" --namespace k8s.io)
+start_containerd() {
+	[ -x /usr/bin/containerd ] || { skip "containerd missing (scripts/install-deps test)"; return 1; }
+	[ -e /run/containerd/containerd.sock ] &&
+		{ skip "a containerd runs here already: not touching it"; return 1; }
+	printf 'version = 2\ndisabled_plugins = ["io.containerd.grpc.v1.cri"]\n' > "$TMP/containerd.toml"
+	/usr/bin/containerd --config "$TMP/containerd.toml" --address "/run/nsl-containerd$ID.sock" \
+		--root "$TMP/containerd" --state /run/containerd > "$TMP/containerd.log" 2>&1 &
+	BG_PIDS+=($!)
+	AT_EXIT+=("kill $! && sleep 1; rm -f /run/nsl-containerd$ID.sock /run/nsl-containerd$ID.sock.ttrpc")
+	wait_for 30 "${CTR[@]}" version > /dev/null 2>&1 ||
+		{ fail "containerd did not start: $(tail -3 "$TMP/containerd.log")"; return 1; }
+}
+
+test_image_containerd_pod() {
+	local archive uid=7c1d2e3f-4a5b-4c6d-8e9f-a0b1c2d3e4f5 cid cg out=$TMP/cri.json want
+	make_image || return
+	start_containerd || return
+	archive=$(compgen -G "$ROOT/.output/image/netstacklat_${VERSION}_*.image.tar" | head -1)
+	"${CTR[@]}" images import "$archive" > "$TMP/import.out" 2>&1 ||
+		{ fail "ctr images import: $(tail -2 "$TMP/import.out")"; return; }
+	cid=$(printf '%064x' $((ID * 104729 + 3)))
+	cg=/kubepods/besteffort/pod$uid/$cid
+	# as the CRI plugin makes a pod's container: its annotations, its
+	# cgroup; alive after its reader (as test_image_docker's)
+	"${CTR[@]}" run -d --runtime io.containerd.runc.v2 --net-host --cgroup "$cg" \
+		--annotation io.kubernetes.cri.container-type=container \
+		--annotation io.kubernetes.cri.container-name=server \
+		--annotation io.kubernetes.cri.sandbox-name=shop-0 \
+		--annotation io.kubernetes.cri.sandbox-namespace=shop \
+		--annotation "io.kubernetes.cri.sandbox-uid=$uid" \
+		--mount "type=bind,src=$ROOT/.output/tests,dst=/t,options=rbind:ro" \
+		"$IMAGE" "$cid" /bin/sh -c '/t/trafficgen server --proto tcp --bind 127.0.0.1 --port 5803 \
+			--duration-s 60 & exec sleep 60' \
+		> "$TMP/ctr.out" 2>&1 || { fail "ctr run: $(tail -2 "$TMP/ctr.out")"; return; }
+	AT_EXIT=("${CTR[*]} tasks kill -s KILL $cid; sleep 1; ${CTR[*]} tasks delete $cid; ${CTR[*]} containers delete $cid" "${AT_EXIT[@]}")
+	wait_for 10 test -f "/run/containerd/io.containerd.runtime.v2.task/k8s.io/$cid/config.json" ||
+		{ fail "no bundle of the task under /run/containerd"; return; }
+	start_tool "$out" --cumulative -C -e tcp-socket-read || return
+	"$TG" client --proto tcp --connect 127.0.0.1 --port 5803 --count 50 --interval-us 1000 > /dev/null ||
+		fail "TCP client to the container failed"
+	sleep 1.2	# a report after the traffic
+	stop_tool
+	want='{"container": "server", "id": "'"$cid"'", "name": null, "namespace": "shop", "pod": "shop-0", "pod_uid": "'"$uid"'", "runtime": "containerd"}'
+	expect "the pod's container's cgroup ($cg), by its names" \
+		"$(group_of "$out" tcp-socket-read cgroup_path "$cg" | sed 's/, "count": [0-9]*//')" = \
+		'{"container": '"$want"'}'
 }
 
 can_run_podman() {
