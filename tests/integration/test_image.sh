@@ -6,7 +6,7 @@
 #  - image_daemonset_pod: the DaemonSet's pod template
 #    (deploy/netstacklat.yaml) run by `podman kube play` as a pod, with
 #    its image, arguments, securityContext and mounts (what differs: see
-#    kube_pod below). It measures another podman container, a UDP reader
+#    template below). It measures another podman container, a UDP reader
 #    behind podman's bridge: all its datagrams in its network namespace.
 #  - image_docker: the docker archive loaded by Debian's docker (docker.io,
 #    a dockerd of this test's), and a container of it, a UDP and a TCP
@@ -21,7 +21,7 @@
 #    containerd's runc shim. A TCP reader in it (the host's network):
 #    its cgroup's group (-C) carries the pod's names.
 #  - image_names_container: the same template as `podman run` options
-#    (podman_run_args), host PID namespace included, which podman 4.3's
+#    (template run), host PID namespace included, which podman 4.3's
 #    kube play leaves private (4.4 honours hostPID): /metrics names the
 #    other container's namespace after it, as the namer finds a process
 #    of it in /proc.
@@ -46,20 +46,22 @@ DOCKERED=nsldocker$ID
 # Debian's docker client (/usr/local/bin may hold another)
 DOCKER=(/usr/bin/docker -H unix:///run/nsl-docker$ID.sock)
 
-# an image is what the other test needs: made once
+# an image is what the other tests need: made once; its docker archive
+# in ARCHIVE
 IMAGE_MADE=
+ARCHIVE=
 make_image() {
 	[ -n "$IMAGE_MADE" ] && return 0
 	[ -n "${NSL_IMAGE_MADE:-}" ] || make -C "$ROOT" --no-print-directory image > "$TMP/image.log" 2>&1 ||
 		{ fail "make image: $(tail -5 "$TMP/image.log")"; return 1; }
+	ARCHIVE=$(compgen -G "$ROOT/.output/image/netstacklat_${VERSION}_*.image.tar" | head -1)
 	IMAGE_MADE=1
 }
 
 test_image_built() {
-	local archive size
+	local size
 	make_image || return
-	archive=$(compgen -G "$ROOT/.output/image/netstacklat_${VERSION}_*.image.tar" | head -1)
-	[ -s "$archive" ] || fail "no docker archive in .output/image"
+	[ -s "$ARCHIVE" ] || fail "no docker archive in .output/image"
 	expect "the image's entry point" "$(podman image inspect -f '{{json .Config.Entrypoint}}' "$IMAGE" 2>&1)" \
 		= '["/usr/sbin/netstacklat"]'
 	expect "netstacklat --version in the image" "$(podman run --rm "$IMAGE" --version 2>&1)" \
@@ -71,45 +73,39 @@ test_image_built() {
 	podman run --rm --entrypoint /usr/bin/getent "$IMAGE" passwd netstacklat > /dev/null 2>&1 ||
 		fail "no user netstacklat in the image"
 	size=$(podman image inspect -f '{{.Size}}' "$IMAGE" 2>/dev/null)
-	echo "  $IMAGE: $((size / 1000000)) MB; $(basename "$archive")"
+	echo "  $IMAGE: $((size / 1000000)) MB; $(basename "$ARCHIVE")"
 }
 
-# kube_pod NAME: the DaemonSet's pod template as a pod, on stdout: its
-# image the one just made, /metrics on this test's port. Without
-# `ports`: podman refuses a port mapping beside hostNetwork, where
-# Kubernetes takes the container's port as the host's (the same here).
-# The rest (tolerations, probes, resources, dnsPolicy) is the template's;
-# podman makes of the probes a health check and ignores what it has no
-# use for.
-kube_pod() {
-	"$PYTHON" - "$ROOT/deploy/netstacklat.yaml" "$1" "$IMAGE" "$PORT" <<-'PY'
+# template pod NAME | template run: the DaemonSet's pod template
+# (deploy/netstacklat.yaml), its image the one just made and /metrics on
+# this test's port, on stdout
+#  - pod NAME: as a pod, for `podman kube play`. Without `ports`: podman
+#    refuses a port mapping beside hostNetwork, where Kubernetes takes the
+#    container's port as the host's (the same here). The rest
+#    (tolerations, probes, resources, dnsPolicy) is the template's; podman
+#    makes of the probes a health check and ignores what it has no use for.
+#  - run: its container as `podman run` options, one per line: host
+#    network and PID, user, read-only root, no new privileges,
+#    capabilities, the hostPath mounts, the image and arguments.
+template() {
+	"$PYTHON" - "$ROOT/deploy/netstacklat.yaml" "$IMAGE" "$PORT" "$@" <<-'PY'
 	import sys, yaml
-	path, name, image, port = sys.argv[1:]
+	path, image, port, mode = sys.argv[1:5]
 	ds = next(d for d in yaml.safe_load_all(open(path)) if d and d["kind"] == "DaemonSet")
 	tmpl = ds["spec"]["template"]
 	spec = tmpl["spec"]
 	c = spec["containers"][0]
-	c["image"] = image
-	c.pop("ports")
-	c["args"] = [a.replace("9469", port) for a in c["args"]]
-	for probe in ("readinessProbe", "livenessProbe"):
-	    c[probe]["httpGet"]["port"] = int(port)
-	yaml.safe_dump({"apiVersion": "v1", "kind": "Pod",
-	                "metadata": {"name": name, "labels": tmpl["metadata"]["labels"]},
-	                "spec": spec}, sys.stdout)
-	PY
-}
-
-# podman_run_args: the pod template's container as `podman run` options,
-# one per line: host network and PID, user, read-only root, no new
-# privileges, capabilities, the hostPath mounts, the image and arguments
-podman_run_args() {
-	"$PYTHON" - "$ROOT/deploy/netstacklat.yaml" "$IMAGE" "$PORT" <<-'PY'
-	import sys, yaml
-	path, image, port = sys.argv[1:]
-	ds = next(d for d in yaml.safe_load_all(open(path)) if d and d["kind"] == "DaemonSet")
-	spec = ds["spec"]["template"]["spec"]
-	c = spec["containers"][0]
+	args = [a.replace("9469", port) for a in c["args"]]
+	if mode == "pod":
+	    c["image"] = image
+	    c.pop("ports")
+	    c["args"] = args
+	    for probe in ("readinessProbe", "livenessProbe"):
+	        c[probe]["httpGet"]["port"] = int(port)
+	    yaml.safe_dump({"apiVersion": "v1", "kind": "Pod",
+	                    "metadata": {"name": sys.argv[5], "labels": tmpl["metadata"]["labels"]},
+	                    "spec": spec}, sys.stdout)
+	    sys.exit(0)
 	sc = c["securityContext"]
 	out = ["--network=host"] * spec["hostNetwork"] + ["--pid=host"] * spec["hostPID"]
 	out += ["--user=%d" % sc["runAsUser"], "--read-only=%s" % str(sc["readOnlyRootFilesystem"]).lower()]
@@ -120,9 +116,7 @@ podman_run_args() {
 	vols = {v["name"]: v["hostPath"]["path"] for v in spec["volumes"]}
 	for m in c["volumeMounts"]:
 	    out.append("--volume=%s:%s:%s" % (vols[m["name"]], m["mountPath"], "ro" if m.get("readOnly") else "rw"))
-	out.append(image)
-	out += [a.replace("9469", port) for a in c["args"]]
-	print("\n".join(out))
+	print("\n".join(out + [image] + args))
 	PY
 }
 
@@ -170,7 +164,7 @@ test_image_daemonset_pod() {
 	local uid
 	make_image || return
 	start_target || return
-	kube_pod "$POD" > "$TMP/pod.yaml" || { fail "cannot make a pod of deploy/netstacklat.yaml"; return; }
+	template pod "$POD" > "$TMP/pod.yaml" || { fail "cannot make a pod of deploy/netstacklat.yaml"; return; }
 	# (from $TMP: kube play builds an image whose name is a directory of
 	# the working directory, and ./netstacklat is one's last component)
 	(cd "$TMP" && podman kube play pod.yaml) > "$TMP/play.out" 2>&1 ||
@@ -193,7 +187,7 @@ test_image_names_container() {
 	local args
 	make_image || return
 	start_target || return
-	mapfile -t args < <(podman_run_args)
+	mapfile -t args < <(template run)
 	[ ${#args[@]} -gt 5 ] || { fail "cannot read the pod template's options"; return; }
 	podman run -d --name "$RUNNER" "${args[@]}" > /dev/null 2> "$TMP/run.err" ||
 		{ fail "podman run of the template: $(tail -2 "$TMP/run.err")"; return; }
@@ -238,11 +232,10 @@ group_of() {
 }
 
 test_image_docker() {
-	local archive id pid ip ns cg out=$TMP/docker.json want
+	local id pid ip ns cg out=$TMP/docker.json want
 	make_image || return
 	start_dockerd || return
-	archive=$(compgen -G "$ROOT/.output/image/netstacklat_${VERSION}_*.image.tar" | head -1)
-	"${DOCKER[@]}" load -q -i "$archive" > "$TMP/load.out" 2>&1 ||
+	"${DOCKER[@]}" load -q -i "$ARCHIVE" > "$TMP/load.out" 2>&1 ||
 		{ fail "docker load: $(tail -2 "$TMP/load.out")"; return; }
 	# (docker's state stays where the tool reads it; the image goes)
 	AT_EXIT=("${DOCKER[*]} rmi -f $IMAGE" "${AT_EXIT[@]}")
@@ -299,11 +292,10 @@ start_containerd() {
 }
 
 test_image_containerd_pod() {
-	local archive uid=7c1d2e3f-4a5b-4c6d-8e9f-a0b1c2d3e4f5 cid cg out=$TMP/cri.json want
+	local uid=7c1d2e3f-4a5b-4c6d-8e9f-a0b1c2d3e4f5 cid cg out=$TMP/cri.json want
 	make_image || return
 	start_containerd || return
-	archive=$(compgen -G "$ROOT/.output/image/netstacklat_${VERSION}_*.image.tar" | head -1)
-	"${CTR[@]}" images import "$archive" > "$TMP/import.out" 2>&1 ||
+	"${CTR[@]}" images import "$ARCHIVE" > "$TMP/import.out" 2>&1 ||
 		{ fail "ctr images import: $(tail -2 "$TMP/import.out")"; return; }
 	cid=$(printf '%064x' $((ID * 104729 + 3)))
 	cg=/kubepods/besteffort/pod$uid/$cid
