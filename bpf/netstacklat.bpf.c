@@ -7,7 +7,8 @@
  * One object, in parts by concern, included below in this order: the
  * clock (clock.bpf.h), the maps (maps.bpf.h), where a sample is recorded
  * (record.bpf.h), the filters and the way in for an skb (filters.bpf.h),
- * TCP reads and the HOL filter (reads.bpf.h), then the programs of each
+ * TCP reads and the HOL filter (reads.bpf.h), the standing queues' looks
+ * (standing.bpf.h), then the programs of each
  * attach method: fentry.bpf.h, tracepoint.bpf.h, netfilter.bpf.h, and
  * the opt-in netns-handover hook (handover.bpf.h), and the tracepoint
  * program that tells the reader of dead namespaces' groups
@@ -27,6 +28,7 @@
 #include "hist.h"
 #include "hol.h"
 #include "sample.h"
+#include "standing.h"
 #include "group_id.bpf.h"
 
 #define AF_INET 2
@@ -47,6 +49,8 @@ const volatile struct nsl_config cfg = {};
 #include "record.bpf.h"
 #include "filters.bpf.h"
 #include "reads.bpf.h"
+/* the standing-queue hooks' looks, for the programs below */
+#include "standing.bpf.h"
 #include "fentry.bpf.h"
 #include "tracepoint.bpf.h"
 #include "netfilter.bpf.h"

@@ -9,10 +9,12 @@
 #define NSL_RECORD_BPF_H
 
 /*
- * Counts an event of hook, or of the hook whose histogram hook is (the
- * reads the HOL filter left out are tcp-socket-read's).
+ * Counts n (an event: 1) in counter c of hook, or of the hook whose
+ * histogram hook is (the reads the HOL filter left out are
+ * tcp-socket-read's).
  */
-static __always_inline void count_event(__u32 hook, enum nsl_counter c)
+static __always_inline void count_add(__u32 hook, enum nsl_counter c,
+				      __u64 n)
 {
 	struct nsl_counters *v;
 
@@ -21,7 +23,12 @@ static __always_inline void count_event(__u32 hook, enum nsl_counter c)
 	v = bpf_map_lookup_elem(&counters, &hook);
 
 	if (v && c < NSL_NR_COUNTERS)
-		v->cnt[c]++;
+		v->cnt[c] += n;
+}
+
+static __always_inline void count_event(__u32 hook, enum nsl_counter c)
+{
+	count_add(hook, c, 1);
 }
 
 /*
@@ -118,38 +125,22 @@ static __always_inline struct nsl_hist *group_hist_get(__u32 hook,
 }
 
 /*
- * tstamp is skb->tstamp as the kernel set it at RX: CLOCK_REALTIME in ns
- * (net_timestamp_check()/__net_timestamp()). now_tai is nsl_now() at the
- * moment the sample stands for; minus the offset of struct nsl_clock it
- * is the same clock as tstamp, without a syscall (clock.bpf.h).
+ * Adds the value v (ns) to hook's histogram, or to that of its group
+ * (ifindex, net as for group_hist_get()).
  */
-static __always_inline void record_latency_at(__u32 hook, __u64 tstamp,
-					      __u64 now_tai, __u32 ifindex,
-					      struct net *net)
+static __always_inline void hist_add(__u32 hook, __u64 v, __u32 ifindex,
+				     struct net *net)
 {
-	__s64 off = *(volatile __s64 *)&nsl_clock.tai_offset_ns;
-	__s64 lat = (__s64)(now_tai - off - tstamp);
 	struct nsl_hist *h;
 	__u64 slot;
 
-	/* the common sample reads the offset alone: see clock_recheck() */
-	if (lat < 0 || lat >= NSL_CLOCK_CHECK_NS) {
-		if (clock_recheck(now_tai, tstamp, off, &lat)) {
-			count_event(hook, NSL_CNT_CLOCK_STEP);
-			return;
-		}
-		if (lat < 0) {
-			count_event(hook, NSL_CNT_NEGATIVE);
-			return;
-		}
-	}
 	if (cfg.group_by_ifindex || cfg.group_by_cgroup)
 		h = group_hist_get(hook, ifindex, net);
 	else
 		h = bpf_map_lookup_elem(&hist, &hook);
 	if (!h)
 		return;
-	slot = nsl_slot(lat, cfg.schema, cfg.schema_thresholds);
+	slot = nsl_slot(v, cfg.schema, cfg.schema_thresholds);
 	/*
 	 * The map values hold cfg.nr_slots slots (a constant the verifier
 	 * knows), and nsl_slot() never exceeds them; but the compiler would
@@ -164,11 +155,49 @@ static __always_inline void record_latency_at(__u32 hook, __u64 tstamp,
 	if (cfg.group_by_ifindex || cfg.group_by_cgroup) {
 		/* shared by all CPUs */
 		__sync_fetch_and_add(&h->slots[slot], 1);
-		__sync_fetch_and_add(&h->sum_ns, lat);
+		__sync_fetch_and_add(&h->sum_ns, v);
 	} else {
 		h->slots[slot]++;
-		h->sum_ns += lat;
+		h->sum_ns += v;
 	}
+}
+
+/*
+ * tstamp is skb->tstamp as the kernel set it at RX: CLOCK_REALTIME in ns
+ * (net_timestamp_check()/__net_timestamp()). now_tai is nsl_now() at the
+ * moment the sample stands for; minus the offset of struct nsl_clock it
+ * is the same clock as tstamp, without a syscall (clock.bpf.h). Gives
+ * the time from tstamp to now_tai in *lat, or -1 where it cannot be
+ * trusted (counted for hook).
+ */
+static __always_inline int latency_at(__u32 hook, __u64 tstamp,
+				      __u64 now_tai, __s64 *lat)
+{
+	__s64 off = *(volatile __s64 *)&nsl_clock.tai_offset_ns;
+
+	*lat = (__s64)(now_tai - off - tstamp);
+	/* the common sample reads the offset alone: see clock_recheck() */
+	if (*lat < 0 || *lat >= NSL_CLOCK_CHECK_NS) {
+		if (clock_recheck(now_tai, tstamp, off, lat)) {
+			count_event(hook, NSL_CNT_CLOCK_STEP);
+			return -1;
+		}
+		if (*lat < 0) {
+			count_event(hook, NSL_CNT_NEGATIVE);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static __always_inline void record_latency_at(__u32 hook, __u64 tstamp,
+					      __u64 now_tai, __u32 ifindex,
+					      struct net *net)
+{
+	__s64 lat;
+
+	if (!latency_at(hook, tstamp, now_tai, &lat))
+		hist_add(hook, lat, ifindex, net);
 }
 
 /* The latency of tstamp now. */

@@ -94,8 +94,8 @@ SEC("tp_btf/sk_data_ready")
 int BPF_PROG(tp_data_ready, struct sock *sk)
 {
 	__u16 family = sk->__sk_common.skc_family;
+	__u32 hook, standing;
 	struct sk_buff *tail;
-	__u32 hook;
 	__u64 ts;
 	int skip;
 
@@ -106,15 +106,26 @@ int BPF_PROG(tp_data_ready, struct sock *sk)
 	switch (sk->sk_protocol) {
 	case IPPROTO_TCP:
 		hook = NSL_HOOK_TCP_SOCK_ENQUEUED;
+		standing = NSL_HOOK_TCP_STANDING;
 		break;
 	case IPPROTO_UDP:
 		hook = NSL_HOOK_UDP_SOCK_ENQUEUED;
+		standing = NSL_HOOK_UDP_STANDING;
 		break;
 	default:
 		return 0;
 	}
 	/* before the per-socket storage: other namespaces' sockets get none */
-	if (!shared_hook_on(hook) || !sk_netns_selected(sk))
+	if ((!shared_hook_on(hook) && !hook_on(standing)) ||
+	    !sk_netns_selected(sk))
+		return 0;
+	/*
+	 * Every call is a look, the drops' and the batch's repeats too: a
+	 * TCP reader that stopped has its queue looked at by the drops of
+	 * what its peer still sends (tcp_data_queue() fires this on them).
+	 */
+	standing_look(sk, standing);
+	if (!shared_hook_on(hook))
 		return 0;
 	/*
 	 * UDP queues without the socket lock and calls sk_data_ready after
@@ -325,6 +336,18 @@ int BPF_PROG(tp_recv_length, struct sock *sk, int ret, int flags)
 	 * is always fresh by then. sock_recv_length came with v6.3:
 	 * bpf_rdonly_cast() and bpf_get_current_task_btf() are there.
 	 */
+	/*
+	 * The standing hooks look at the queue after every read, those
+	 * that found it empty too (-EAGAIN): what the read left is the
+	 * queue's new head, or an empty queue that ends a run.
+	 */
+	if ((proto == IPPROTO_TCP && hook_on(NSL_HOOK_TCP_STANDING)) ||
+	    (proto == IPPROTO_UDP && hook_on(NSL_HOOK_UDP_STANDING))) {
+		if (sk_netns_selected(sk))
+			standing_look(sk, proto == IPPROTO_TCP ?
+				      NSL_HOOK_TCP_STANDING :
+				      NSL_HOOK_UDP_STANDING);
+	}
 	if (proto == IPPROTO_TCP || proto == IPPROTO_MPTCP) {
 		if (ret <= 0 || !shared_hook_on(NSL_HOOK_TCP_SOCK_READ) ||
 		    !tcp_read_wanted(sk, &task))

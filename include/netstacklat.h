@@ -36,6 +36,14 @@ enum nsl_hook {
 	 * (in the host) and ip-start (in the pod); off unless enabled.
 	 */
 	NSL_HOOK_NETNS_HANDOVER,
+	/*
+	 * Not a packet's step either: a socket's queue standing (CoDel's
+	 * sense, include/standing.h), looked at where packets are queued,
+	 * read and dropped; the histograms hold finished episodes' lengths.
+	 * Opt-in.
+	 */
+	NSL_HOOK_TCP_STANDING,
+	NSL_HOOK_UDP_STANDING,
 	NSL_NR_HOOKS,
 };
 
@@ -120,6 +128,8 @@ enum nsl_counter {
 	NSL_CNT_NO_RX_TSTAMP,	/* tcp-socket-read: the read's skb lost its stamp */
 	NSL_CNT_HANDOVER_UNMATCHED, /* netns-handover: no stamp, none remembered */
 	NSL_CNT_OWNER_QUOTA,	/* -I -n -1: the netns's owner holds its quota */
+	NSL_CNT_STANDING_NS,	/* standing hooks: ns sockets spent standing */
+	NSL_CNT_STANDING_BEGUN,	/* standing hooks: episodes begun */
 	NSL_NR_COUNTERS,
 };
 
@@ -230,11 +240,17 @@ struct nsl_config {
 	__u8 group_by_netns;	/* -I with -n -1: the netns is part of the group */
 	__u8 include_hol;	/* -y: do not apply the HOL filter */
 	/* bit per hook attached by a fallback (tracepoint or netfilter) method */
-	__u8 fallback_hooks;
+	__u16 fallback_hooks;
 	/* the histogram layout (schema 0..3) and its slots */
 	__u32 schema;
 	__u32 nr_slots;
 	__u32 sample_every;	/* --sample N: 1 packet in N per hook and CPU */
+	/*
+	 * bit per hook that is on, whatever its method: a program two
+	 * hooks share records only those of its hooks that are on
+	 * (tp_data_ready and tp_recv_length serve the standing hooks too)
+	 */
+	__u16 hooks_on;
 	/*
 	 * Before v5.18: a tstamp below this is a departure time, not an RX
 	 * timestamp (nsl_tstamp_is_rx_by_value(), include/tstamp.h).
@@ -275,6 +291,9 @@ struct nsl_config {
 	 * hold (--owner-quota; 0: no quota), see owner_over_quota()
 	 */
 	__u32 owner_quota;
+	/* the standing hooks: CoDel's target and interval, ns */
+	__u64 standing_target_ns;
+	__u64 standing_interval_ns;
 };
 
 #endif /* NETSTACKLAT_H */

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 #include "hooks.h"
@@ -83,10 +84,31 @@ const struct nsl_hook_desc nsl_hooks[NSL_NR_HOOKS] = {
 				       NSL_NF_FORWARD_LAST, "tp_handover_xmit",
 				       "tp_handover_drop") },
 	},
+	/*
+	 * Looks at a socket's queue where it changes (bpf/standing.bpf.h):
+	 * on arrival (sk_data_ready, which TCP's drops fire too), after
+	 * every read (sock_recv_length, v6.3), and at UDP's drops for a full
+	 * buffer. Opt-in: a look costs every packet and read of the
+	 * protocol (docs/performance.md, "Standing queues").
+	 */
+	[NSL_HOOK_TCP_STANDING] = {
+		.name = "tcp-standing-queue",
+		.desc = "a TCP socket's queue stands (CoDel: 1 ms for 10 ms)",
+		.opt_in = true,
+		.cands = { TP("tp_data_ready", "tp_recv_length") },
+	},
+	[NSL_HOOK_UDP_STANDING] = {
+		.name = "udp-standing-queue",
+		.desc = "a UDP socket's queue stands (CoDel: 1 ms for 10 ms)",
+		.opt_in = true,
+		.cands = { TP("tp_data_ready", "tp_recv_length",
+			      "tp_udp_fail_queue") },
+	},
 };
 
 #define HOOK(h) (1u << NSL_HOOK_##h)
 #define ALL_HOOKS ((1u << NSL_NR_HOOKS) - 1)
+#define STANDING_HOOKS (HOOK(TCP_STANDING) | HOOK(UDP_STANDING))
 /* the hooks that see an skb on its way in, with the skb's own tstamp */
 #define RX_HOOKS (HOOK(IP_START) | HOOK(TCP_START) | HOOK(UDP_START) | \
 		  HOOK(TCP_SOCK_ENQUEUED) | HOOK(UDP_SOCK_ENQUEUED) | \
@@ -142,8 +164,8 @@ const struct nsl_counter_desc nsl_counters[NSL_NR_COUNTERS] = {
 		"kernel's RX timestamping was off (before the tool turned it on), "
 		"or, for TCP reads, their last skb was rebuilt when the kernel "
 		"collapsed the receive queue (TcpExtTCPRcvCollapsed).",
-		/* netns-handover: handover_unmatched */
-		ALL_HOOKS & ~HOOK(NETNS_HANDOVER) },
+		/* netns-handover: handover_unmatched; a look with none says nothing */
+		ALL_HOOKS & ~HOOK(NETNS_HANDOVER) & ~STANDING_HOOKS },
 	[NSL_CNT_HANDOVER_UNMATCHED] = {
 		"handover_unmatched",
 		"Packets handed to another network namespace with no RX "
@@ -158,7 +180,29 @@ const struct nsl_counter_desc nsl_counters[NSL_NR_COUNTERS] = {
 		"no histogram yet and the unprivileged user that made or owns it "
 		"holds its --owner-quota of them (-I -n -1, -C).",
 		ALL_HOOKS },
+	[NSL_CNT_STANDING_NS] = {
+		"standing_queue_seconds",
+		"Seconds sockets' queues spent standing, counted as they stand "
+		"(its rate: the sockets standing).",
+		STANDING_HOOKS, .ns = true },
+	[NSL_CNT_STANDING_BEGUN] = {
+		"standing_episodes_begun",
+		"Standing-queue episodes begun (the histogram counts those that "
+		"ended).",
+		STANDING_HOOKS },
 };
+
+double nsl_counter_value(int c, uint64_t v)
+{
+	return nsl_counters[c].ns ? v * 1e-9 : (double)v;
+}
+
+int nsl_counter_snprint(char *buf, size_t len, int c, uint64_t v)
+{
+	if (nsl_counters[c].ns)
+		return snprintf(buf, len, "%.9f", v * 1e-9);
+	return snprintf(buf, len, "%" PRIu64, v);
+}
 
 const char *nsl_hook_names(uint32_t hooks, const char *sep, char *buf,
 			   size_t len)

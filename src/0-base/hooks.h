@@ -74,6 +74,7 @@ struct nsl_counter_desc {
 	const char *name;
 	const char *help;	/* one sentence, for Prometheus' HELP and docs */
 	uint32_t hooks;		/* bit per hook */
+	bool ns;		/* counts nanoseconds, reported as seconds */
 };
 
 extern const struct nsl_counter_desc nsl_counters[NSL_NR_COUNTERS];
@@ -93,10 +94,18 @@ static inline bool nsl_counter_applies(int c, int h)
 }
 
 /*
+ * Counter c's value v as reported: seconds for a counter of ns, else the
+ * count; and as text, in buf (NSL_COUNTER_LEN holds any), its length.
+ */
+#define NSL_COUNTER_LEN 24
+double nsl_counter_value(int c, uint64_t v);
+int nsl_counter_snprint(char *buf, size_t len, int c, uint64_t v);
+
+/*
  * The names of the hooks in a bit mask, joined by sep (in buf, returned;
  * NSL_HOOK_NAMES_LEN holds all of them).
  */
-#define NSL_HOOK_NAMES_LEN 160
+#define NSL_HOOK_NAMES_LEN 200
 const char *nsl_hook_names(uint32_t hooks, const char *sep, char *buf,
 			   size_t len);
 

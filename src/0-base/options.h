@@ -80,6 +80,9 @@ struct nsl_options {
 	unsigned int schema;
 	uint32_t sample_every;		/* --sample N: 1 packet in N (1: all) */
 	bool include_hol;
+	/* the standing hooks: CoDel's target and interval (include/standing.h) */
+	uint64_t standing_target_ns;
+	uint64_t standing_interval_ns;
 
 	bool info_only;			/* --help/--usage/--version: done */
 	char errmsg[256];		/* set when parsing fails */

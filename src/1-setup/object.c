@@ -7,6 +7,7 @@
  * here (nsl_object_try()) and moves those refused to their next method.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -161,12 +162,22 @@ static void fill_config(const struct nsl_loader *l, const struct nsl_options *o,
 	memcpy(cfg->udp_free_at, l->udp_free_at, sizeof(cfg->udp_free_at));
 	memcpy(cfg->udp_free_len, l->udp_free_len, sizeof(cfg->udp_free_len));
 	memcpy(cfg->handover_xmit, l->handover_xmit, sizeof(cfg->handover_xmit));
-	_Static_assert(NSL_NR_HOOKS <= 8, "cfg.fallback_hooks has 8 bits");
-	for (int h = 0; h < NSL_NR_HOOKS; h++)
+	cfg->standing_target_ns = o->standing_target_ns;
+	cfg->standing_interval_ns = o->standing_interval_ns;
+	_Static_assert(NSL_NR_HOOKS <= 16, "cfg.fallback_hooks has 16 bits");
+	for (int h = 0; h < NSL_NR_HOOKS; h++) {
+		if (l->hooks[h].method != NSL_METHOD_NONE)
+			cfg->hooks_on |= 1u << h;
 		if (l->hooks[h].method == NSL_METHOD_TRACEPOINT ||
 		    l->hooks[h].method == NSL_METHOD_NETFILTER)
 			cfg->fallback_hooks |= 1u << h;
+	}
 }
+
+/* what every packet reads stays in its first 48 bytes (struct nsl_config) */
+_Static_assert(offsetof(struct nsl_config, mono_tstamp_limit) == 40 &&
+	       offsetof(struct nsl_config, schema_thresholds) == 56,
+	       "the configuration's hot bytes moved");
 
 struct netstacklat_bpf *nsl_object_open(void)
 {

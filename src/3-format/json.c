@@ -213,6 +213,7 @@ static void json_groups(FILE *out, const struct nsl_report *r)
 /* One object per enabled hook, so a zero is told apart from "not run". */
 static void json_counters(FILE *out, const struct nsl_report *r)
 {
+	char v[NSL_COUNTER_LEN];
 	bool first = true;
 	int hook, c, n;
 
@@ -224,10 +225,13 @@ static void json_counters(FILE *out, const struct nsl_report *r)
 			fputc(',', out);
 		json_string(out, nsl_hooks[hook].name, SIZE_MAX);
 		fputs(":{", out);
-		for (c = 0, n = 0; c < NSL_NR_COUNTERS; c++)
-			if (nsl_counter_applies(c, hook))
-				fprintf(out, "%s\"%s\":%" PRIu64, n++ ? "," : "",
-					nsl_counters[c].name, r->counters[hook][c]);
+		for (c = 0, n = 0; c < NSL_NR_COUNTERS; c++) {
+			if (!nsl_counter_applies(c, hook))
+				continue;
+			nsl_counter_snprint(v, sizeof(v), c, r->counters[hook][c]);
+			fprintf(out, "%s\"%s\":%s", n++ ? "," : "",
+				nsl_counters[c].name, v);
+		}
 		fputc('}', out);
 		first = false;
 	}

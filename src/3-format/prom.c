@@ -142,11 +142,15 @@ static void prom_counters(FILE *out, const struct nsl_report *r)
 		fprintf(out, "# HELP netstacklat_%s_total %s\n", nsl_counters[c].name,
 			nsl_counters[c].help);
 		fprintf(out, "# TYPE netstacklat_%s_total counter\n", nsl_counters[c].name);
-		for (int h = 0; h < NSL_NR_HOOKS; h++)
-			if (r->hook_enabled[h] && nsl_counter_applies(c, h))
-				fprintf(out, "netstacklat_%s_total{hook=\"%s\"} %" PRIu64 "\n",
-					nsl_counters[c].name, nsl_hooks[h].name,
-					r->counters[h][c]);
+		for (int h = 0; h < NSL_NR_HOOKS; h++) {
+			char v[NSL_COUNTER_LEN];
+
+			if (!r->hook_enabled[h] || !nsl_counter_applies(c, h))
+				continue;
+			nsl_counter_snprint(v, sizeof(v), c, r->counters[h][c]);
+			fprintf(out, "netstacklat_%s_total{hook=\"%s\"} %s\n",
+				nsl_counters[c].name, nsl_hooks[h].name, v);
+		}
 	}
 }
 

@@ -325,7 +325,8 @@ static int pb_counters(FILE *out, struct nsl_arena *a, const struct nsl_report *
 			struct nsl_label l = { "hook", nsl_hooks[h].name, SIZE_MAX };
 
 			if (r->hook_enabled[h] && nsl_counter_applies(c, h))
-				m[n++] = counter_metric(a, &l, 1, (double)r->counters[h][c]);
+				m[n++] = counter_metric(a, &l, 1,
+							nsl_counter_value(c, r->counters[h][c]));
 		}
 		if (!m)
 			return -ENOMEM;

@@ -337,10 +337,12 @@ static void table_counters(FILE *out, const struct nsl_report *r, int hook)
 	char item[96];
 
 	for (int c = 0; c < NSL_NR_COUNTERS; c++) {
+		char v[NSL_COUNTER_LEN];
+
 		if (!r->counters[hook][c])
 			continue;
-		snprintf(item, sizeof(item), "%s: %" PRIu64, nsl_counters[c].name,
-			 r->counters[hook][c]);
+		nsl_counter_snprint(v, sizeof(v), c, r->counters[hook][c]);
+		snprintf(item, sizeof(item), "%s: %s", nsl_counters[c].name, v);
 		item_add(&l, item);
 	}
 	for (size_t i = 0; r->recursion == NSL_RECURSION_COUNTED && i < r->nr_progs; i++) {

@@ -103,6 +103,13 @@ const struct argp_option nsl_argp_options[] = {
 	{ "sample", OPT_SAMPLE, "N", 0,
 	  "Record one packet in N per hook and CPU (default 1: all); counts "
 	  "and rates are then 1/N of the traffic's, latencies unbiased", 3 },
+	{ "standing-target", OPT_STANDING_TARGET, "SECONDS", 0,
+	  "The standing-queue hooks: a queue stands once its oldest packet's "
+	  "wait has stayed at or above SECONDS (default 0.001) for "
+	  "--standing-interval", 3 },
+	{ "standing-interval", OPT_STANDING_INTERVAL, "SECONDS", 0,
+	  "The standing-queue hooks: how long above the target makes an "
+	  "episode (default 0.01)", 3 },
 	{ "include-tcp-hol-delay", 'y', NULL, 0,
 	  "Record TCP reads that may be HOL-blocked", 3 },
 	{ "verbose", 'v', NULL, 0, "libbpf and attach details on stderr", 4 },

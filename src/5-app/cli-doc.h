@@ -24,6 +24,8 @@ enum {
 	OPT_GROUP_IDLE,
 	OPT_SERIES_GRACE,
 	OPT_OWNER_QUOTA,
+	OPT_STANDING_TARGET,
+	OPT_STANDING_INTERVAL,
 };
 
 extern const struct argp_option nsl_argp_options[];

@@ -48,10 +48,10 @@ int nsl_opt_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
 
 #define NSL_MAX_INTERVAL_S (86400 * 365)
 
-static int parse_interval(struct argp_state *state, const char *what,
-			  const char *s)
+/* A number of seconds in [min, max] (min > 0) into *out: "WHAT: ..." if not. */
+static int parse_seconds(struct argp_state *state, const char *what,
+			 const char *s, double min, double max, double *out)
 {
-	struct parse_state *ps = state->input;
 	char *end;
 	double v;
 
@@ -59,13 +59,46 @@ static int parse_interval(struct argp_state *state, const char *what,
 	v = *s ? strtod(s, &end) : 0;
 	if (!*s || *end || isnan(v) || v <= 0 || (errno && v < 1))
 		return nsl_opt_fail(state, "%s: '%s' is not a positive number of seconds", what, s);
-	if (v > NSL_MAX_INTERVAL_S)
-		return nsl_opt_fail(state, "%s: '%s' is above the %d s (a year) maximum",
-				    what, s, NSL_MAX_INTERVAL_S);
-	if (v < 0.01)
-		return nsl_opt_fail(state, "%s: '%s' is below the 0.01 s minimum", what, s);
-	ps->o->interval_s = v;
+	if (v > max)
+		return nsl_opt_fail(state, "%s: '%s' is above the %g s maximum",
+				    what, s, max);
+	if (v < min)
+		return nsl_opt_fail(state, "%s: '%s' is below the %g s minimum", what, s, min);
+	*out = v;
 	return 0;
+}
+
+static int parse_interval(struct argp_state *state, const char *what,
+			  const char *s)
+{
+	struct parse_state *ps = state->input;
+
+	return parse_seconds(state, what, s, 0.01, NSL_MAX_INTERVAL_S,
+			     &ps->o->interval_s);
+}
+
+/*
+ * --standing-target and --standing-interval, in seconds like -r: CoDel's
+ * target from a microsecond to a second, its interval from a millisecond
+ * to a minute (include/standing.h).
+ */
+int nsl_opt_standing(struct argp_state *state, int key, char *arg)
+{
+	struct parse_state *ps = state->input;
+	double v = 0;
+	int err;
+
+	if (key == OPT_STANDING_TARGET) {
+		err = parse_seconds(state, "--standing-target", arg, 1e-6, 1, &v);
+		if (!err)
+			ps->o->standing_target_ns = llround(v * 1e9);
+	} else {
+		err = parse_seconds(state, "--standing-interval", arg, 1e-3, 60, &v);
+		if (!err)
+			ps->o->standing_interval_ns = llround(v * 1e9);
+	}
+	ps->standing_given |= !err;
+	return err;
 }
 
 static int parse_count(struct argp_state *state, const char *what,

@@ -17,6 +17,7 @@ struct parse_state {
 	bool enable_given, disable_given;
 	bool interval_given, count_given;
 	bool format_given, listen_given;
+	bool standing_given;
 	unsigned int nr_positional;
 };
 
@@ -35,6 +36,8 @@ int nsl_opt_hooks(struct argp_state *state, int key, char *arg);
 int nsl_opt_filter(struct argp_state *state, int key, char *arg);
 /* --listen [ADDR:]PORT */
 int nsl_opt_listen(struct argp_state *state, int key, char *s);
+/* --standing-target, --standing-interval SECONDS */
+int nsl_opt_standing(struct argp_state *state, int key, char *arg);
 /* -n 0, -1, an inode number or a path */
 int nsl_opt_netns(struct argp_state *state, int key, char *s);
 

@@ -14,6 +14,7 @@
 #include <string.h>
 #include "hooks.h"
 #include "hist.h"
+#include "standing.h"
 #include "cli.h"
 #include "cli-doc.h"
 #include "cli-values.h"
@@ -252,6 +253,8 @@ static const struct {
 	{ 'c', nsl_opt_filter },
 	{ 'n', nsl_opt_netns },
 	{ OPT_LISTEN, nsl_opt_listen },
+	{ OPT_STANDING_TARGET, nsl_opt_standing },
+	{ OPT_STANDING_INTERVAL, nsl_opt_standing },
 	{ 'o', parse_output },
 	{ OPT_USER, parse_user },
 	{ '?', print_info },
@@ -292,6 +295,8 @@ static void set_defaults(struct nsl_options *o)
 	o->sample_every = 1;
 	o->group_idle_s = NSL_GROUP_IDLE_S;
 	o->series_grace_s = NSL_SERIES_GRACE_S;
+	o->standing_target_ns = NSL_STANDING_TARGET_NS;
+	o->standing_interval_ns = NSL_STANDING_INTERVAL_NS;
 	/* the opt-in hooks cost what the others do not: only when -e names them */
 	for (int i = 0; i < NSL_NR_HOOKS; i++)
 		o->hook_enabled[i] = !nsl_hooks[i].opt_in;
@@ -344,6 +349,11 @@ static int check_combinations(struct parse_state *ps)
 	if (o->include_hol && !o->hook_enabled[NSL_HOOK_TCP_SOCK_READ])
 		warn(o, "-y only applies to tcp-socket-read, which is not enabled: "
 			"it does nothing");
+	if (ps->standing_given && !o->hook_enabled[NSL_HOOK_TCP_STANDING] &&
+	    !o->hook_enabled[NSL_HOOK_UDP_STANDING])
+		warn(o, "--standing-target and --standing-interval only apply to "
+			"tcp-standing-queue and udp-standing-queue, and neither is "
+			"enabled: they do nothing");
 	if (o->timestamp && o->format != NSL_FMT_TABLE)
 		warn(o, "-T only applies to the table format (JSON and Prometheus "
 			"output carry their own time): it does nothing");

@@ -29,10 +29,15 @@ void nsl_list_hooks(const struct nsl_loader *l, FILE *f, bool all)
 	 * Not indented, and not starting with a hook's name: scripts read
 	 * the hooks from the indented lines, by their first word
 	 */
-	for (int h = 0; all && h < NSL_NR_HOOKS; h++)
-		if (nsl_hooks[h].opt_in)
-			fprintf(f, "(opt-in: %s runs only when -e names it)\n",
-				nsl_hooks[h].name);
+	if (all) {
+		char names[NSL_HOOK_NAMES_LEN];
+		uint32_t opt_in = 0;
+
+		for (int h = 0; h < NSL_NR_HOOKS; h++)
+			opt_in |= (uint32_t)nsl_hooks[h].opt_in << h;
+		fprintf(f, "(opt-in: %s run only when -e names them)\n",
+			nsl_hook_names(opt_in, ", ", names, sizeof(names)));
+	}
 }
 
 /*

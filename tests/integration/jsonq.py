@@ -12,6 +12,9 @@
 #                                                do not give it: a counter of
 #                                                some kernels only (the read
 #                                                hooks' not_rx_tstamp, < 5.18)
+#   jsonq.py FILE series HOOK NAME               counter NAME of HOOK in each
+#                                                report, a line each: the
+#                                                report's time (Unix s) and it
 #   jsonq.py FILE counters HOOK                  every counter of HOOK that is
 #                                                not 0, as NAME=SUM (a log line)
 #   jsonq.py FILE hooks                          hooks present, space-separated
@@ -50,6 +53,7 @@
 # report lacks. jsonq.py then says what is missing on stderr, prints
 # "jsonq-error" (a test's expect fails on it; in shell arithmetic under
 # lib.sh's set -u it ends the script, which tests/run fails) and exits 1.
+from datetime import datetime
 import json
 import sys
 
@@ -81,7 +85,7 @@ def bucket_beyond(q, b, ns):
     return lower >= ns
 
 
-HOOK_QUERIES = {"count", "sum", "min_le", "max_le", "counter", "counter_if", "counters",
+HOOK_QUERIES = {"count", "sum", "min_le", "max_le", "counter", "counter_if", "counters", "series",
                 "groups", "last_count", "sums", "count_upper_gt", "count_lower_ge", "pct"}
 
 
@@ -107,12 +111,13 @@ def check(path, q, args, reports):
     if q in HOOK_QUERIES and not any(runs(r, args[0]) for r in reports):
         missing(path, f"hook {args[0]} runs in no report "
                       f"(hooks: {' '.join(sorted(reports[0].get('hooks', {})))})")
-    if q in ("counter", "counters"):
+    if q in ("counter", "counters", "series"):
         for n, r in enumerate(reports, 1):
             c = r["counters"].get(owner(args[0])) if runs(r, args[0]) else {}
-            if c is None or (q == "counter" and runs(r, args[0]) and args[1] not in c):
+            named = q != "counters"
+            if c is None or (named and runs(r, args[0]) and args[1] not in c):
                 missing(path, f"report {n} has no counter "
-                              f"{args[1] if q == 'counter' else ''} of {owner(args[0])} "
+                              f"{args[1] if named else ''} of {owner(args[0])} "
                               f"(it has: {' '.join(sorted(c or {}))})")
     if q == "top":
         for n, r in enumerate(reports, 1):
@@ -139,6 +144,11 @@ def main():
     elif q in ("counter", "counter_if"):
         print(sum(r["counters"].get(owner(args[0]), {}).get(args[1], 0)
                   for r in reports if runs(r, args[0])))
+    elif q == "series":
+        for r in reports:
+            t = datetime.fromisoformat(r["time"].replace("Z", "+00:00"))
+            print(f"{t.timestamp():.3f}",
+                  r["counters"].get(owner(args[0]), {}).get(args[1], 0))
     elif q == "counters":
         sums = {}
         for r in reports:

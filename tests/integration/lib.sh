@@ -240,11 +240,12 @@ wait_for() {	# wait_for SECONDS COMMAND...: poll until COMMAND succeeds
 	done
 }
 
-# start_tool OUT ARGS...: runs netstacklat with JSON to OUT, returns once attached.
+# start_tool OUT ARGS...: runs netstacklat with JSON to OUT (a report every
+# REPORT_EVERY seconds, default 1), returns once attached.
 start_tool() {
 	local out=$1; shift
 	: > "$TMP/tool.err"
-	"$NSL" -F json -r 1 -o "$out" "$@" 2> "$TMP/tool.err" &
+	"$NSL" -F json -r "${REPORT_EVERY:-1}" -o "$out" "$@" 2> "$TMP/tool.err" &
 	TOOL_PID=$!
 	BG_PIDS+=("$TOOL_PID")
 	if ! wait_for 20 grep -q "attached" "$TMP/tool.err"; then

@@ -149,7 +149,8 @@ test_not_root() {
 	setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all --bounding-set=-all \
 		"$NSL" -l > "$TMP/list.out" 2> "$TMP/bad.err" < /dev/null
 	expect "exit status of -l without privileges" "$?" -eq 0
-	expect "hooks listed by -l without privileges" "$(grep -c '^  [a-z-]* *fentry,' "$TMP/list.out")" -eq 8
+	expect "hooks listed by -l without privileges" \
+		"$(grep -cE '^  [a-z-]+ +(fentry,|tracepoint )' "$TMP/list.out")" -eq 10
 	[ -s "$TMP/bad.err" ] && fail "-l without privileges, stderr: $(head -2 "$TMP/bad.err")"
 }
 

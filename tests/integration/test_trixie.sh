@@ -299,8 +299,8 @@ trixie_installed_runs() {
 	in_root /usr/sbin/netstacklat -l > "$TMP/list.out" 2>&1 ||
 		{ fail "netstacklat -l: $(tail -3 "$TMP/list.out")"; return; }
 	hooks=$(grep -cE '^  [a-z-]+ +(fentry|netfilter|tracepoint|unavailable) ' "$TMP/list.out")
-	# the seven default hooks and the opt-in netns-handover
-	expect "hooks listed by -l, each with its method or unavailable" "$hooks" -eq 8
+	# the seven default hooks and the three opt-in ones
+	expect "hooks listed by -l, each with its method or unavailable" "$hooks" -eq 10
 	expect "hooks -l gives a method" "$(grep -cE '^  [a-z-]+ +(fentry|netfilter|tracepoint) ' "$TMP/list.out")" -ge 1
 	in_root /usr/sbin/netstacklat -F json -r 1 --count 1 > "$TMP/report.json" 2> "$TMP/tool.err" ||
 		{ fail "netstacklat -F json --count 1: exit $?"; return; }

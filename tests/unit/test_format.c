@@ -23,7 +23,7 @@
 #include "stats.h"
 #include "version.h"
 
-#define MAX_HISTS 8
+#define MAX_HISTS 12
 
 /* 2026-11-22T11:00:05.123Z */
 static const struct timespec report_time = { 1795345205, 123456789 };
@@ -928,6 +928,44 @@ static void test_prom_pb_native(void **state)
 }
 
 /*
+ * A counter of nanoseconds (standing_queue_seconds) is reported in
+ * seconds, to the nanosecond, in every format: a float in the JSON and
+ * the text exposition, a double in the protobuf one, "s" in the table.
+ */
+static void test_seconds_counter(void **state)
+{
+	Io__Prometheus__Client__MetricFamily *mf[16];
+	const Io__Prometheus__Client__MetricFamily *c;
+	struct nsl_report_hist *h;
+	struct fixture f;
+	size_t n;
+
+	(void)state;
+	memset(&f, 0, sizeof(f));
+	f.r.time = report_time;
+	f.r.interval_s = 1.0;
+	f.r.hook_enabled[NSL_HOOK_UDP_STANDING] = true;
+	h = add_hist(&f, NSL_HOOK_UDP_STANDING, 3021000000ULL);
+	set_bucket(h, 32, 1);
+	f.r.counters[NSL_HOOK_UDP_STANDING][NSL_CNT_STANDING_NS] = 1500000007ULL;
+	f.r.counters[NSL_HOOK_UDP_STANDING][NSL_CNT_STANDING_BEGUN] = 2;
+	expect_text(&f.r, &json, "\"standing_queue_seconds\":1.500000007,"
+		    "\"standing_episodes_begun\":2", 1);
+	expect_text(&f.r, &prom, "netstacklat_standing_queue_seconds_total"
+		    "{hook=\"udp-standing-queue\"} 1.500000007\n", 1);
+	expect_text(&f.r, &table, "standing_queue_seconds: 1.500000007", 1);
+	/* the counters of other hooks are not the standing hook's */
+	expect_text(&f.r, &prom, "netstacklat_hol_excluded_total", 0);
+	n = render_pb(&f, mf, 16);
+	c = pb_family(mf, n, "netstacklat_standing_queue_seconds_total");
+	assert_int_equal(c->type, IO__PROMETHEUS__CLIENT__METRIC_TYPE__COUNTER);
+	assert_int_equal(c->n_metric, 1);
+	assert_float_equal(c->metric[0]->counter->value, 1.500000007, 1e-12);
+	for (size_t i = 0; i < n; i++)
+		io__prometheus__client__metric_family__free_unpacked(mf[i], NULL);
+}
+
+/*
  * Resolution 1: the log2 buckets are no native schema; classic buckets,
  * cumulative, the same as the text format's (the +Inf one left implied).
  */
@@ -1239,6 +1277,7 @@ int main(void)
 		cmocka_unit_test(test_fine_json),
 		cmocka_unit_test(test_fine_prom),
 		cmocka_unit_test(test_prom_pb_native),
+		cmocka_unit_test(test_seconds_counter),
 		cmocka_unit_test(test_prom_pb_classic),
 		cmocka_unit_test(test_prom_pb_hook_info),
 		cmocka_unit_test(test_slot_range),

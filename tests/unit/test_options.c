@@ -150,11 +150,48 @@ static void test_defaults(void **state)
 	assert_int_equal(o.format, NSL_FMT_TABLE);
 	assert_int_equal(o.netns, NSL_NETNS_OWN);
 	assert_int_equal(o.attach, NSL_ATTACH_AUTO);
-	/* every hook but the opt-in ones (netns-handover) */
+	/* every hook but the opt-in ones (netns-handover, the standing ones) */
 	for (int h = 0; h < NSL_NR_HOOKS; h++)
-		assert_int_equal(o.hook_enabled[h], h != NSL_HOOK_NETNS_HANDOVER);
+		assert_int_equal(o.hook_enabled[h], !nsl_hooks[h].opt_in);
+	assert_true(nsl_hooks[NSL_HOOK_NETNS_HANDOVER].opt_in);
+	assert_true(nsl_hooks[NSL_HOOK_TCP_STANDING].opt_in);
+	assert_true(nsl_hooks[NSL_HOOK_UDP_STANDING].opt_in);
 	assert_false(o.include_hol);
 	assert_int_equal(o.schema, 0);
+	assert_int_equal(o.standing_target_ns, 1000000);
+	assert_int_equal(o.standing_interval_ns, 10000000);
+}
+
+/* --standing-target and --standing-interval: seconds, as -r; bounded */
+static void test_standing_options(void **state)
+{
+	const char *ok[] = { "-e", "udp-standing-queue", "--standing-target", "0.0005",
+			     "--standing-interval", "0.1", NULL };
+	const char *alone[] = { "--standing-target", "0.002", NULL };
+	const char *bad[][3] = {
+		{ "--standing-target", "0", NULL },
+		{ "--standing-target", "2", NULL },
+		{ "--standing-target", "0.0000001", NULL },
+		{ "--standing-target", "1ms", NULL },
+		{ "--standing-interval", "0.0001", NULL },
+		{ "--standing-interval", "61", NULL },
+		{ "--standing-interval", "-1", NULL },
+	};
+	struct nsl_options o;
+
+	(void)state;
+	assert_int_equal(parse(&o, ok), 0);
+	assert_int_equal(o.standing_target_ns, 500000);
+	assert_int_equal(o.standing_interval_ns, 100000000);
+	assert_int_equal(o.nr_warnings, 0);
+	/* without a standing hook: it does nothing, and says so */
+	assert_int_equal(parse(&o, alone), 0);
+	assert_int_equal(o.nr_warnings, 1);
+	assert_non_null(strstr(o.warnings[0], "--standing-target"));
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		assert_int_not_equal(parse(&o, bad[i]), 0);
+		assert_non_null(strstr(o.errmsg, bad[i][0]));
+	}
 }
 
 /* An option that would do nothing here: parsed, with one warning line. */
@@ -485,7 +522,7 @@ static void test_enable_disable(void **state)
 	assert_int_equal(parse(&o, dis), 0);
 	for (int h = 0; h < NSL_NR_HOOKS; h++)
 		assert_int_equal(o.hook_enabled[h], h != NSL_HOOK_UDP_SOCK_READ &&
-				 h != NSL_HOOK_NETNS_HANDOVER);
+				 !nsl_hooks[h].opt_in);
 }
 
 /* An opt-in hook runs only when -e names it; -d of it changes nothing. */
@@ -503,7 +540,7 @@ static void test_opt_in_hook(void **state)
 				 h == NSL_HOOK_IP_START);
 	assert_int_equal(parse(&o, dis), 0);
 	for (int h = 0; h < NSL_NR_HOOKS; h++)
-		assert_int_equal(o.hook_enabled[h], h != NSL_HOOK_NETNS_HANDOVER);
+		assert_int_equal(o.hook_enabled[h], !nsl_hooks[h].opt_in);
 	/* -l shows how it would attach */
 	assert_int_equal(parse(&o, list), 0);
 	assert_true(o.hook_enabled[NSL_HOOK_NETNS_HANDOVER]);
@@ -668,6 +705,7 @@ int main(void)
 		cmocka_unit_test(test_positional_and_flags),
 		cmocka_unit_test(test_enable_disable),
 		cmocka_unit_test(test_opt_in_hook),
+		cmocka_unit_test(test_standing_options),
 		cmocka_unit_test(test_filters),
 		cmocka_unit_test(test_too_many_entries),
 		cmocka_unit_test(test_filters_append),

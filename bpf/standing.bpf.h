@@ -1,0 +1,148 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The standing-queue hooks (tcp-standing-queue, udp-standing-queue): a
+ * look at a socket's queue wherever it changes, through the state
+ * machine of include/standing.h. The looks are taken by programs of the
+ * enqueue and read hooks' fallback (tp_data_ready, tp_recv_length,
+ * bpf/tracepoint.bpf.h) and by tp_udp_fail_queue below, each only where
+ * the hook is on (hook_on(): a constant, so that with the hooks off the
+ * verifier drops every look).
+ * Part of bpf/netstacklat.bpf.c (included there, in this order).
+ */
+#ifndef NSL_STANDING_BPF_H
+#define NSL_STANDING_BPF_H
+
+/*
+ * A socket's run (struct nsl_standing_state), only while one lasts: it is
+ * created at the first look above target and deleted when the run ends,
+ * so a socket whose queue never stands has none, and memory follows the
+ * sockets standing now (docs/hooks.md, "Standing queues", gives the
+ * sizes). Freed with the socket (bpf_sk_storage_free() in
+ * __sk_destruct()). Socket storage in tracing programs needs v5.11
+ * (bpf_sk_storage_get_tracing_proto); the programs that use it need
+ * v6.3 anyway (sock_recv_length).
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_SK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct nsl_standing_state);
+} standing_sk SEC(".maps");
+
+/* Whether hook is on (whatever its method), constant: cfg.hooks_on. */
+static __always_inline int hook_on(__u32 hook)
+{
+	return cfg.hooks_on & (1u << hook);
+}
+
+/*
+ * The oldest undelivered packet's RX stamp on sk, in *ts; returns 0 when
+ * nothing is queued. UDP: the head of udp_sk(sk)->reader_queue, where
+ * __skb_recv_udp() reads from, else of sk_receive_queue, which it splices
+ * into reader_queue when that runs dry (net/ipv4/udp.c, v4.13+); TCP: the
+ * head of sk_receive_queue (the out-of-order queue is not delivered yet:
+ * its wait is the HOL filter's business). Read without the queue's lock,
+ * as sk_queued() does: an empty queue's head points at the queue itself
+ * (__skb_queue_head_init()), whose bytes are no skb's; a head a reader
+ * frees under us gives a wrong stamp for one look (BTF loads and probe
+ * reads of freed memory do not fault). udp_sock ends past struct sock,
+ * where the verifier's type of sk ends: probe reads, with CO-RE.
+ */
+static __always_inline int queue_head(struct sock *sk, __u32 hook, __u64 *ts)
+{
+	struct sk_buff *head;
+
+	if (hook == NSL_HOOK_UDP_STANDING) {
+		struct udp_sock *up = (void *)sk;
+
+		head = BPF_CORE_READ(up, reader_queue.next);
+		if (head && head != (struct sk_buff *)&up->reader_queue) {
+			*ts = BPF_CORE_READ(head, tstamp);
+			return 1;
+		}
+	}
+	head = sk->sk_receive_queue.next;
+	if (!head || head == (struct sk_buff *)&sk->sk_receive_queue)
+		return 0;
+	*ts = head->tstamp;
+	return 1;
+}
+
+/*
+ * A look at sk's queue for hook (NSL_HOOK_{TCP,UDP}_STANDING), after the
+ * caller's -n. Not sampled (--sample): a run is state that every change
+ * of the queue moves. The cheap way out comes first: an empty queue on a
+ * socket with no run (sk_bpf_storage NULL: one load in the helper), then
+ * a head younger than target on one with none.
+ */
+static __always_inline void standing_look(struct sock *sk, __u32 hook)
+{
+	struct nsl_standing_state *st;
+	struct nsl_standing_out out = {};
+	enum nsl_standing_seen seen;
+	__s64 age = 0;
+	__u64 ts = 0;
+	int queued;
+
+	if (!hook_on(hook))
+		return;
+	queued = queue_head(sk, hook, &ts);
+	/*
+	 * A head with no RX stamp (queued while timestamping was off), or
+	 * a departure stamp (before v5.18): its age is unknown, and so is
+	 * the queue's. The look says nothing.
+	 */
+	if (queued && ((__s64)ts <= 0 ||
+		       !nsl_read_tstamp_is_rx(ts, cfg.mono_tstamp_limit)))
+		return;
+	st = bpf_sk_storage_get(&standing_sk, sk, 0, 0);
+	if (!queued && !st)
+		return;
+	if (queued && latency_at(hook, ts, nsl_now(), &age))
+		return;
+	seen = nsl_standing_seen(queued, age, cfg.standing_target_ns,
+				 hook == NSL_HOOK_TCP_STANDING);
+	if (!st) {
+		if (seen != NSL_STANDING_ABOVE)
+			return;
+		st = bpf_sk_storage_get(&standing_sk, sk, 0,
+					BPF_SK_STORAGE_GET_F_CREATE);
+		if (!st)
+			return;
+	}
+	/*
+	 * Two CPUs may look at once (UDP queues without the socket lock, a
+	 * reader reads on another CPU): tracing programs cannot take a
+	 * bpf_spin_lock, so the later store wins, and the time between the
+	 * two looks may count twice, a few microseconds of a run.
+	 */
+	nsl_standing_look(st, seen, bpf_ktime_get_ns(),
+			  cfg.standing_interval_ns, &out);
+	if (out.standing_ns)
+		count_add(hook, NSL_CNT_STANDING_NS, out.standing_ns);
+	if (out.begun)
+		count_event(hook, NSL_CNT_STANDING_BEGUN);
+	if (out.episode_ns)
+		hist_add(hook, out.episode_ns, 0,
+			 cfg.group_by_netns ? sk_net(sk) : NULL);
+	if (out.run_over)
+		bpf_sk_storage_delete(&standing_sk, sk);
+}
+
+/*
+ * A datagram dropped for a full receive buffer (or no memory):
+ * __udp_queue_rcv_skb() fires this when __udp_enqueue_schedule_skb()
+ * refused it (sk is the second argument, before and after v6.10 added
+ * the skb). IPv6's drops only where __udpv6_queue_rcv_skb() fires it as
+ * well (not before v6.10). With a reader that stopped, drops are all
+ * that happens to the queue: the looks that see it stand.
+ */
+SEC("tp_btf/udp_fail_queue_rcv_skb")
+int BPF_PROG(tp_udp_fail_queue, int rc, struct sock *sk)
+{
+	if (sk_netns_selected(sk))
+		standing_look(sk, NSL_HOOK_UDP_STANDING);
+	return 0;
+}
+
+#endif /* NSL_STANDING_BPF_H */

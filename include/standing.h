@@ -1,0 +1,121 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Standing queues (tcp-standing-queue, udp-standing-queue): CoDel's
+ * definition, per socket. A queue stands once the age of its oldest
+ * undelivered packet (now - its RX stamp) has stayed at or above a target
+ * for an interval. A pure state machine over "looks" at a socket's queue,
+ * so that the host unit tests drive it with made-up times and the BPF
+ * program (bpf/standing.bpf.h) runs exactly this code.
+ *
+ * A look is taken where the queue changes: a packet queued, a read, a
+ * datagram dropped for a full buffer. It says the age of the queue's head
+ * (the oldest packet still undelivered), or that the queue is empty:
+ * - at or above target: a run starts, or goes on. Once the first and the
+ *   latest look above target in the run are an interval apart, the run is
+ *   an episode (begun). From then on each look adds the time since the
+ *   previous one to the standing time, and the first adds the interval it
+ *   took to get there: the standing time a socket adds is its episode's
+ *   length, counted as it goes (a report written while a queue stands
+ *   holds the time it stood in that report);
+ * - below target, or an empty queue: the run ends; an episode that ends
+ *   goes into the hook's histogram with its length (first to latest look
+ *   above target). Idle time, an empty queue, is never counted.
+ * Between two looks nothing was queued or read, so a head that was above
+ * target stayed where it was and aged: the time between looks counts
+ * whole, however long (a reader that stopped, with packets dropped
+ * meanwhile, or a TCP sender that stopped at a zero window).
+ *
+ * TCP's ages are lower bounds: tcp_try_coalesce() (net/ipv4/tcp_input.c)
+ * merges a new segment into the tail skb and gives it the new segment's
+ * stamp, so a head that took later segments looks younger than its first
+ * byte is. A TCP look below target with data queued (unsure) says nothing:
+ * it neither starts nor ends a run. An empty queue still ends it.
+ */
+#ifndef NSL_STANDING_H
+#define NSL_STANDING_H
+
+#include "netstacklat.h"
+
+/* CoDel's defaults (RFC 8289): 5 ms and 100 ms there, 1 ms and 10 ms here */
+#define NSL_STANDING_TARGET_NS 1000000ULL
+#define NSL_STANDING_INTERVAL_NS 10000000ULL
+
+/*
+ * A socket's state, in SK_STORAGE while a run lasts (created at the first
+ * look above target, deleted when the run ends). Times in CLOCK_MONOTONIC
+ * ns; first_above == 0: no run.
+ */
+struct nsl_standing_state {
+	__u64 first_above;	/* the run's first look at or above target */
+	__u64 last_above;	/* its latest one */
+	__u32 begun;		/* the run is an episode */
+	__u32 pad;
+};
+
+/* What one look gives: to add to the counters and the histogram. */
+struct nsl_standing_out {
+	__u64 standing_ns;	/* to standing_queue_seconds */
+	__u64 episode_ns;	/* an episode ended: its length (0: none) */
+	__u32 begun;		/* an episode began */
+	__u32 run_over;		/* no run left: the state may go */
+};
+
+/* How a look saw the queue. */
+enum nsl_standing_seen {
+	NSL_STANDING_EMPTY,	/* nothing queued */
+	NSL_STANDING_BELOW,	/* the head's age below target */
+	NSL_STANDING_UNSURE,	/* below target, but a lower bound (TCP) */
+	NSL_STANDING_ABOVE,	/* at or above target */
+};
+
+/*
+ * One look at now (monotonic ns, never 0), with the state st and interval;
+ * fills out (zeroed by the caller).
+ */
+static __always_inline void nsl_standing_look(struct nsl_standing_state *st,
+					      enum nsl_standing_seen seen,
+					      __u64 now, __u64 interval,
+					      struct nsl_standing_out *out)
+{
+	if (seen == NSL_STANDING_UNSURE) {
+		out->run_over = !st->first_above;
+		return;
+	}
+	if (seen != NSL_STANDING_ABOVE) {
+		if (st->begun)
+			out->episode_ns = st->last_above - st->first_above;
+		st->first_above = 0;
+		st->last_above = 0;
+		st->begun = 0;
+		out->run_over = 1;
+		return;
+	}
+	/* a clock that went back (it cannot) would make a run of it */
+	if (!st->first_above || now < st->last_above) {
+		st->first_above = now;
+		st->last_above = now;
+		st->begun = 0;
+		return;
+	}
+	if (st->begun) {
+		out->standing_ns = now - st->last_above;
+	} else if (now - st->first_above >= interval) {
+		st->begun = 1;
+		out->begun = 1;
+		out->standing_ns = now - st->first_above;
+	}
+	st->last_above = now;
+}
+
+/* How a look with the head's age (ns; queued: not empty) saw the queue. */
+static __always_inline enum nsl_standing_seen
+nsl_standing_seen(int queued, __u64 age, __u64 target, int lower_bound)
+{
+	if (!queued)
+		return NSL_STANDING_EMPTY;
+	if (age >= target)
+		return NSL_STANDING_ABOVE;
+	return lower_bound ? NSL_STANDING_UNSURE : NSL_STANDING_BELOW;
+}
+
+#endif /* NSL_STANDING_H */

@@ -1,0 +1,203 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Standing queues' state machine (include/standing.h), the code the BPF
+ * looks run: a run becomes an episode after an interval above target,
+ * standing time counted as it goes adds up to the episode's length, a
+ * look below target or an empty queue ends it, TCP's unsure looks say
+ * nothing, idle time never counts.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include "standing.h"
+
+#define MS 1000000ULL
+#define TARGET NSL_STANDING_TARGET_NS
+#define INTERVAL NSL_STANDING_INTERVAL_NS
+
+/* what the looks gave, added up */
+struct sums {
+	uint64_t standing_ns;
+	uint64_t episodes;	/* ended, with their lengths in lengths[] */
+	uint64_t lengths[8];
+	uint64_t begun;
+	int run_over;		/* of the last look */
+};
+
+static void look(struct nsl_standing_state *st, struct sums *s,
+		 enum nsl_standing_seen seen, uint64_t now)
+{
+	struct nsl_standing_out out;
+
+	memset(&out, 0, sizeof(out));
+	nsl_standing_look(st, seen, now, INTERVAL, &out);
+	s->standing_ns += out.standing_ns;
+	s->begun += out.begun;
+	if (out.episode_ns && s->episodes < 8)
+		s->lengths[s->episodes++] = out.episode_ns;
+	s->run_over = out.run_over;
+}
+
+/* a head older than target at every ms for 3 s, then an empty queue */
+static void test_one_episode_its_length(void **state)
+{
+	struct nsl_standing_state st = {};
+	struct sums s = {};
+	uint64_t t0 = 5000 * MS;
+
+	(void)state;
+	for (uint64_t t = 0; t <= 3000; t++) {
+		look(&st, &s, NSL_STANDING_ABOVE, t0 + t * MS);
+		assert_int_equal(s.begun, t >= 10);
+		/* counted as it goes: all of it so far, once begun */
+		assert_int_equal(s.standing_ns, t >= 10 ? t * MS : 0);
+	}
+	assert_false(s.run_over);
+	look(&st, &s, NSL_STANDING_EMPTY, t0 + 3001 * MS);
+	assert_true(s.run_over);
+	assert_int_equal(s.episodes, 1);
+	assert_int_equal(s.lengths[0], 3000 * MS);
+	assert_int_equal(s.standing_ns, s.lengths[0]);
+	assert_int_equal(s.begun, 1);
+}
+
+/* above target for less than the interval: a burst, no episode */
+static void test_burst_is_nothing(void **state)
+{
+	struct nsl_standing_state st = {};
+	struct sums s = {};
+
+	(void)state;
+	for (int burst = 0; burst < 5; burst++) {
+		uint64_t t0 = (1 + burst) * 1000 * MS;
+
+		for (uint64_t t = 0; t < 9; t++)
+			look(&st, &s, NSL_STANDING_ABOVE, t0 + t * MS);
+		look(&st, &s, NSL_STANDING_BELOW, t0 + 9 * MS);
+		assert_true(s.run_over);
+	}
+	assert_int_equal(s.begun, 0);
+	assert_int_equal(s.episodes, 0);
+	assert_int_equal(s.standing_ns, 0);
+}
+
+/*
+ * A reader stopped: looks only where packets are dropped, far apart. The
+ * time between two looks above target counts whole; the idle time after
+ * the queue emptied never does.
+ */
+static void test_sparse_looks_count_whole(void **state)
+{
+	struct nsl_standing_state st = {};
+	struct sums s = {};
+
+	(void)state;
+	look(&st, &s, NSL_STANDING_ABOVE, 100 * MS);
+	look(&st, &s, NSL_STANDING_ABOVE, 600 * MS);
+	assert_int_equal(s.begun, 1);
+	assert_int_equal(s.standing_ns, 500 * MS);
+	look(&st, &s, NSL_STANDING_ABOVE, 2100 * MS);
+	assert_int_equal(s.standing_ns, 2000 * MS);
+	look(&st, &s, NSL_STANDING_EMPTY, 2105 * MS);
+	assert_int_equal(s.episodes, 1);
+	assert_int_equal(s.lengths[0], 2000 * MS);
+	/* idle: empty looks, however many, add nothing */
+	for (uint64_t t = 3000; t < 9000; t += 1000)
+		look(&st, &s, NSL_STANDING_EMPTY, t * MS);
+	assert_int_equal(s.standing_ns, 2000 * MS);
+	assert_int_equal(s.episodes, 1);
+}
+
+/*
+ * TCP: a look below target with data queued (a coalesced head's stamp is
+ * its newest segment's) neither ends a run nor starts one; the empty
+ * queue ends it.
+ */
+static void test_unsure_says_nothing(void **state)
+{
+	struct nsl_standing_state st = {};
+	struct sums s = {};
+
+	(void)state;
+	look(&st, &s, NSL_STANDING_UNSURE, 1 * MS);
+	assert_true(s.run_over);	/* no run: no state to keep */
+	assert_int_equal(st.first_above, 0);
+	for (uint64_t t = 10; t <= 200; t += 2) {
+		look(&st, &s, NSL_STANDING_ABOVE, t * MS);
+		look(&st, &s, NSL_STANDING_UNSURE, (t + 1) * MS);
+		assert_false(s.run_over);
+	}
+	assert_int_equal(s.begun, 1);
+	assert_int_equal(s.episodes, 0);
+	look(&st, &s, NSL_STANDING_EMPTY, 202 * MS);
+	assert_int_equal(s.episodes, 1);
+	assert_int_equal(s.lengths[0], 190 * MS);
+	assert_int_equal(s.standing_ns, 190 * MS);
+}
+
+/* a look below target ends an episode; the next run is a new one */
+static void test_below_ends_then_again(void **state)
+{
+	struct nsl_standing_state st = {};
+	struct sums s = {};
+
+	(void)state;
+	for (uint64_t t = 0; t <= 50; t++)
+		look(&st, &s, NSL_STANDING_ABOVE, (1 + t) * MS);
+	look(&st, &s, NSL_STANDING_BELOW, 52 * MS);
+	for (uint64_t t = 0; t <= 20; t++)
+		look(&st, &s, NSL_STANDING_ABOVE, (100 + t) * MS);
+	look(&st, &s, NSL_STANDING_EMPTY, 121 * MS);
+	assert_int_equal(s.begun, 2);
+	assert_int_equal(s.episodes, 2);
+	assert_int_equal(s.lengths[0], 50 * MS);
+	assert_int_equal(s.lengths[1], 20 * MS);
+	assert_int_equal(s.standing_ns, 70 * MS);
+}
+
+/* how a look is judged: the target inclusive, TCP's lower bound */
+static void test_seen(void **state)
+{
+	(void)state;
+	assert_int_equal(nsl_standing_seen(0, 5 * MS, TARGET, 0), NSL_STANDING_EMPTY);
+	assert_int_equal(nsl_standing_seen(0, 5 * MS, TARGET, 1), NSL_STANDING_EMPTY);
+	assert_int_equal(nsl_standing_seen(1, TARGET, TARGET, 0), NSL_STANDING_ABOVE);
+	assert_int_equal(nsl_standing_seen(1, TARGET - 1, TARGET, 0), NSL_STANDING_BELOW);
+	assert_int_equal(nsl_standing_seen(1, TARGET - 1, TARGET, 1), NSL_STANDING_UNSURE);
+	assert_int_equal(nsl_standing_seen(1, TARGET, TARGET, 1), NSL_STANDING_ABOVE);
+}
+
+/* a clock that went back restarts the run rather than count backwards */
+static void test_clock_back_restarts(void **state)
+{
+	struct nsl_standing_state st = {};
+	struct sums s = {};
+
+	(void)state;
+	look(&st, &s, NSL_STANDING_ABOVE, 100 * MS);
+	look(&st, &s, NSL_STANDING_ABOVE, 120 * MS);
+	assert_int_equal(s.standing_ns, 20 * MS);
+	look(&st, &s, NSL_STANDING_ABOVE, 50 * MS);
+	assert_int_equal(st.first_above, 50 * MS);
+	assert_int_equal(s.standing_ns, 20 * MS);
+	look(&st, &s, NSL_STANDING_EMPTY, 55 * MS);
+	assert_int_equal(s.episodes, 0);	/* the restarted run never began */
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_one_episode_its_length),
+		cmocka_unit_test(test_burst_is_nothing),
+		cmocka_unit_test(test_sparse_looks_count_whole),
+		cmocka_unit_test(test_unsure_says_nothing),
+		cmocka_unit_test(test_below_ends_then_again),
+		cmocka_unit_test(test_seen),
+		cmocka_unit_test(test_clock_back_restarts),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
