@@ -217,4 +217,14 @@ static __always_inline int shared_hook_on(__u32 hook)
 	return cfg.fallback_hooks & (1u << hook);
 }
 
+/*
+ * Whether hook is on, whatever its method (cfg.hooks_on, constant): for
+ * the standing-queue hooks, whose looks ride in programs of other hooks
+ * of both methods (bpf/standing.bpf.h).
+ */
+static __always_inline int hook_on(__u32 hook)
+{
+	return cfg.hooks_on & (1u << hook);
+}
+
 #endif /* NSL_READS_BPF_H */

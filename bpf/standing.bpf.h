@@ -19,8 +19,8 @@
  * sockets standing now (docs/hooks.md, "Standing queues", gives the
  * sizes). Freed with the socket (bpf_sk_storage_free() in
  * __sk_destruct()). Socket storage in tracing programs needs v5.11
- * (bpf_sk_storage_get_tracing_proto); the programs that use it need
- * v6.3 anyway (sock_recv_length).
+ * (bpf_sk_storage_get_tracing_proto): the loader asks for it
+ * (NSL_NEED_TRACING_SK_STORAGE), so 5.10 has no standing hooks.
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_SK_STORAGE);
@@ -28,12 +28,6 @@ struct {
 	__type(key, int);
 	__type(value, struct nsl_standing_state);
 } standing_sk SEC(".maps");
-
-/* Whether hook is on (whatever its method), constant: cfg.hooks_on. */
-static __always_inline int hook_on(__u32 hook)
-{
-	return cfg.hooks_on & (1u << hook);
-}
 
 /*
  * The oldest undelivered packet's RX stamp on sk, in *ts; returns 0 when
@@ -69,11 +63,22 @@ static __always_inline int queue_head(struct sock *sk, __u32 hook, __u64 *ts)
 }
 
 /*
+ * Whether sk may hold a run: a socket without any BPF socket storage
+ * (sk->sk_bpf_storage NULL, one load; the common socket, whose queue
+ * never stood) holds none, and a look that starts nothing need not ask
+ * the helper. A socket with storage of other BPF programs is asked.
+ */
+static __always_inline int may_hold_run(struct sock *sk)
+{
+	return sk->sk_bpf_storage != NULL;
+}
+
+/*
  * A look at sk's queue for hook (NSL_HOOK_{TCP,UDP}_STANDING), after the
  * caller's -n. Not sampled (--sample): a run is state that every change
- * of the queue moves. The cheap way out comes first: an empty queue on a
- * socket with no run (sk_bpf_storage NULL: one load in the helper), then
- * a head younger than target on one with none.
+ * of the queue moves. The cheap ways out come first: an empty queue on a
+ * socket with no run (no clock read, no helper call), then a head younger
+ * than target on one with none (a clock read).
  */
 static __always_inline void standing_look(struct sock *sk, __u32 hook)
 {
@@ -95,21 +100,20 @@ static __always_inline void standing_look(struct sock *sk, __u32 hook)
 	if (queued && ((__s64)ts <= 0 ||
 		       !nsl_read_tstamp_is_rx(ts, cfg.mono_tstamp_limit)))
 		return;
-	st = bpf_sk_storage_get(&standing_sk, sk, 0, 0);
-	if (!queued && !st)
+	if (!queued && !may_hold_run(sk))
 		return;
 	if (queued && latency_at(hook, ts, nsl_now(), &age))
 		return;
 	seen = nsl_standing_seen(queued, age, cfg.standing_target_ns,
 				 hook == NSL_HOOK_TCP_STANDING);
-	if (!st) {
-		if (seen != NSL_STANDING_ABOVE)
-			return;
-		st = bpf_sk_storage_get(&standing_sk, sk, 0,
-					BPF_SK_STORAGE_GET_F_CREATE);
-		if (!st)
-			return;
-	}
+	if (seen != NSL_STANDING_ABOVE && !may_hold_run(sk))
+		return;
+	/* a run starts at a look above target: only then is one made */
+	st = bpf_sk_storage_get(&standing_sk, sk, 0,
+				seen == NSL_STANDING_ABOVE ?
+				BPF_SK_STORAGE_GET_F_CREATE : 0);
+	if (!st)
+		return;
 	/*
 	 * Two CPUs may look at once (UDP queues without the socket lock, a
 	 * reader reads on another CPU): tracing programs cannot take a
@@ -128,6 +132,56 @@ static __always_inline void standing_look(struct sock *sk, __u32 hook)
 	if (out.run_over)
 		bpf_sk_storage_delete(&standing_sk, sk);
 }
+
+/*
+ * The primary method's looks (fentry/fexit; socket storage in tracing
+ * programs needs v5.11, NSL_NEED_TRACING_SK_STORAGE). sock_def_readable()
+ * is the sk_data_ready of TCP and UDP sockets (sock_init_data()), called
+ * once a packet is queued (tcp_data_ready(), __udp_enqueue_schedule_skb())
+ * and by TCP's receive-memory drops (tcp_data_queue(): "sk->sk_data_ready"
+ * before "goto drop"), as the sk_data_ready tracepoint, which it fires
+ * (v6.3+). Every socket family calls it: inet TCP and UDP only. A socket
+ * whose owner replaced sk_data_ready (kTLS, sunrpc, an MPTCP subflow) is
+ * not seen here.
+ */
+SEC("fentry/sock_def_readable")
+int BPF_PROG(fentry_sock_def_readable, struct sock *sk)
+{
+	__u16 family = sk->__sk_common.skc_family;
+	__u32 hook;
+
+	if (family != AF_INET && family != AF_INET6)
+		return 0;
+	if (sk->sk_protocol == IPPROTO_TCP)
+		hook = NSL_HOOK_TCP_STANDING;
+	else if (sk->sk_protocol == IPPROTO_UDP)
+		hook = NSL_HOOK_UDP_STANDING;
+	else
+		return 0;
+	if (hook_on(hook) && sk_netns_selected(sk))
+		standing_look(sk, hook);
+	return 0;
+}
+
+/*
+ * After a read: tcp_recvmsg(), udp_recvmsg() and udpv6_recvmsg() take the
+ * socket first on every kernel from 5.10 to 7.2 (their other arguments
+ * changed: nonblock went in 5.19); what the read left is the queue's new
+ * head, or an empty queue. fexit: the read has returned, the socket is
+ * released.
+ */
+#define STANDING_FEXIT(func, hook)				\
+	SEC("fexit/" #func)					\
+	int BPF_PROG(fexit_##func, struct sock *sk)		\
+	{							\
+		if (sk_netns_selected(sk))			\
+			standing_look(sk, hook);		\
+		return 0;					\
+	}
+
+STANDING_FEXIT(tcp_recvmsg, NSL_HOOK_TCP_STANDING)
+STANDING_FEXIT(udp_recvmsg, NSL_HOOK_UDP_STANDING)
+STANDING_FEXIT(udpv6_recvmsg, NSL_HOOK_UDP_STANDING)
 
 /*
  * A datagram dropped for a full receive buffer (or no memory):

@@ -86,22 +86,30 @@ const struct nsl_hook_desc nsl_hooks[NSL_NR_HOOKS] = {
 	},
 	/*
 	 * Looks at a socket's queue where it changes (bpf/standing.bpf.h):
-	 * on arrival (sk_data_ready, which TCP's drops fire too), after
-	 * every read (sock_recv_length, v6.3), and at UDP's drops for a full
-	 * buffer. Opt-in: a look costs every packet and read of the
+	 * on arrival (sock_def_readable, or the sk_data_ready tracepoint in
+	 * it; TCP's drops call it too), after every read (fexit of the
+	 * protocol's recvmsg, or sock_recv_length, v6.3), and at UDP's drops
+	 * for a full buffer. Opt-in: a look costs every packet and read of the
 	 * protocol (docs/performance.md, "Standing queues").
 	 */
 	[NSL_HOOK_TCP_STANDING] = {
 		.name = "tcp-standing-queue",
 		.desc = "a TCP socket's queue stands (CoDel: 1 ms for 10 ms)",
 		.opt_in = true,
-		.cands = { TP("tp_data_ready", "tp_recv_length") },
+		.cands = { FENTRY_NEEDS(NSL_NEED_TRACING_SK_STORAGE,
+					"fentry_sock_def_readable",
+					"fexit_tcp_recvmsg"),
+			   TP("tp_data_ready", "tp_recv_length") },
 	},
 	[NSL_HOOK_UDP_STANDING] = {
 		.name = "udp-standing-queue",
 		.desc = "a UDP socket's queue stands (CoDel: 1 ms for 10 ms)",
 		.opt_in = true,
-		.cands = { TP("tp_data_ready", "tp_recv_length",
+		.cands = { FENTRY_NEEDS(NSL_NEED_TRACING_SK_STORAGE,
+					"fentry_sock_def_readable",
+					"fexit_udp_recvmsg", "fexit_udpv6_recvmsg",
+					"tp_udp_fail_queue"),
+			   TP("tp_data_ready", "tp_recv_length",
 			      "tp_udp_fail_queue") },
 	},
 };

@@ -37,6 +37,8 @@ enum nsl_need {
 	NSL_NEED_UDP_QUEUED_ON_RETURN,
 	/* the transmit function of veth (and netkit) in /proc/kallsyms */
 	NSL_NEED_HANDOVER_DEVS,
+	/* socket storage in tracing programs (5.11) */
+	NSL_NEED_TRACING_SK_STORAGE,
 };
 
 struct nsl_candidate {

@@ -103,6 +103,18 @@ static bool need_met(struct nsl_loader *l, const struct btf *vmlinux,
 		return udp_free_site_known(l, vmlinux, why, len);
 	case NSL_NEED_HANDOVER_DEVS:
 		return handover_devs_known(l, why, len);
+	case NSL_NEED_TRACING_SK_STORAGE:
+		/*
+		 * v5.11, "bpf: Allow using bpf_sk_storage in FENTRY/FEXIT/
+		 * RAW_TP": before it the verifier knows no bpf_sk_storage_get()
+		 * in tracing programs (bpf_sk_storage_get_tracing_proto)
+		 */
+		if (nsl_kernel_version() < NSL_KERNEL(5, 11)) {
+			snprintf(why, len, "socket storage in tracing programs: "
+				 "Linux 5.11");
+			return false;
+		}
+		return true;
 	case NSL_NEED_UDP_QUEUED_ON_RETURN:
 		/*
 		 * v6.18, "udp: remove busylock and add per NUMA queues": a

@@ -23,7 +23,7 @@ WORKLOADS = ("stream", "rr", "udp")
 BASE_CONFIGS = ("ours", "ours_y", "ours_I", "ours_Iall", "ours_C", "ours_p", "ours_c")
 SAMPLED = (8, 64)      # --sample N, issue #26
 COST_CONFIGS = (BASE_CONFIGS + ("ours_r8", "ours_C8") + tuple(f"ours_s{n}" for n in SAMPLED)
-                + ("ours_ctxfloor",))
+                + ("ours_ctxfloor", "ours_queues"))
 # scripts/bench --baseline: the baseline build's configurations are ours
 # with this prefix, its throughput mode is "base".
 BASE = "base_"
@@ -318,6 +318,7 @@ def program_rows(cost, tool):
                         "avg_ns_C": avg_in(cost["ours_C"].get(name), w),
                         "avg_ns_r8": avg_in(cost["ours_r8"].get(name), w),
                         "avg_ns_C8": avg_in(cost["ours_C8"].get(name), w),
+                        "avg_ns_sq": avg_in(cost["ours_queues"].get(name), w),
                         "floor_ns": avg_in(floor.get(FLOOR_OF[name]), w),
                         "bpftrace_ns": theirs,
                         "ratio_to_bpftrace": mine / theirs if mine and theirs else None}
@@ -329,6 +330,7 @@ def program_rows(cost, tool):
             "avg_ns_C": cost["ours_C"].get(name, {}).get("avg_ns"),
             "avg_ns_r8": cost["ours_r8"].get(name, {}).get("avg_ns"),
             "avg_ns_C8": cost["ours_C8"].get(name, {}).get("avg_ns"),
+            "avg_ns_sq": cost["ours_queues"].get(name, {}).get("avg_ns"),
             **{f"avg_ns_s{n}": cost[f"ours_s{n}"].get(name, {}).get("avg_ns") for n in SAMPLED},
             "floor_program": FLOOR_OF[name], "floor_ns": f,
             "minus_floor_ns": o["avg_ns"] - f if o["avg_ns"] is not None and f is not None else None,
@@ -645,6 +647,21 @@ def print_table(header, rows, events, floor, tput, rep, targets, seconds, rounds
         p(f"  {r['program']:<21}" + " / ".join(
             fmt(r[k]) for k in ["avg_ns"] + [f"avg_ns_s{n}" for n in SAMPLED])
           + f"   floor {fmt(r['floor_ns'])}")
+    p("")
+    p("the standing-queue hooks on too (-e the default hooks,tcp-standing-queue,udp-standing-")
+    p("queue), ns per run per workload: ours / with them (runs with them)")
+    p(f"  {'program':<21}" + "".join(f"{w:>22}" for w in WORKLOADS))
+    sq = cost["ours_queues"]
+    for r in rows:
+        if r["avg_ns_sq"] is None:
+            continue
+        p(f"  {r['program']:<21}" + "".join(
+            f"{fmt(r['per_workload'][w]['avg_ns']) + ' / ' + fmt(r['per_workload'][w]['avg_ns_sq']) + ' (' + str(sq[r['program']]['per_workload'][w]['runs']) + ')':>22}"
+            for w in WORKLOADS))
+    for name in sorted(set(sq) - {r["program"] for r in rows}):
+        p(f"  {name:<21}" + "".join(
+            f"{'- / ' + fmt(avg_in(sq[name], w)) + ' (' + str(sq[name]['per_workload'][w]['runs']) + ')':>22}"
+            for w in WORKLOADS) + "  (theirs alone)")
     p("")
     p("per tracepoint event: all programs on it (ours: one per attach point, bpftrace: one")
     p("per hook)")

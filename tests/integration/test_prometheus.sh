@@ -587,7 +587,7 @@ dashboard_check() {
 		DASH_POD=1
 	fi
 	node_tool "$TMP/dash.json" -n -1 -I -C --resolution 8 --listen "127.0.0.1:$PORT" \
-		-e ip-start,tcp-start,udp-start,tcp-socket-enqueued,udp-socket-enqueued,tcp-socket-read,udp-socket-read,netns-handover ||
+		-e ip-start,tcp-start,udp-start,tcp-socket-enqueued,udp-socket-enqueued,tcp-socket-read,udp-socket-read,netns-handover,tcp-standing-queue,udp-standing-queue ||
 		return
 	PROM_BIN=$1 prom_server dash-text "$PROM_PORT"
 	pids+=("$PROM_PID")

@@ -7,6 +7,7 @@ source "$(dirname "$0")/lib.sh"
 
 TESTS=(test_standing_udp_behind test_standing_udp_stopped
        test_standing_keeps_up test_standing_tcp_slow_reader)
+PROTOTYPE="$PYTHON $ROOT/tests/integration/prototype_standing.py"
 
 # in ms, from a counter of seconds (a float in the JSON)
 ms() {
@@ -20,9 +21,13 @@ standing_tool() {
 
 # expect_episodes HOOK N MIN_MS MAX_MS: N episodes ended, the standing
 # time counted is their length (to 2 %, from the looks of two CPUs at
-# once: include/standing.h), MIN_MS..MAX_MS long together; N begun.
+# once: include/standing.h), MIN_MS..MAX_MS long together; N begun. Says
+# what it found, and (with the server's --rx-stamps) what the upstream
+# prototype's rules make of the same reads (prototype_standing.py): the
+# last line, PROTO_EPISODES PROTO_MS, in PROTO.
 expect_episodes() {
 	local hook=$1 n=$2 lo=$3 hi=$4 len standing
+	PROTO=$($PROTOTYPE "$TMP/server.json" 2> /dev/null) || PROTO="- -"
 	expect "$hook: episodes ended" "$($JQ "$TMP/out.json" count "$hook")" -eq "$n"
 	expect "$hook: episodes begun" \
 		"$($JQ "$TMP/out.json" counter "$hook" standing_episodes_begun)" -eq "$n"
@@ -34,6 +39,8 @@ expect_episodes() {
 		"$standing" -ge $((len * 98 / 100))
 	expect "$hook: standing time (ms) against the episodes' $len ms, +2 %" \
 		"$standing" -le $((len * 102 / 100 + 1))
+	echo "  $hook: $($JQ "$TMP/out.json" count "$hook") episodes, $len ms, $standing ms" \
+		"standing; the prototype's rules on the same reads: ${PROTO% *} episodes, ${PROTO#* } ms"
 }
 
 # A reader of a datagram every 2 ms behind a sender of 1,000 a second for
@@ -41,11 +48,11 @@ expect_episodes() {
 # catches up. One episode of about 3 s, from the first datagrams to the
 # backlog's drain (a 32 KiB buffer holds some 40 of them: 0.1 s more).
 test_standing_udp_behind() {
-	serve udp 7101 --read-delay-ms 2 --rcvbuf 16384 --duration-s 6 || return
+	serve udp 7101 --read-delay-ms 2 --rcvbuf 16384 --duration-s 4.5 --rx-stamps || return
 	standing_tool udp-standing-queue || return
 	client udp 7101 --interval-us 1000 --count 3000 --msg-size 100
 	wait_for 5 test "$($JQ "$TMP/out.json" count udp-standing-queue)" -ge 1
-	sleep 1
+	wait_server
 	stop_tool
 	expect_episodes udp-standing-queue 1 2900 3500
 }
@@ -54,10 +61,12 @@ test_standing_udp_behind() {
 # on, then resumed: its queue fills, then datagrams are dropped, and the
 # drops' looks count the stop as it happens: at least 1.9 s standing, and
 # most of it (1.3 s of the 1.5 s the reports can see before the resume,
-# one every 0.5 s) in the reports written during the stop.
+# one every 0.5 s) in the reports written during the stop. The upstream
+# prototype, which looks at reads only, sees a few milliseconds of reads
+# above target after the resume: at most a short episode.
 test_standing_udp_stopped() {
 	local t_stop t_cont during
-	serve udp 7102 --duration-s 8 || return
+	serve udp 7102 --duration-s 5.5 --rx-stamps || return
 	REPORT_EVERY=0.5 standing_tool udp-standing-queue || return
 	ip netns exec "$NS_A" "$TG" client --proto udp --connect "$ADDR_B" \
 		--port 7102 --interval-us 1000 --count 5000 --msg-size 100 \
@@ -70,7 +79,7 @@ test_standing_udp_stopped() {
 	t_cont=$(date +%s.%N)
 	kill -CONT "$SERVER_PID"
 	wait_for 10 test "$($JQ "$TMP/out.json" count udp-standing-queue)" -ge 1
-	sleep 0.6
+	wait_server
 	stop_tool
 	expect_episodes udp-standing-queue 1 1900 2300
 	during=$($JQ "$TMP/out.json" series udp-standing-queue standing_queue_seconds |
@@ -78,6 +87,10 @@ test_standing_udp_stopped() {
 			END { printf "%d\n", s * 1000 }')
 	expect "standing time (ms) in the reports written during the stop" \
 		"$during" -ge 1300
+	# the prototype's rules see the backlog's reads after the resume,
+	# milliseconds of them: no episode, or one of a few ms
+	expect "the prototype's episodes' length (ms) on the same reads" "${PROTO#* }" -le 200
+	echo "  $during ms standing in the reports written during the stop"
 }
 
 # A reader that keeps up with 1,000 datagrams a second, then takes five
@@ -108,7 +121,7 @@ test_standing_keeps_up() {
 # (coalescing: include/standing.h), so the looks that see a young head
 # with data queued say nothing, and the episode is not cut.
 test_standing_tcp_slow_reader() {
-	serve tcp 7104 --read-delay-ms 5 --read-size 1000 || return
+	serve tcp 7104 --read-delay-ms 5 --read-size 1000 --rx-stamps || return
 	standing_tool tcp-standing-queue || return
 	client tcp 7104 --interval-us 1000 --count 500 --msg-size 1000
 	wait_server

@@ -102,7 +102,7 @@ has_fallback() { [ "$(expected "$1" "$2" fallback)" != unavailable ]; }
 VM_TESTS=(boot kernel kernel_probe expected_methods fentry_attach fentry_samples fentry_one_sample_per_read
 	  fentry_known_answer fentry_unstamped fentry_resolution fentry_errqueue fentry_mptcp fentry_queue_length fentry_hol_forced_rto
 	  fentry_hol_random_loss fentry_udp_peek fentry_udp_enqueue_pinned
-	  fentry_collapsed_reads fallback load_refused)
+	  fentry_collapsed_reads fentry_standing fallback load_refused)
 VM_FALLBACK_TESTS=(fallback_samples fallback_one_sample_per_read
 		   fallback_known_answer fallback_errqueue fallback_mptcp
 		   fallback_hol_forced_rto fallback_hol_random_loss
@@ -117,7 +117,7 @@ VM_UDP_READ_FALLBACK_TESTS=(fallback_udp_read_agrees fallback_queue_length
 VM_TESTS_510=(boot kernel kernel_probe expected_methods fentry_attach fentry_samples
 	      fentry_one_sample_per_read fentry_known_answer
 	      fentry_hol_forced_rto clock_step departure_times kernel_notes
-	      fallback load_refused handover_fentry)
+	      fallback load_refused handover_fentry standing_unavailable)
 
 # The rest of the host's HOL scenarios with fentry (guest.sh
 # run_hol_more), on one kernel: about 55 s of a guest's time under TCG,
@@ -410,6 +410,39 @@ vm_fentry_known_answer() {
 	expect_reads_within "$OUT/fentry-known.json" "$OUT/fentry-known.server"
 	# the server's reads: a reader woken late takes two messages at once
 	expect_known_answer "$OUT/fentry-known.json" "$(json_field "$OUT/fentry-known.server" reads)"
+}
+
+# The standing-queue hooks by fentry (guest.sh run_standing): each by
+# fentry, with an episode at least as long as most of its traffic, its
+# standing time its length (to 2 %, as test_standing.sh).
+vm_fentry_standing() {
+	local f=$OUT/fentry-standing.json h min len standing
+	expect_guest_rc fentry-standing 0 || return
+	for h in udp-standing-queue tcp-standing-queue; do
+		expect "$h: method" "$(method_of "$OUT/fentry-standing.err" $h)" = fentry || continue
+		min=1000
+		[ $h = tcp-standing-queue ] && min=500
+		expect "$h: episodes" "$($JQ "$f" count $h)" -ge 1
+		len=$(( $($JQ "$f" sum $h) / 1000000 ))
+		standing=$(awk -v s="$($JQ "$f" counter $h standing_queue_seconds)" \
+			'BEGIN { printf "%d\n", s * 1000 }')
+		expect "$h: episodes' length (ms)" "$len" -ge $min
+		expect "$h: standing time (ms) against the episodes' $len ms, -2 %" \
+			"$standing" -ge $((len * 98 / 100))
+		expect "$h: standing time (ms) against the episodes' $len ms, +2 %" \
+			"$standing" -le $((len * 102 / 100 + 1))
+	done
+}
+
+# 5.10: no socket storage in tracing programs, so no standing hooks; -l
+# says why
+vm_standing_unavailable() {
+	local h line
+	for h in udp-standing-queue tcp-standing-queue; do
+		line=$(grep -E "^  $h " "$OUT/list-auto")
+		[[ $line == *unavailable*"Linux 5.11"* ]] ||
+			fail "$h: not unavailable for want of 5.11's socket storage: ${line:-not listed}"
+	done
 }
 
 # unstamped MODE: packets without any RX stamp (the testbed's unstamp

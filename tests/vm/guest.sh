@@ -175,6 +175,23 @@ run_known() {	# run_known NAME MODE [TOOL_ARGS...]
 	tool_stop $1
 }
 
+# standing queues (opt-in, 5.11+): a UDP reader of a datagram every 2 ms
+# behind a sender of 1,000 a second for 1.5 s, then a TCP reader of 1,000
+# bytes every 5 ms behind 200 KB sent in 0.2 s: an episode each. The
+# tool first: under TCG its load takes seconds, the servers' durations
+# count from their start.
+run_standing() {	# run_standing NAME MODE
+	tool_start $1 --attach=$2 -n /run/netns/B -e udp-standing-queue,tcp-standing-queue
+	serve $1 udp 5006 --read-delay-ms 2 --rcvbuf 16384 --duration-s 4
+	client $1 udp 5006 --count 1500 --interval-us 1000
+	wait $SERVER_JOB
+	serve $1-tcp tcp 5007 --read-delay-ms 5 --read-size 1000
+	client $1-tcp tcp 5007 --count 200 --interval-us 1000 --msg-size 1000
+	wait $SERVER_JOB
+	tool_stop $1
+	emit "$1-tcp.server" /tmp/$1-tcp.server
+}
+
 # HOL filter: the testbed (scripts/testbed.sh) drops TCP
 # segments on B's ingress; a -y instance and a filtered one watch the same
 # reads. run_hol NAME MODE "RULE" CLIENT_ARGS... With HOL_ARGS, more
@@ -659,6 +676,7 @@ run_all fentry-all fentry $VETH_ADDR --bpf-stats
 run_reads fentry-reads fentry
 run_udp_reads fentry-udpreads fentry
 run_known fentry-known fentry
+run_standing fentry-standing fentry
 run_unstamped fentry-unstamped fentry
 # 8 buckets per power of two, grouped (shared histograms, atomic adds)
 run_known fentry-res8 fentry --resolution 8 -C
