@@ -588,7 +588,7 @@ def check_targets(rows, tput, rep):
     ]
 
 
-def print_table(header, rows, events, floor, tput, rep, targets, seconds, rounds):
+def print_table(header, rows, events, floor, tput, rep, targets, seconds, rounds, sq):
     p = print
     p(f"netstacklat bench  {header['date']}  commit {header['tool_commit']}")
     p(f"machine: {header['cpu']}, {header['cpus']} CPUs, {header['mem_gib']} GiB, {header['virt']}")
@@ -651,7 +651,6 @@ def print_table(header, rows, events, floor, tput, rep, targets, seconds, rounds
     p("the standing-queue hooks on too (-e the default hooks,tcp-standing-queue,udp-standing-")
     p("queue), ns per run per workload: ours / with them (runs with them)")
     p(f"  {'program':<21}" + "".join(f"{w:>22}" for w in WORKLOADS))
-    sq = cost["ours_queues"]
     for r in rows:
         if r["avg_ns_sq"] is None:
             continue
@@ -825,7 +824,8 @@ def main():
     with open(out_json, "w") as f:
         json.dump(result, f, indent=1)
         f.write("\n")
-    print_table(header, rows, events, cost["floor"], tput, rep, targets, seconds, rounds)
+    print_table(header, rows, events, cost["floor"], tput, rep, targets, seconds, rounds,
+                cost["ours_queues"])
     if result["clock_floors"]:
         print_clock_floors(result["clock_floors"])
     if result["unselected_reads"]:
