@@ -169,7 +169,7 @@ test_bash_completion() {
 		fail "--reso: $(complete_words netstacklat --reso | tr '\n' ' ')"
 	[ "$(complete_words netstacklat -e tcp-socket-r | tr '\n' ' ')" = "tcp-socket-read " ] ||
 		fail "-e tcp-socket-r: $(complete_words netstacklat -e tcp-socket-r | tr '\n' ' ')"
-	[ "$(complete_words netstacklat -d ip-start,udp-s | tr '\n' ' ')" = "ip-start,udp-start ip-start,udp-socket-enqueued ip-start,udp-socket-read " ] ||
+	[ "$(complete_words netstacklat -d ip-start,udp-s | tr '\n' ' ')" = "ip-start,udp-start ip-start,udp-socket-enqueued ip-start,udp-socket-read ip-start,udp-standing-queue " ] ||
 		fail "-d ip-start,udp-s: $(complete_words netstacklat -d ip-start,udp-s | tr '\n' ' ')"
 	complete_words netstacklat -i l | grep -qx lo || fail "-i l: no lo"
 	[ "$(complete_words netstacklat -F p | tr '\n' ' ')" = "prometheus " ] || fail "-F p"
