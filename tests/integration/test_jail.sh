@@ -2,8 +2,9 @@
 # The jail of /metrics, second round (issue #44): its child (src/4-sink/
 # jailchild.c) can neither stop nor stall the tool (src/4-sink/jail.c).
 # What it holds (no capability, no environment, its limits); a signal to
-# the tool from inside it, and each call it never makes, kill it (gdb makes
-# the calls in it, as code of an attacker's would); a child that stops, or
+# the tool from inside it, and each call it never makes, kill it
+# (syscall_in.py makes the calls in it, by ptrace, as code of an
+# attacker's would); a child that stops, or
 # leaves a request half-sent, is replaced, and the tool stops within 2 s
 # with its child stopped; children that cannot start are started again
 # less and less often, said once, counted on /metrics; a child that asks
@@ -22,7 +23,7 @@ URL=http://127.0.0.1:$PORT/metrics
 jail_prereqs() {
 	SKIP_WHY=
 	command -v curl > /dev/null || SKIP_WHY="curl missing"
-	command -v gdb > /dev/null || SKIP_WHY="gdb missing (Debian package gdb)"
+	[ "$(uname -m)" = x86_64 ] || SKIP_WHY="syscall_in.py makes the child's calls on x86-64 only"
 	command -v useradd > /dev/null || SKIP_WHY="useradd missing (Debian package passwd)"
 	[ -z "$SKIP_WHY" ]
 }
@@ -69,9 +70,13 @@ write_as_child() {
 	PY
 }
 
-# gdb_call PID EXPR: EXPR evaluated in PID (a function call in it); gdb's words
-gdb_call() {
-	timeout 30 gdb -p "$1" -batch -ex "call $2" 2>&1
+# call_in PID NAME ARGS...: system call NAME with ARGS made by PID (which
+# waits in one); "= RET" once it went on, or "SIGSYS" if the call killed
+# it. Not gdb's `call`: Debian's gdb 13 cannot restore the registers of a
+# CPU with AMX ("Couldn't write extended state status", Sapphire Rapids).
+call_in() {
+	local pid=$1 name=$2; shift 2
+	timeout 30 "$PYTHON" "$ROOT/tests/integration/syscall_in.py" "$pid" "$(nr "$name")" "$@" 2>&1
 }
 
 # the auxiliary vector's AT_SECURE (23) of process $1
@@ -137,10 +142,10 @@ test_jail_signal_parent() {
 	start_served || return
 	c=$(server)
 	self=$(awk '$1 == "NSpid:" { print $NF }' /proc/"$c"/status)
-	out=$(gdb_call "$c" "(long)syscall($(nr tgkill), $self, $self, 0)")
-	[[ "$out" == *'= 0'* ]] || fail "tgkill of itself refused: $(echo "$out" | tail -2)"
+	out=$(call_in "$c" tgkill "$self" "$self" 0)
+	[ "$out" = "= 0" ] || fail "tgkill of itself refused: $(echo "$out" | tail -2)"
 	kill -0 "$c" 2>/dev/null || fail "tgkill of itself killed it"
-	out=$(gdb_call "$c" "(long)syscall($(nr tgkill), $TOOL_PID, $TOOL_PID, 19)")
+	out=$(call_in "$c" tgkill "$TOOL_PID" "$TOOL_PID" 19)
 	[[ "$out" == *SIGSYS* ]] || fail "tgkill of the tool not stopped by the filter: $(echo "$out" | tail -3)"
 	sleep 0.3
 	expect "the tool's state after the child's tgkill" "$(status_of "$TOOL_PID" State)" != T
@@ -169,13 +174,13 @@ print(tables[__import__("os").uname().machine][sys.argv[1]])' "$1"
 # 1 and 2 s three times, not 63 s in all (issue #46 item 7).
 test_jail_forbidden_calls() {
 	local c out call i=0
-	local calls=("sendmsg, 4, 0, 0" "sendmsg, 0x100000004L, 0, 0" "tkill, 1, 0"
-		     "fcntl, 4, 8, 1" "setsockopt, 3, 1, 1, 0, 0" "mremap, 0, 0, 0, 3, 0")
+	local calls=("sendmsg 4 0 0" "sendmsg 0x100000004 0 0" "tkill 1 0"
+		     "fcntl 4 8 1" "setsockopt 3 1 1 0 0" "mremap 0 0 0 3 0")
 	start_served || return
 	c=$(server)
 	# the same calls with allowed arguments leave it be
-	out=$(gdb_call "$c" "(long)syscall($(nr fcntl), 4, 1)")	# F_GETFD
-	[[ "$out" == *'$1 = 0'* ]] && kill -0 "$c" 2>/dev/null ||
+	out=$(call_in "$c" fcntl 4 1)	# F_GETFD
+	[ "$out" = "= 0" ] && kill -0 "$c" 2>/dev/null ||
 		fail "fcntl(F_GETFD) refused: $(echo "$out" | tail -2)"
 	for call in "${calls[@]}"; do
 		# a fresh tool every two calls: the backoff starts again at 1 s
@@ -185,11 +190,12 @@ test_jail_forbidden_calls() {
 			start_served || return
 			c=$(server) i=0
 		fi
-		out=$(gdb_call "$c" "(long)syscall($(nr "${call%%,*}"), ${call#*, })")
-		[[ "$out" == *SIGSYS* ]] || fail "${call%%,*}(${call#*, }) let by: $(echo "$out" | tail -2)"
+		# shellcheck disable=SC2086 # the call's name and arguments: words
+		out=$(call_in "$c" $call)
+		[ "$out" = SIGSYS ] || fail "${call%% *}(${call#* }) let by: $(echo "$out" | tail -2)"
 		i=$((i + 1))
 		wait_for $((2 ** i + 3)) replaced "$c" > "$TMP/new" ||
-			{ fail "no new server after ${call%%,*}"; break; }
+			{ fail "no new server after ${call%% *}"; break; }
 		c=$(cat "$TMP/new")
 	done
 	kill -0 "$TOOL_PID" || fail "the tool died"
@@ -225,8 +231,8 @@ test_jail_stopped_child() {
 # 3 bytes of a request's 8, then nothing: killed NSL_JAIL_DEADLINE_MS later.
 # The bytes go on the child's own end of the channel (its fd 4, taken with
 # pidfd_getfd(): instant, the child is not stopped). They were written by
-# the child under gdb, which stops it for seconds on a loaded machine: a
-# ping the keeper sent meanwhile was answered after the bytes, and the
+# the child under gdb (once), which stopped it for seconds on a loaded
+# machine: a ping the keeper sent meanwhile was answered after the bytes, and the
 # keeper found no magic where it looked for the next record (all three
 # tries of one make test, with the VM test beside). Should the bytes
 # still meet a record of the child's own, the keeper rightly ends that
