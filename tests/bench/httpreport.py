@@ -19,11 +19,12 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import report  # noqa: E402  (scripts/bench's reader of the same raw files)
 
-MODES = ("off", "tstamp", "floor", "on", "on_C", "on_s8")
+MODES = ("off", "tstamp", "floor", "on", "on_C", "on_s8", "on_q")
 NAMES = {"off": "nothing attached", "tstamp": "RX timestamps only",
          "floor": "empty programs", "on": "netstacklat",
-         "on_C": "netstacklat -C", "on_s8": "netstacklat --sample 8"}
-COST_MODES = ("floor", "on", "on_C", "on_s8")
+         "on_C": "netstacklat -C", "on_s8": "netstacklat --sample 8",
+         "on_q": "netstacklat + standing"}
+COST_MODES = ("floor", "on", "on_C", "on_s8", "on_q")
 UNIT_US = {"us": 1.0, "ms": 1e3, "s": 1e6, "m": 60e6}
 
 
