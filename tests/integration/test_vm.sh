@@ -413,8 +413,13 @@ vm_fentry_known_answer() {
 }
 
 # The standing-queue hooks by fentry (guest.sh run_standing): each by
-# fentry, with an episode at least as long as most of its traffic, its
-# standing time its length (to 2 %, as test_standing.sh).
+# fentry, an episode begun, at least 1 s (UDP) and 0.5 s (TCP) of
+# standing time, which holds every ended episode's length (to 2 %, as
+# test_standing.sh). Under TCG the UDP sender is slow to start, so the
+# reader may catch up once (an episode ends early), and the server's 4 s
+# may end before the backlog drained: a socket closed while it stands
+# ends no episode (its time is counted). TCP's reader drains to EOF: its
+# episode ends.
 vm_fentry_standing() {
 	local f=$OUT/fentry-standing.json h min len standing
 	expect_guest_rc fentry-standing 0 || return
@@ -422,15 +427,16 @@ vm_fentry_standing() {
 		expect "$h: method" "$(method_of "$OUT/fentry-standing.err" $h)" = fentry || continue
 		min=1000
 		[ $h = tcp-standing-queue ] && min=500
-		expect "$h: episodes" "$($JQ "$f" count $h)" -ge 1
+		expect "$h: episodes begun" \
+			"$($JQ "$f" counter $h standing_episodes_begun)" -ge 1
+		[ $h = tcp-standing-queue ] &&
+			expect "$h: episodes ended" "$($JQ "$f" count $h)" -ge 1
 		len=$(( $($JQ "$f" sum $h) / 1000000 ))
 		standing=$(awk -v s="$($JQ "$f" counter $h standing_queue_seconds)" \
 			'BEGIN { printf "%d\n", s * 1000 }')
-		expect "$h: episodes' length (ms)" "$len" -ge $min
-		expect "$h: standing time (ms) against the episodes' $len ms, -2 %" \
+		expect "$h: standing time (ms)" "$standing" -ge $min
+		expect "$h: standing time (ms) against the ended episodes' $len ms, -2 %" \
 			"$standing" -ge $((len * 98 / 100))
-		expect "$h: standing time (ms) against the episodes' $len ms, +2 %" \
-			"$standing" -le $((len * 102 / 100 + 1))
 	done
 }
 
