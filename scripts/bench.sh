@@ -17,6 +17,8 @@
 #   start_floorload [ARGS]   floorload in NS_B (FLOOR_PID); stop_pid PID
 #   check_fails WHAT         abort on lib.sh's FAILS, naming WHAT
 #   snapshot NAME            every BPF program's counters, RAW/NAME.progs.json
+#   standing_hooks           -e's list: the default hooks that attach here,
+#                            and both standing-queue hooks (opt-in)
 
 BENCH_NAME=${BENCH_NAME:-bench}
 BUILD=$ROOT/.output/bench
@@ -176,6 +178,12 @@ start_floorload() {
 stop_pid() {	# stop_pid PID: SIGINT and wait
 	kill -INT "$1" 2>/dev/null
 	wait "$1" 2>/dev/null
+}
+
+standing_hooks() {
+	"$NSL" -l | awk '/^  / && $2 != "unavailable" && $1 != "netns-handover" &&
+		$1 !~ /standing/ { printf "%s,", $1 }'
+	echo tcp-standing-queue,udp-standing-queue
 }
 
 check_fails() {	# abort on the first failed step, naming it
