@@ -59,11 +59,12 @@ static int parse_seconds(struct argp_state *state, const char *what,
 	v = *s ? strtod(s, &end) : 0;
 	if (!*s || *end || isnan(v) || v <= 0 || (errno && v < 1))
 		return nsl_opt_fail(state, "%s: '%s' is not a positive number of seconds", what, s);
+	/* %.10g: -r's year is 31536000 s, not %g's 3.1536e+07 */
 	if (v > max)
-		return nsl_opt_fail(state, "%s: '%s' is above the %g s maximum",
+		return nsl_opt_fail(state, "%s: '%s' is above the %.10g s maximum",
 				    what, s, max);
 	if (v < min)
-		return nsl_opt_fail(state, "%s: '%s' is below the %g s minimum", what, s, min);
+		return nsl_opt_fail(state, "%s: '%s' is below the %.10g s minimum", what, s, min);
 	*out = v;
 	return 0;
 }
