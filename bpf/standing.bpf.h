@@ -4,9 +4,10 @@
  * look at a socket's queue wherever it changes, through the state
  * machine of include/standing.h. The looks are taken by programs of the
  * enqueue and read hooks' fallback (tp_data_ready, tp_recv_length,
- * bpf/tracepoint.bpf.h) and by tp_udp_fail_queue below, each only where
- * the hook is on (hook_on(): a constant, so that with the hooks off the
- * verifier drops every look).
+ * bpf/tracepoint.bpf.h), or by the fentry/fexit programs below, and by
+ * tp_udp_fail_queue (both methods), each only where the hook is on
+ * (hook_on(): a constant, so that with the hooks off the verifier drops
+ * every look).
  * Part of bpf/netstacklat.bpf.c (included there, in this order).
  */
 #ifndef NSL_STANDING_BPF_H
