@@ -125,22 +125,32 @@ static __always_inline struct nsl_hist *group_hist_get(__u32 hook,
 }
 
 /*
- * Adds the value v (ns) to hook's histogram, or to that of its group
- * (ifindex, net as for group_hist_get()).
+ * The histogram a sample of hook goes to: its group's (ifindex, net as
+ * for group_hist_get()), shared by all CPUs, or the hook's own on this
+ * CPU; NULL where there is none.
  */
-static __always_inline void hist_add(__u32 hook, __u64 v, __u32 ifindex,
-				     struct net *net)
+static __always_inline struct nsl_hist *hook_hist(__u32 hook, __u32 ifindex,
+						  struct net *net)
 {
-	struct nsl_hist *h;
-	__u64 slot;
-
 	if (cfg.group_by_ifindex || cfg.group_by_cgroup)
-		h = group_hist_get(hook, ifindex, net);
+		return group_hist_get(hook, ifindex, net);
+	return bpf_map_lookup_elem(&hist, &hook);
+}
+
+/* Adds n to a field of a histogram of hook_hist(): atomically where shared. */
+static __always_inline void hist_field_add(__u64 *field, __u64 n)
+{
+	if (cfg.group_by_ifindex || cfg.group_by_cgroup)
+		__sync_fetch_and_add(field, n);
 	else
-		h = bpf_map_lookup_elem(&hist, &hook);
-	if (!h)
-		return;
-	slot = nsl_slot(v, cfg.schema, cfg.schema_thresholds);
+		*field += n;
+}
+
+/* Adds the value v (ns) to the histogram h of hook_hist(). */
+static __always_inline void hist_value_add(struct nsl_hist *h, __u64 v)
+{
+	__u64 slot = nsl_slot(v, cfg.schema, cfg.schema_thresholds);
+
 	/*
 	 * The map values hold cfg.nr_slots slots (a constant the verifier
 	 * knows), and nsl_slot() never exceeds them; but the compiler would
@@ -152,14 +162,21 @@ static __always_inline void hist_add(__u32 hook, __u64 v, __u32 ifindex,
 	barrier_var(slot);
 	if (slot >= cfg.nr_slots || slot >= NSL_MAX_SLOTS)
 		return;
-	if (cfg.group_by_ifindex || cfg.group_by_cgroup) {
-		/* shared by all CPUs */
-		__sync_fetch_and_add(&h->slots[slot], 1);
-		__sync_fetch_and_add(&h->sum_ns, v);
-	} else {
-		h->slots[slot]++;
-		h->sum_ns += v;
-	}
+	hist_field_add(&h->slots[slot], 1);
+	hist_field_add(&h->sum_ns, v);
+}
+
+/*
+ * Adds the value v (ns) to hook's histogram, or to that of its group
+ * (ifindex, net as for group_hist_get()).
+ */
+static __always_inline void hist_add(__u32 hook, __u64 v, __u32 ifindex,
+				     struct net *net)
+{
+	struct nsl_hist *h = hook_hist(hook, ifindex, net);
+
+	if (h)
+		hist_value_add(h, v);
 }
 
 /*

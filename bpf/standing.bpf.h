@@ -75,6 +75,30 @@ static __always_inline int may_hold_run(struct sock *sk)
 }
 
 /*
+ * What a look gave, into the histogram of hook's group (net: its
+ * namespace with -I -n -1, the only grouping these hooks have; else
+ * NULL): an ended episode's length, or the standing time and the episode
+ * begun, in the histogram's head (struct nsl_hist), so that each group
+ * has its own. Where no group can be had (map_full, owner_quota) they are
+ * lost, counted as a sample's would be.
+ */
+static __always_inline void standing_add(__u32 hook,
+					 const struct nsl_standing_out *out,
+					 struct net *net)
+{
+	struct nsl_hist *h = hook_hist(hook, 0, net);
+
+	if (!h)
+		return;
+	if (out->episode_ns)
+		hist_value_add(h, out->episode_ns);
+	if (out->standing_ns)
+		hist_field_add(&h->standing_ns, out->standing_ns);
+	if (out->begun)
+		hist_field_add(&h->standing_begun, 1);
+}
+
+/*
  * A look at sk's queue for hook (NSL_HOOK_{TCP,UDP}_STANDING), after the
  * caller's -n. Not sampled (--sample): a run is state that every change
  * of the queue moves. The cheap ways out come first: an empty queue on a
@@ -123,13 +147,8 @@ static __always_inline void standing_look(struct sock *sk, __u32 hook)
 	 */
 	nsl_standing_look(st, seen, bpf_ktime_get_ns(),
 			  cfg.standing_interval_ns, &out);
-	if (out.standing_ns)
-		count_add(hook, NSL_CNT_STANDING_NS, out.standing_ns);
-	if (out.begun)
-		count_event(hook, NSL_CNT_STANDING_BEGUN);
-	if (out.episode_ns)
-		hist_add(hook, out.episode_ns, 0,
-			 cfg.group_by_netns ? sk_net(sk) : NULL);
+	if (out.standing_ns || out.begun || out.episode_ns)
+		standing_add(hook, &out, cfg.group_by_netns ? sk_net(sk) : NULL);
 	if (out.run_over)
 		bpf_sk_storage_delete(&standing_sk, sk);
 }
@@ -197,6 +216,32 @@ int BPF_PROG(tp_udp_fail_queue, int rc, struct sock *sk)
 {
 	if (sk_netns_selected(sk))
 		standing_look(sk, NSL_HOOK_UDP_STANDING);
+	return 0;
+}
+
+/*
+ * The sockets standing now: at each report the reader walks standing_sk
+ * (src/2-collect/standing.c) with this iterator (the socket storage
+ * map's, v5.9: bpf_sk_storage_map_seq_show() calls it for each socket
+ * that holds a run, under RCU, the socket held), which writes the group
+ * key of each socket whose run is an episode: the one its looks record
+ * to (standing_add()). A socket that closes takes its run with it, so
+ * what the walk finds is what stands.
+ */
+SEC("iter/bpf_sk_storage_map")
+int standing_sockets(struct bpf_iter__bpf_sk_storage_map *ctx)
+{
+	struct nsl_standing_state *st = ctx->value;
+	struct sock *sk = ctx->sk;
+	struct nsl_group_key key = {};
+
+	if (!sk || !st || !st->begun)
+		return 0;
+	key.hook = sk->sk_protocol == IPPROTO_TCP ? NSL_HOOK_TCP_STANDING :
+						    NSL_HOOK_UDP_STANDING;
+	if (cfg.group_by_netns)
+		key.netns = sk_netns(sk);
+	bpf_seq_write(ctx->meta->seq, &key, sizeof(key));
 	return 0;
 }
 

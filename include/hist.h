@@ -81,7 +81,7 @@ static __always_inline __u32 nsl_nr_slots(__u32 schema)
 /* Bytes of a struct nsl_hist cut to the slots of the schema (a map value). */
 static __always_inline __u32 nsl_hist_size(__u32 schema)
 {
-	return sizeof(__u64) * (1 + nsl_nr_slots(schema));
+	return sizeof(__u64) * (NSL_HIST_HEAD + nsl_nr_slots(schema));
 }
 
 /*

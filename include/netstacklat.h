@@ -78,14 +78,33 @@ enum nsl_hook {
 #define NSL_MAX_SLOTS NSL_SCHEMA_SLOTS(3)
 
 /*
- * One histogram: the sum of the samples, then the slots of the layout in
- * use (the maps are sized for it: 8 * (1 + slots) bytes a value). The
- * sample count is not stored: it is the sum of the slots, which saves a
- * store per sample and cannot disagree with them.
+ * One histogram: its head (the sum of the samples, and a standing-queue
+ * hook's live values), then the slots of the layout in use (the maps are
+ * sized for it: 8 * (NSL_HIST_HEAD + slots) bytes a value). The sample
+ * count is not stored: it is the sum of the slots, which saves a store
+ * per sample and cannot disagree with them. The standing values live
+ * here, not in the per-hook counters, so that a group has its own and
+ * they come and go with it (reclaimed, kept as its final totals) like
+ * its slots; 16 bytes a group that only the standing hooks' groups use.
  */
 struct nsl_hist {
 	__u64 sum_ns;
+	__u64 standing_ns;	/* standing hooks: ns sockets spent standing */
+	__u64 standing_begun;	/* standing hooks: episodes begun */
 	__u64 slots[NSL_MAX_SLOTS];
+};
+/* The u64s of struct nsl_hist before its slots. */
+#define NSL_HIST_HEAD 3
+
+/*
+ * A standing-queue hook's values, per histogram (group) in a report: the
+ * two of its head, and the sockets standing when the report was read.
+ */
+enum nsl_standing_value {
+	NSL_SV_SECONDS,		/* nsl_hist.standing_ns: counted, in ns */
+	NSL_SV_BEGUN,		/* nsl_hist.standing_begun: counted */
+	NSL_SV_SOCKETS,		/* standing now: a gauge */
+	NSL_NR_SV,
 };
 
 /*
@@ -128,8 +147,6 @@ enum nsl_counter {
 	NSL_CNT_NO_RX_TSTAMP,	/* tcp-socket-read: the read's skb lost its stamp */
 	NSL_CNT_HANDOVER_UNMATCHED, /* netns-handover: no stamp, none remembered */
 	NSL_CNT_OWNER_QUOTA,	/* -I -n -1: the netns's owner holds its quota */
-	NSL_CNT_STANDING_NS,	/* standing hooks: ns sockets spent standing */
-	NSL_CNT_STANDING_BEGUN,	/* standing hooks: episodes begun */
 	NSL_NR_COUNTERS,
 };
 

@@ -89,7 +89,8 @@ const struct nsl_hook_desc nsl_hooks[NSL_NR_HOOKS] = {
 	 * on arrival (sock_def_readable, or the sk_data_ready tracepoint in
 	 * it; TCP's drops call it too), after every read (fexit of the
 	 * protocol's recvmsg, or sock_recv_length, v6.3), and at UDP's drops
-	 * for a full buffer. Opt-in: a look costs every packet and read of the
+	 * for a full buffer; and an iterator over the runs, for the sockets
+	 * standing at each report. Opt-in: a look costs every packet and read of the
 	 * protocol (docs/performance.md, "Standing queues").
 	 */
 	[NSL_HOOK_TCP_STANDING] = {
@@ -98,8 +99,9 @@ const struct nsl_hook_desc nsl_hooks[NSL_NR_HOOKS] = {
 		.opt_in = true,
 		.cands = { FENTRY_NEEDS(NSL_NEED_TRACING_SK_STORAGE,
 					"fentry_sock_def_readable",
-					"fexit_tcp_recvmsg"),
-			   TP("tp_data_ready", "tp_recv_length") },
+					"fexit_tcp_recvmsg", "standing_sockets"),
+			   TP("tp_data_ready", "tp_recv_length",
+			      "standing_sockets") },
 	},
 	[NSL_HOOK_UDP_STANDING] = {
 		.name = "udp-standing-queue",
@@ -108,9 +110,9 @@ const struct nsl_hook_desc nsl_hooks[NSL_NR_HOOKS] = {
 		.cands = { FENTRY_NEEDS(NSL_NEED_TRACING_SK_STORAGE,
 					"fentry_sock_def_readable",
 					"fexit_udp_recvmsg", "fexit_udpv6_recvmsg",
-					"tp_udp_fail_queue"),
+					"tp_udp_fail_queue", "standing_sockets"),
 			   TP("tp_data_ready", "tp_recv_length",
-			      "tp_udp_fail_queue") },
+			      "tp_udp_fail_queue", "standing_sockets") },
 	},
 };
 
@@ -188,26 +190,38 @@ const struct nsl_counter_desc nsl_counters[NSL_NR_COUNTERS] = {
 		"no histogram yet and the unprivileged user that made or owns it "
 		"holds its --owner-quota of them (-I -n -1, -C).",
 		ALL_HOOKS },
-	[NSL_CNT_STANDING_NS] = {
+};
+
+const struct nsl_value_desc nsl_standing_values[NSL_NR_SV] = {
+	[NSL_SV_SECONDS] = {
 		"standing_queue_seconds",
 		"Seconds sockets' queues spent standing, counted as they stand "
 		"(its rate: the sockets standing).",
-		STANDING_HOOKS, .ns = true },
-	[NSL_CNT_STANDING_BEGUN] = {
+		.ns = true },
+	[NSL_SV_BEGUN] = {
 		"standing_episodes_begun",
 		"Standing-queue episodes begun (the histogram counts those that "
-		"ended).",
-		STANDING_HOOKS },
+		"ended)." },
+	[NSL_SV_SOCKETS] = {
+		"standing_sockets",
+		"Sockets whose queue stands when the report was read.",
+		.gauge = true },
 };
 
-double nsl_counter_value(int c, uint64_t v)
+bool nsl_hook_standing(int h)
 {
-	return nsl_counters[c].ns ? v * 1e-9 : (double)v;
+	return h == NSL_HOOK_TCP_STANDING || h == NSL_HOOK_UDP_STANDING;
 }
 
-int nsl_counter_snprint(char *buf, size_t len, int c, uint64_t v)
+double nsl_value_number(const struct nsl_value_desc *d, uint64_t v)
 {
-	if (nsl_counters[c].ns)
+	return d->ns ? v * 1e-9 : (double)v;
+}
+
+int nsl_value_snprint(char *buf, size_t len, const struct nsl_value_desc *d,
+		      uint64_t v)
+{
+	if (d->ns)
 		return snprintf(buf, len, "%.9f", v * 1e-9);
 	return snprintf(buf, len, "%" PRIu64, v);
 }

@@ -26,7 +26,7 @@ enum nsl_nf_place {
 };
 
 #define NSL_MAX_CANDIDATES 3
-#define NSL_MAX_PROGS 4
+#define NSL_MAX_PROGS 5
 
 /* What a candidate needs beyond its attach points, checked by the loader. */
 enum nsl_need {
@@ -76,7 +76,6 @@ struct nsl_counter_desc {
 	const char *name;
 	const char *help;	/* one sentence, for Prometheus' HELP and docs */
 	uint32_t hooks;		/* bit per hook */
-	bool ns;		/* counts nanoseconds, reported as seconds */
 };
 
 extern const struct nsl_counter_desc nsl_counters[NSL_NR_COUNTERS];
@@ -96,12 +95,31 @@ static inline bool nsl_counter_applies(int c, int h)
 }
 
 /*
- * Counter c's value v as reported: seconds for a counter of ns, else the
- * count; and as text, in buf (NSL_COUNTER_LEN holds any), its length.
+ * A standing-queue hook's values (enum nsl_standing_value), which each of
+ * its histograms carries (struct nsl_report_hist): one vocabulary for
+ * every format (JSON key beside the histogram's, Prometheus
+ * netstacklat_<name>, _total for a counter, with the histogram's labels).
  */
-#define NSL_COUNTER_LEN 24
-double nsl_counter_value(int c, uint64_t v);
-int nsl_counter_snprint(char *buf, size_t len, int c, uint64_t v);
+struct nsl_value_desc {
+	const char *name;
+	const char *help;	/* one sentence, for Prometheus' HELP and docs */
+	bool ns;		/* counts nanoseconds, reported as seconds */
+	bool gauge;		/* a level now, not a count since the start */
+};
+
+extern const struct nsl_value_desc nsl_standing_values[NSL_NR_SV];
+
+/* Whether hook h is a standing-queue hook (its histograms carry them). */
+bool nsl_hook_standing(int h);
+
+/*
+ * Value v of d as reported: seconds for ns, else the count; and as text,
+ * in buf (NSL_VALUE_LEN holds any), its length.
+ */
+#define NSL_VALUE_LEN 24
+double nsl_value_number(const struct nsl_value_desc *d, uint64_t v);
+int nsl_value_snprint(char *buf, size_t len, const struct nsl_value_desc *d,
+		      uint64_t v);
 
 /*
  * The names of the hooks in a bit mask, joined by sep (in buf, returned;

@@ -56,6 +56,12 @@ struct nsl_report_hist {
 	 */
 	uint64_t sum_ns;
 	uint64_t sum_wraps;
+	/*
+	 * A standing-queue hook's (0 for the others): the standing time and
+	 * episodes begun, counted like the slots (the histogram holds the
+	 * episodes that ended), and the sockets standing now, a gauge.
+	 */
+	uint64_t standing[NSL_NR_SV];
 	char ifname[IF_NAMESIZE];	/* "" if unknown or not grouped */
 	const char *cgroup_path;	/* NULL if unknown or not grouped */
 	const struct nsl_container *container;	/* -C: NULL if none */

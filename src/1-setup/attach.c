@@ -55,6 +55,25 @@ static int attach_netfilter(struct nsl_loader *l, int h,
 	return nsl_leave_target_netns(saved, err);
 }
 
+/*
+ * A program by libbpf; an iterator (only standing_sockets, SEC("iter/
+ * bpf_sk_storage_map")) over the map it walks, which libbpf cannot know,
+ * its link kept for the reader (l->standing_iter).
+ */
+static struct bpf_link *attach_prog(struct nsl_loader *l, struct bpf_program *p)
+{
+	union bpf_iter_link_info info = {
+		.map.map_fd = bpf_map__fd(l->skel->maps.standing_sk),
+	};
+	LIBBPF_OPTS(bpf_iter_attach_opts, opts, .link_info = &info,
+		    .link_info_len = sizeof(info));
+
+	if (strncmp(bpf_program__section_name(p), "iter/", 5) != 0)
+		return bpf_program__attach(p);
+	l->standing_iter = bpf_program__attach_iter(p, &opts);
+	return l->standing_iter;
+}
+
 static int attach_hooks(struct nsl_loader *l)
 {
 	for (int h = 0; h < NSL_NR_HOOKS; h++) {
@@ -77,7 +96,7 @@ static int attach_hooks(struct nsl_loader *l)
 
 			if (!nsl_loader_prog_owner(l, h, c->progs[i]))
 				continue;
-			hs->links[i] = bpf_program__attach(p);
+			hs->links[i] = attach_prog(l, p);
 			if (!hs->links[i]) {
 				int err = -errno;
 

@@ -62,6 +62,11 @@ struct nsl_loader {
 	char netns_gone_why[160];
 	uint64_t cleanup_net;	/* its address (cfg.cleanup_net) */
 	struct bpf_link *netns_gone_link;
+	/*
+	 * The standing hooks' iterator over their runs (standing_sockets),
+	 * one of their links: the reader walks it at each report; or NULL.
+	 */
+	struct bpf_link *standing_iter;
 };
 
 /* Whether the kernel takes BPF atomic fetch-and-add (v5.12; -I/-C need it). */

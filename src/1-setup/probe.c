@@ -66,6 +66,11 @@ int nsl_probe_section(const struct btf *vmlinux, const char *sec,
 		opts.expected_attach_type = BPF_TRACE_RAW_TP;
 		snprintf(tpname, sizeof(tpname), "btf_trace_%s", target);
 		id = btf__find_by_name_kind(vmlinux, tpname, BTF_KIND_TYPEDEF);
+	} else if (!strncmp(sec, "iter/", 5)) {
+		/* an iterator's target: its bpf_iter_<target> (DEFINE_BPF_ITER_FUNC) */
+		opts.expected_attach_type = BPF_TRACE_ITER;
+		snprintf(tpname, sizeof(tpname), "bpf_iter_%s", target);
+		id = btf__find_by_name_kind(vmlinux, tpname, BTF_KIND_FUNC);
 	} else {
 		opts.expected_attach_type = strncmp(sec, "fexit/", 6) ?
 			BPF_TRACE_FENTRY : BPF_TRACE_FEXIT;
@@ -87,6 +92,11 @@ int nsl_probe_section(const struct btf *vmlinux, const char *sec,
 			 errno == EPERM && opts.expected_attach_type != BPF_TRACE_RAW_TP ?
 			 " (BPF trampolines blocked on this kernel?)" : "");
 		return -errno;
+	}
+	/* an iterator attaches to what it walks: the load says enough */
+	if (opts.expected_attach_type == BPF_TRACE_ITER) {
+		close(fd);
+		return 0;
 	}
 	link = bpf_raw_tracepoint_open(NULL, fd);
 	if (link < 0) {

@@ -111,16 +111,21 @@ void nsl_group_values(const struct nsl_groups *g, const struct nsl_group *gr,
 		return;
 	}
 	memset(value, 0, g->hist_size);
-	value[0] = gr->final[0];
-	memcpy(value + 1 + gr->final_lo, gr->final + 1, gr->final_nr * sizeof(uint64_t));
+	memcpy(value, gr->final, NSL_HIST_HEAD * sizeof(uint64_t));
+	memcpy(value + NSL_HIST_HEAD + gr->final_lo, gr->final + NSL_HIST_HEAD,
+	       gr->final_nr * sizeof(uint64_t));
 }
 
-static uint64_t values_count(const struct nsl_groups *g, const uint64_t *v)
+/*
+ * What a histogram value has recorded, as a number that grows with every
+ * sample, and with a standing hook's standing time and episodes begun.
+ */
+static uint64_t values_recorded(const struct nsl_groups *g, const uint64_t *v)
 {
-	uint64_t n = 0;
+	uint64_t n = v[1] + v[2];	/* struct nsl_hist's standing values */
 
 	for (unsigned int b = 0; b < g->nr_slots; b++)
-		n += v[1 + b];
+		n += v[NSL_HIST_HEAD + b];
 	return n;
 }
 
@@ -339,7 +344,7 @@ int nsl_groups_tick(struct nsl_groups *g)
 
 		if (!gr || gr->state != NSL_GROUP_LIVE)
 			continue;
-		n = values_count(g, nsl_mapped_values(g, gr));
+		n = values_recorded(g, nsl_mapped_values(g, gr));
 		/* a group that records is never reclaimed: it exists, or did */
 		if (n != gr->count) {
 			if (g->c.group_ifindex && gr->key.ifindex)

@@ -44,7 +44,7 @@ struct nsl_group {
 	uint64_t serial;		/* unique for the run: a group is (key, serial) */
 	uint32_t id;			/* its histogram: group_hist[id] */
 	enum nsl_group_state state;
-	uint64_t count;			/* samples at the last tick */
+	uint64_t count;			/* values_recorded() at the last tick */
 	struct timespec active;		/* CLOCK_MONOTONIC of the last tick it grew */
 	uint64_t active_tick;		/* ... and that tick */
 	uint64_t gone_tick;		/* tick that found it gone */
@@ -59,7 +59,10 @@ struct nsl_group {
 	 * interface's final totals keep the name it had. "": unknown.
 	 */
 	char ifname[IF_NAMESIZE];
-	/* GONE: sum_ns, then its slots final_lo .. final_lo + final_nr - 1 */
+	/*
+	 * GONE: its histogram's head (struct nsl_hist), then its slots
+	 * final_lo .. final_lo + final_nr - 1
+	 */
 	uint64_t *final;
 	unsigned int final_lo, final_nr;
 };

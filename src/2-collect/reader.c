@@ -53,15 +53,15 @@ void nsl_reader_free(struct nsl_reader *r)
 }
 
 /*
- * Adds a histogram to the current totals: key, sum, and the slots of a
- * histogram value (sum_ns, then nr_slots slots), of which it keeps the
- * range that holds samples.
+ * Adds a histogram to the current totals: key, and a histogram value
+ * (its head, struct nsl_hist, then nr_slots slots), of whose slots it
+ * keeps the range that holds samples.
  */
 static struct nsl_report_hist *new_total(struct nsl_reader *r,
 					 const struct nsl_group_key *key,
 					 const uint64_t *value)
 {
-	const uint64_t *v = value + 1;
+	const uint64_t *v = value + NSL_HIST_HEAD;
 	unsigned int lo, nr = nsl_slot_range(v, r->nr_slots, &lo);
 	struct nsl_report_hist *h = nsl_set_add(&r->cur, nr);
 
@@ -71,6 +71,8 @@ static struct nsl_report_hist *new_total(struct nsl_reader *r,
 	h->schema = r->m.schema;
 	h->lo = lo;
 	h->sum_ns = value[0];
+	h->standing[NSL_SV_SECONDS] = value[1];
+	h->standing[NSL_SV_BEGUN] = value[2];
 	for (unsigned int b = 0; b < nr; b++) {
 		h->buckets[b] = v[lo + b];
 		h->count += v[lo + b];
@@ -92,7 +94,7 @@ static int read_hooks(struct nsl_reader *r)
 		for (int c = 0; c < r->ncpus; c++) {
 			const __u64 *v = (const __u64 *)((char *)r->percpu + c * r->hist_size);
 
-			for (unsigned int i = 0; i <= r->nr_slots; i++)
+			for (unsigned int i = 0; i < NSL_HIST_HEAD + r->nr_slots; i++)
 				r->dense[i] += v[i];
 		}
 		if (!new_total(r, &key, r->dense))
@@ -178,10 +180,59 @@ static int read_groups(struct nsl_reader *r)
 	return 0;
 }
 
+/*
+ * The sockets standing now, each in the totals of its group: a walk of
+ * the standing hooks' runs (standing_sockets, bpf/standing.bpf.h) gives
+ * the group key of each socket in an episode. Of a key's groups, the
+ * newest (a gone one's final totals sort first). A socket of a group
+ * with no histogram (none could be had: map_full) is not counted.
+ */
+static void count_standing(struct nsl_reader *r, const struct nsl_group_key *key)
+{
+	struct nsl_report_hist *h = bsearch(key, r->cur.h, r->cur.nr_h,
+					    sizeof(*h), nsl_key_cmp);
+
+	if (!h)
+		return;
+	while (h + 1 < r->cur.h + r->cur.nr_h && !nsl_key_cmp(&h[1].key, key))
+		h++;
+	h->standing[NSL_SV_SOCKETS]++;
+}
+
+static int read_standing(struct nsl_reader *r)
+{
+	struct nsl_group_key keys[64];
+	size_t have = 0;
+	ssize_t n;
+	int fd, err = 0;
+
+	if (r->m.standing_iter_fd < 0 || !r->cur.nr_h)
+		return 0;
+	fd = bpf_iter_create(r->m.standing_iter_fd);
+	if (fd < 0)
+		return -errno;
+	/* a read ends at a record's end (whole records fit): kept anyway */
+	while ((n = read(fd, (char *)keys + have, sizeof(keys) - have)) > 0) {
+		size_t whole = (have + n) / sizeof(keys[0]);
+
+		for (size_t i = 0; i < whole; i++)
+			count_standing(r, &keys[i]);
+		have = (have + n) % sizeof(keys[0]);
+		memmove(keys, keys + whole, have);
+	}
+	if (n < 0)
+		err = -errno;
+	close(fd);
+	return err;
+}
+
 static int read_totals(struct nsl_reader *r)
 {
+	int err;
+
 	nsl_set_clear(&r->cur);
-	return r->grouped ? read_groups(r) : read_hooks(r);
+	err = r->grouped ? read_groups(r) : read_hooks(r);
+	return err ? err : read_standing(r);
 }
 
 /*
@@ -206,6 +257,8 @@ static struct nsl_report_hist *delta(struct nsl_reader *r,
 		d->buckets[b] = c->buckets[b] - nsl_report_slot(p, c->lo + b);
 	d->count -= p->count;
 	d->sum_ns -= p->sum_ns;
+	d->standing[NSL_SV_SECONDS] -= p->standing[NSL_SV_SECONDS];
+	d->standing[NSL_SV_BEGUN] -= p->standing[NSL_SV_BEGUN];
 	d->nr = nsl_slot_range(slots, c->nr, &lo);
 	d->buckets = slots + lo;
 	d->lo += lo;
@@ -229,6 +282,23 @@ static int read_counters(struct nsl_reader *r, struct nsl_report *rep)
 		}
 	}
 	return 0;
+}
+
+/*
+ * Whether the totals c of a group say something since p (the last read's,
+ * or NULL) that its report should show: samples, standing time or
+ * episodes begun, or sockets standing now.
+ */
+static bool news(const struct nsl_reader *r, const struct nsl_report_hist *c,
+		 const struct nsl_report_hist *p)
+{
+	const struct nsl_report_hist none = { 0 };
+
+	if (r->cumulative || !p)
+		p = &none;
+	return c->count != p->count || c->standing[NSL_SV_SOCKETS] ||
+	       c->standing[NSL_SV_SECONDS] != p->standing[NSL_SV_SECONDS] ||
+	       c->standing[NSL_SV_BEGUN] != p->standing[NSL_SV_BEGUN];
 }
 
 int nsl_reader_read(struct nsl_reader *r, struct nsl_report *rep)
@@ -262,7 +332,7 @@ int nsl_reader_read(struct nsl_reader *r, struct nsl_report *rep)
 		 * a group with nothing new this interval is left out, but for
 		 * the report that finds it gone: its last
 		 */
-		if (r->grouped && c->count == (!r->cumulative && p ? p->count : 0) &&
+		if (r->grouped && !news(r, c, p) &&
 		    !(c->gone && c->gone_tick > r->seen_tick))
 			continue;
 		/* a cumulative report's histograms are the totals themselves */

@@ -17,6 +17,7 @@
 /* The maps a reader reads (bpf/netstacklat.bpf.c) and their layout. */
 struct nsl_reader_maps {
 	int hist_fd, group_ids_fd, group_hist_fd, counters_fd;
+	int standing_iter_fd;			/* the standing hooks' iterator link, or -1 */
 	uint32_t groups;			/* entries of the grouped maps */
 	bool group_netns;			/* -I with -n -1 */
 	unsigned int schema;			/* of every histogram */
@@ -44,7 +45,7 @@ struct nsl_reader {
 	uint64_t seen_tick;			/* groups->tick at the last read */
 	uint64_t prev_reclaimed, prev_evicted;
 	struct nsl_counters *percpu_cnt;
-	uint64_t *dense;			/* a histogram value: sum_ns, then every slot */
+	uint64_t *dense;			/* a histogram value: its head, then every slot */
 	/*
 	 * Totals of the last read and of this one, and this report's
 	 * deltas (a cumulative report points into cur: its slots stay).

@@ -29,7 +29,7 @@ void nsl_group_free(struct nsl_group *gr)
 	free(gr);
 }
 
-/* A LIVE or RETIRING group's histogram in the mapping: sum_ns, then the slots. */
+/* A LIVE or RETIRING group's histogram in the mapping: its head, then the slots. */
 const uint64_t *nsl_mapped_values(const struct nsl_groups *g,
 				  const struct nsl_group *gr)
 {
@@ -165,15 +165,16 @@ int nsl_reclaim(struct nsl_groups *g, struct nsl_group *gr,
 	if (gr->gone_tick >= g->graced_tick && nsl_seconds_between(&gr->gone_at, now) < RETIRE_WAIT_S)
 		return 0;
 	/* only the slots that hold samples: thousands of them may be kept */
-	gr->final_nr = nsl_slot_range(v + 1, g->nr_slots, &gr->final_lo);
-	gr->final = malloc((1 + gr->final_nr) * sizeof(uint64_t));
+	gr->final_nr = nsl_slot_range(v + NSL_HIST_HEAD, g->nr_slots, &gr->final_lo);
+	gr->final = malloc((NSL_HIST_HEAD + gr->final_nr) * sizeof(uint64_t));
 	if (!gr->final || add_gone(g, gr)) {
 		free(gr->final);
 		gr->final = NULL;
 		return -ENOMEM;
 	}
-	gr->final[0] = v[0];
-	memcpy(gr->final + 1, v + 1 + gr->final_lo, gr->final_nr * sizeof(uint64_t));
+	memcpy(gr->final, v, NSL_HIST_HEAD * sizeof(uint64_t));
+	memcpy(gr->final + NSL_HIST_HEAD, v + NSL_HIST_HEAD + gr->final_lo,
+	       gr->final_nr * sizeof(uint64_t));
 	gr->state = NSL_GROUP_GONE;
 	gr->reclaim_tick = g->tick;
 	g->by_id[id] = NULL;

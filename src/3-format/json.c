@@ -179,6 +179,19 @@ static void json_u128(FILE *out, uint64_t hi, uint64_t lo)
 	fputs(p, out);
 }
 
+/* A standing-queue hook's values, beside its histogram's. */
+static void json_standing(FILE *out, const struct nsl_report_hist *h)
+{
+	char v[NSL_VALUE_LEN];
+
+	if (!nsl_hook_standing(h->key.hook))
+		return;
+	for (int i = 0; i < NSL_NR_SV; i++) {
+		nsl_value_snprint(v, sizeof(v), &nsl_standing_values[i], h->standing[i]);
+		fprintf(out, ",\"%s\":%s", nsl_standing_values[i].name, v);
+	}
+}
+
 static void json_hist(FILE *out, const struct nsl_report *r,
 		      const struct nsl_report_hist *h)
 {
@@ -190,6 +203,7 @@ static void json_hist(FILE *out, const struct nsl_report *r,
 	fprintf(out, ",\"avg_ns\":%.1f", nsl_average(h));
 	json_percentiles(out, h);
 	json_buckets(out, h);
+	json_standing(out, h);
 	/* only in a gone group's last report (and its late samples') */
 	if (h->gone)
 		fputs(",\"gone\":true", out);
@@ -213,7 +227,6 @@ static void json_groups(FILE *out, const struct nsl_report *r)
 /* One object per enabled hook, so a zero is told apart from "not run". */
 static void json_counters(FILE *out, const struct nsl_report *r)
 {
-	char v[NSL_COUNTER_LEN];
 	bool first = true;
 	int hook, c, n;
 
@@ -225,13 +238,10 @@ static void json_counters(FILE *out, const struct nsl_report *r)
 			fputc(',', out);
 		json_string(out, nsl_hooks[hook].name, SIZE_MAX);
 		fputs(":{", out);
-		for (c = 0, n = 0; c < NSL_NR_COUNTERS; c++) {
-			if (!nsl_counter_applies(c, hook))
-				continue;
-			nsl_counter_snprint(v, sizeof(v), c, r->counters[hook][c]);
-			fprintf(out, "%s\"%s\":%s", n++ ? "," : "",
-				nsl_counters[c].name, v);
-		}
+		for (c = 0, n = 0; c < NSL_NR_COUNTERS; c++)
+			if (nsl_counter_applies(c, hook))
+				fprintf(out, "%s\"%s\":%" PRIu64, n++ ? "," : "",
+					nsl_counters[c].name, r->counters[hook][c]);
 		fputc('}', out);
 		first = false;
 	}

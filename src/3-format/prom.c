@@ -130,6 +130,36 @@ static void prom_hist(FILE *out, const struct nsl_report *r,
 	fprintf(out, "} %" PRIu64 "\n", h->count);
 }
 
+/*
+ * The standing-queue hooks' values (nsl_standing_values): a family each,
+ * a series for each of their histograms, with its labels (each group
+ * its own).
+ */
+static void prom_standing(FILE *out, const struct nsl_report *r)
+{
+	for (int i = 0; i < NSL_NR_SV; i++) {
+		const struct nsl_value_desc *d = &nsl_standing_values[i];
+		char name[64], v[NSL_VALUE_LEN];
+		bool head = false;
+
+		nsl_standing_metric(name, sizeof(name), d);
+		for (size_t k = 0; k < r->nr_hists; k++) {
+			const struct nsl_report_hist *h = &r->hists[k];
+
+			if (!nsl_hook_standing(h->key.hook))
+				continue;
+			if (!head)
+				fprintf(out, "# HELP %s %s\n# TYPE %s %s\n", name, d->help,
+					name, d->gauge ? "gauge" : "counter");
+			head = true;
+			nsl_value_snprint(v, sizeof(v), d, h->standing[i]);
+			fputs(name, out);
+			prom_labels(out, r, h);
+			fprintf(out, "} %s\n", v);
+		}
+	}
+}
+
 static void prom_counters(FILE *out, const struct nsl_report *r)
 {
 	for (int c = 0; c < NSL_NR_COUNTERS; c++) {
@@ -142,15 +172,11 @@ static void prom_counters(FILE *out, const struct nsl_report *r)
 		fprintf(out, "# HELP netstacklat_%s_total %s\n", nsl_counters[c].name,
 			nsl_counters[c].help);
 		fprintf(out, "# TYPE netstacklat_%s_total counter\n", nsl_counters[c].name);
-		for (int h = 0; h < NSL_NR_HOOKS; h++) {
-			char v[NSL_COUNTER_LEN];
-
-			if (!r->hook_enabled[h] || !nsl_counter_applies(c, h))
-				continue;
-			nsl_counter_snprint(v, sizeof(v), c, r->counters[h][c]);
-			fprintf(out, "netstacklat_%s_total{hook=\"%s\"} %s\n",
-				nsl_counters[c].name, nsl_hooks[h].name, v);
-		}
+		for (int h = 0; h < NSL_NR_HOOKS; h++)
+			if (r->hook_enabled[h] && nsl_counter_applies(c, h))
+				fprintf(out, "netstacklat_%s_total{hook=\"%s\"} %" PRIu64 "\n",
+					nsl_counters[c].name, nsl_hooks[h].name,
+					r->counters[h][c]);
 	}
 }
 
@@ -265,6 +291,7 @@ void nsl_format_prometheus(FILE *out, const struct nsl_report *r)
 	for (size_t i = 0; i < r->nr_hists; i++)
 		if (r->hists[i].key.hook < NSL_NR_HISTS)
 			prom_hist(out, r, &r->hists[i]);
+	prom_standing(out, r);
 	prom_counters(out, r);
 	prom_recursion(out, r);
 	prom_groups(out, r);

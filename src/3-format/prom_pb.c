@@ -312,6 +312,41 @@ static int pb_hists(FILE *out, const struct nsl_report *r)
 	return err;
 }
 
+/* The standing-queue hooks' values, as in the text format (prom_standing()). */
+static int pb_standing(FILE *out, struct nsl_arena *a, const struct nsl_report *r)
+{
+	int err = 0;
+
+	for (int i = 0; i < NSL_NR_SV && !err; i++) {
+		const struct nsl_value_desc *d = &nsl_standing_values[i];
+		Metric **m = nsl_arena_alloc(a, r->nr_hists ? r->nr_hists : 1,
+					     sizeof(Metric *));
+		char name[64];
+		size_t n = 0;
+
+		for (size_t k = 0; k < r->nr_hists && m; k++) {
+			const struct nsl_report_hist *h = &r->hists[k];
+			struct nsl_labels labels = { 0 };
+			double v;
+
+			if (!nsl_hook_standing(h->key.hook))
+				continue;
+			nsl_prom_labels(r, h, &labels);
+			v = nsl_value_number(d, h->standing[i]);
+			m[n++] = d->gauge ? gauge_metric(a, labels.l, labels.n, v) :
+					    counter_metric(a, labels.l, labels.n, v);
+		}
+		if (!m)
+			return -ENOMEM;
+		if (n)
+			err = family(out, a, nsl_standing_metric(name, sizeof(name), d),
+				     d->help, d->gauge ?
+				     IO__PROMETHEUS__CLIENT__METRIC_TYPE__GAUGE :
+				     IO__PROMETHEUS__CLIENT__METRIC_TYPE__COUNTER, m, n);
+	}
+	return err;
+}
+
 static int pb_counters(FILE *out, struct nsl_arena *a, const struct nsl_report *r)
 {
 	char name[64];
@@ -325,8 +360,7 @@ static int pb_counters(FILE *out, struct nsl_arena *a, const struct nsl_report *
 			struct nsl_label l = { "hook", nsl_hooks[h].name, SIZE_MAX };
 
 			if (r->hook_enabled[h] && nsl_counter_applies(c, h))
-				m[n++] = counter_metric(a, &l, 1,
-							nsl_counter_value(c, r->counters[h][c]));
+				m[n++] = counter_metric(a, &l, 1, (double)r->counters[h][c]);
 		}
 		if (!m)
 			return -ENOMEM;
@@ -461,6 +495,8 @@ int nsl_format_prometheus_pb(FILE *out, const struct nsl_report *r)
 	struct nsl_arena a = { 0 };
 	int err = pb_hists(out, r);
 
+	if (!err)
+		err = pb_standing(out, &a, r);
 	if (!err)
 		err = pb_counters(out, &a, r);
 	if (!err)

@@ -327,6 +327,19 @@ static void item_add(struct item_line *l, const char *item)
 }
 
 /*
+ * A standing-queue hook's values (nsl_standing_values), after each of its
+ * histograms (an episode that has not ended is only here), on one line.
+ */
+static void table_standing(FILE *out, const struct nsl_report_hist *h)
+{
+	if (!nsl_hook_standing(h->key.hook))
+		return;
+	fprintf(out, "  standing %.9f s; episodes begun %" PRIu64 "; sockets standing now %"
+		PRIu64 "\n", h->standing[NSL_SV_SECONDS] * 1e-9, h->standing[NSL_SV_BEGUN],
+		h->standing[NSL_SV_SOCKETS]);
+}
+
+/*
  * A hook's non-zero counters, then the recursion misses of its programs
  * (a program two hooks share: under both), wrapped at 80 columns (all of
  * them would not fit).
@@ -337,12 +350,10 @@ static void table_counters(FILE *out, const struct nsl_report *r, int hook)
 	char item[96];
 
 	for (int c = 0; c < NSL_NR_COUNTERS; c++) {
-		char v[NSL_COUNTER_LEN];
-
 		if (!r->counters[hook][c])
 			continue;
-		nsl_counter_snprint(v, sizeof(v), c, r->counters[hook][c]);
-		snprintf(item, sizeof(item), "%s: %s", nsl_counters[c].name, v);
+		snprintf(item, sizeof(item), "%s: %" PRIu64, nsl_counters[c].name,
+			 r->counters[hook][c]);
 		item_add(&l, item);
 	}
 	for (size_t i = 0; r->recursion == NSL_RECURSION_COUNTED && i < r->nr_progs; i++) {
@@ -371,6 +382,7 @@ static void table_hook(FILE *out, const struct nsl_report *r, __u32 hook)
 		if (r->hists[i].key.hook != hook)
 			continue;
 		table_hist(out, r, &r->hists[i]);
+		table_standing(out, &r->hists[i]);
 		n++;
 	}
 	if (!n && !r->hook_enabled[hook])

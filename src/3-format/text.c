@@ -174,3 +174,9 @@ char *nsl_utf8_dup(const char *s, size_t len)
 	*o = '\0';
 	return out;
 }
+
+const char *nsl_standing_metric(char *buf, size_t len, const struct nsl_value_desc *d)
+{
+	snprintf(buf, len, "netstacklat_%s%s", d->name, d->gauge ? "" : "_total");
+	return buf;
+}

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "hooks.h"
 #include "report.h"
 
 /* room for a percentile name such as "p99.9" */
@@ -62,6 +63,12 @@ void nsl_container_labels(const struct nsl_container *c, struct nsl_labels *out)
  */
 void nsl_hook_info_labels(const struct nsl_hook_status *st, int h,
 			  struct nsl_labels *out);
+
+/*
+ * The Prometheus name of a standing-queue hook's value d (hooks.h):
+ * netstacklat_<name>, with _total for a counter; in buf.
+ */
+const char *nsl_standing_metric(char *buf, size_t len, const struct nsl_value_desc *d);
 
 /* netstacklat_build_info's: version, libbpf ("" when not known). */
 void nsl_build_info_labels(const struct nsl_report *r, struct nsl_labels *out);

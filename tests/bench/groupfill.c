@@ -97,8 +97,8 @@ int main(int argc, char **argv)
 	/* the slots of those octaves (nsl_slot(): octave e starts at (e << s) + 1) */
 	for (__u32 s = (first << schema) + 1; s < ((last + 1) << schema) + 1 &&
 	     s < nsl_nr_slots(schema); s++) {
-		value[1 + s] = 1000 + (s * 7919) % 997;
-		value[0] += value[1 + s] << (s >> schema);
+		value[NSL_HIST_HEAD + s] = 1000 + (s * 7919) % 997;
+		value[0] += value[NSL_HIST_HEAD + s] << (s >> schema);
 	}
 	while (scanf("%llu", &cgroup) == 1) {
 		struct nsl_group_key key = { .hook = hook, .cgroup = cgroup };

@@ -4,7 +4,7 @@
 #
 #   jsonq.py FILE lines                          number of reports
 #   jsonq.py FILE count HOOK [KEY=VALUE..]       samples summed over reports
-#   jsonq.py FILE sum HOOK                       sum_ns summed over reports
+#   jsonq.py FILE sum HOOK [KEY=VALUE..]         sum_ns summed over reports
 #   jsonq.py FILE min_le HOOK                    smallest non-empty bucket bound
 #   jsonq.py FILE max_le HOOK                    largest non-empty bucket bound
 #   jsonq.py FILE counter HOOK NAME              counter summed over reports
@@ -12,9 +12,12 @@
 #                                                do not give it: a counter of
 #                                                some kernels only (the read
 #                                                hooks' not_rx_tstamp, < 5.18)
-#   jsonq.py FILE series HOOK NAME               counter NAME of HOOK in each
-#                                                report, a line each: the
-#                                                report's time (Unix s) and it
+#   jsonq.py FILE value HOOK NAME [KEY=VALUE..]  a standing hook's value NAME
+#                                                (beside each histogram of it)
+#                                                summed over histograms, reports
+#   jsonq.py FILE values HOOK NAME [KEY=VALUE..] the same per report, a line
+#                                                each: the report's time (Unix
+#                                                s) and its sum
 #   jsonq.py FILE counters HOOK                  every counter of HOOK that is
 #                                                not 0, as NAME=SUM (a log line)
 #   jsonq.py FILE hooks                          hooks present, space-separated
@@ -85,7 +88,7 @@ def bucket_beyond(q, b, ns):
     return lower >= ns
 
 
-HOOK_QUERIES = {"count", "sum", "min_le", "max_le", "counter", "counter_if", "counters", "series",
+HOOK_QUERIES = {"count", "sum", "min_le", "max_le", "counter", "counter_if", "counters", "value", "values",
                 "groups", "last_count", "sums", "count_upper_gt", "count_lower_ge", "pct"}
 
 
@@ -111,7 +114,11 @@ def check(path, q, args, reports):
     if q in HOOK_QUERIES and not any(runs(r, args[0]) for r in reports):
         missing(path, f"hook {args[0]} runs in no report "
                       f"(hooks: {' '.join(sorted(reports[0].get('hooks', {})))})")
-    if q in ("counter", "counters", "series"):
+    if q in ("value", "values"):
+        for n, h in enumerate(hists(reports, args[0]), 1):
+            if args[1] not in h:
+                missing(path, f"histogram {n} of {args[0]} has no {args[1]}")
+    if q in ("counter", "counters"):
         for n, r in enumerate(reports, 1):
             c = r["counters"].get(owner(args[0])) if runs(r, args[0]) else {}
             named = q != "counters"
@@ -136,7 +143,8 @@ def main():
         where = [a.split("=", 1) for a in args[1:]]
         print(sum(h["count"] for h in hists(reports, args[0], where)))
     elif q == "sum":
-        print(sum(h["sum_ns"] for h in hists(reports, args[0])))
+        where = [a.split("=", 1) for a in args[1:]]
+        print(sum(h["sum_ns"] for h in hists(reports, args[0], where)))
     elif q in ("min_le", "max_le"):
         les = [b["le_ns"] if b["le_ns"] is not None else 2**62
                for h in hists(reports, args[0]) for b in h["buckets"] if b["count"]]
@@ -144,11 +152,15 @@ def main():
     elif q in ("counter", "counter_if"):
         print(sum(r["counters"].get(owner(args[0]), {}).get(args[1], 0)
                   for r in reports if runs(r, args[0])))
-    elif q == "series":
+    elif q == "value":
+        where = [a.split("=", 1) for a in args[2:]]
+        print(sum(h[args[1]] for h in hists(reports, args[0], where)))
+    elif q == "values":
+        where = [a.split("=", 1) for a in args[2:]]
         for r in reports:
             t = datetime.fromisoformat(r["time"].replace("Z", "+00:00"))
             print(f"{t.timestamp():.3f}",
-                  r["counters"].get(owner(args[0]), {}).get(args[1], 0))
+                  sum(h[args[1]] for h in hists([r], args[0], where)))
     elif q == "counters":
         sums = {}
         for r in reports:

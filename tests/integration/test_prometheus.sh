@@ -602,6 +602,10 @@ dashboard_check() {
 	serve udp 5307 --count 300 --duration-s 10 || return
 	client udp 5307 --count 300 --interval-us 2000
 	wait_server
+	# a reader behind for 0.3 s: a standing queue, for its panel
+	serve udp 5309 --read-delay-ms 2 --rcvbuf 16384 --duration-s 1.5 || return
+	client udp 5309 --count 300 --interval-us 1000
+	wait_server
 	# over the wire, through the node into the pod: the hand-over
 	ip netns exec "$NS_P" "$TG" server --proto udp --bind "$PADDR_P" --port 5308 \
 		--duration-s 4 > /dev/null &

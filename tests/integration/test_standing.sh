@@ -6,10 +6,11 @@
 source "$(dirname "$0")/lib.sh"
 
 TESTS=(test_standing_udp_behind test_standing_udp_stopped
-       test_standing_keeps_up test_standing_tcp_slow_reader)
+       test_standing_keeps_up test_standing_tcp_slow_reader
+       test_standing_per_group)
 PROTOTYPE="$PYTHON $ROOT/tests/integration/prototype_standing.py"
 
-# in ms, from a counter of seconds (a float in the JSON)
+# in ms, from a value of seconds (a float in the JSON)
 ms() {
 	awk -v s="$1" 'BEGIN { printf "%d\n", s * 1000 }'
 }
@@ -19,27 +20,41 @@ standing_tool() {
 	start_tool "$TMP/out.json" -n "/run/netns/$NS_B" -e "$@"
 }
 
-# expect_episodes HOOK N MIN_MS MAX_MS: N episodes ended, the standing
-# time counted is their length (to 2 %, from the looks of two CPUs at
-# once: include/standing.h), MIN_MS..MAX_MS long together; N begun. Says
-# what it found, and (with the server's --rx-stamps) what the upstream
-# prototype's rules make of the same reads (prototype_standing.py): the
-# last line, PROTO_EPISODES PROTO_MS, in PROTO.
+# standing_max HOOK [KEY=VALUE..]: the most sockets standing in a report
+standing_max() {
+	$JQ "$TMP/out.json" values "$1" standing_sockets "${@:2}" |
+		sort -n -k2 | tail -1 | cut -d' ' -f2
+}
+
+# expect_episodes HOOK N MIN_MS MAX_MS [KEY=VALUE]: N episodes ended, the
+# standing time counted is their length (to 2 %, from the looks of two
+# CPUs at once: include/standing.h), MIN_MS..MAX_MS long together; N
+# begun; a socket standing while they stood, none in the last report.
+# Of HOOK's histograms, those with KEY=VALUE (a group) if given. Says what
+# it found, and (with the server's --rx-stamps, SERVER_JSON or the
+# server's) what the upstream prototype's rules make of the same reads
+# (prototype_standing.py): the last line, PROTO_EPISODES PROTO_MS, in PROTO.
 expect_episodes() {
-	local hook=$1 n=$2 lo=$3 hi=$4 len standing
-	PROTO=$($PROTOTYPE "$TMP/server.json" 2> /dev/null) || PROTO="- -"
-	expect "$hook: episodes ended" "$($JQ "$TMP/out.json" count "$hook")" -eq "$n"
-	expect "$hook: episodes begun" \
-		"$($JQ "$TMP/out.json" counter "$hook" standing_episodes_begun)" -eq "$n"
-	len=$(( $($JQ "$TMP/out.json" sum "$hook") / 1000000 ))
-	standing=$(ms "$($JQ "$TMP/out.json" counter "$hook" standing_queue_seconds)")
+	local hook=$1 n=$2 lo=$3 hi=$4 where=("${@:5}") len standing
+	PROTO=$($PROTOTYPE "${SERVER_JSON:-$TMP/server.json}" 2> /dev/null) || PROTO="- -"
+	expect "$hook ${where[*]}: episodes ended" \
+		"$($JQ "$TMP/out.json" count "$hook" "${where[@]}")" -eq "$n"
+	expect "$hook ${where[*]}: episodes begun" \
+		"$($JQ "$TMP/out.json" value "$hook" standing_episodes_begun "${where[@]}")" -eq "$n"
+	expect "$hook ${where[*]}: the most sockets standing in a report" \
+		"$(standing_max "$hook" "${where[@]}")" -eq 1
+	expect "$hook ${where[*]}: sockets standing in the last report" \
+		"$($JQ "$TMP/out.json" values "$hook" standing_sockets "${where[@]}" |
+		   tail -1 | cut -d' ' -f2)" -eq 0
+	len=$(( $($JQ "$TMP/out.json" sum "$hook" "${where[@]}") / 1000000 ))
+	standing=$(ms "$($JQ "$TMP/out.json" value "$hook" standing_queue_seconds "${where[@]}")")
 	expect "$hook: episodes' length (ms)" "$len" -ge "$lo"
 	expect "$hook: episodes' length (ms)" "$len" -le "$hi"
 	expect "$hook: standing time (ms) against the episodes' $len ms, -2 %" \
 		"$standing" -ge $((len * 98 / 100))
 	expect "$hook: standing time (ms) against the episodes' $len ms, +2 %" \
 		"$standing" -le $((len * 102 / 100 + 1))
-	echo "  $hook: $($JQ "$TMP/out.json" count "$hook") episodes, $len ms, $standing ms" \
+	echo "  $hook ${where[*]}: $($JQ "$TMP/out.json" count "$hook" "${where[@]}") episodes, $len ms, $standing ms" \
 		"standing; the prototype's rules on the same reads: ${PROTO% *} episodes, ${PROTO#* } ms"
 }
 
@@ -82,11 +97,16 @@ test_standing_udp_stopped() {
 	wait_server
 	stop_tool
 	expect_episodes udp-standing-queue 1 1900 2300
-	during=$($JQ "$TMP/out.json" series udp-standing-queue standing_queue_seconds |
+	during=$($JQ "$TMP/out.json" values udp-standing-queue standing_queue_seconds |
 		awk -v a="$t_stop" -v b="$t_cont" '$1 > a && $1 <= b { s += $2 }
 			END { printf "%d\n", s * 1000 }')
 	expect "standing time (ms) in the reports written during the stop" \
 		"$during" -ge 1300
+	# from the second report in the stop on, the socket is seen standing
+	expect "reports during the stop that see a socket standing" \
+		"$($JQ "$TMP/out.json" values udp-standing-queue standing_sockets |
+		   awk -v a="$t_stop" -v b="$t_cont" '$1 > a + 0.5 && $1 <= b && $2 == 1' |
+		   wc -l)" -ge 2
 	# the prototype's rules see the backlog's reads after the resume,
 	# milliseconds of them: no episode, or one of a few ms
 	expect "the prototype's episodes' length (ms) on the same reads" "${PROTO#* }" -le 200
@@ -109,9 +129,11 @@ test_standing_keeps_up() {
 	stop_tool
 	expect "udp-standing-queue: episodes" "$($JQ "$TMP/out.json" count udp-standing-queue)" -eq 0
 	expect "udp-standing-queue: begun" \
-		"$($JQ "$TMP/out.json" counter udp-standing-queue standing_episodes_begun)" -eq 0
+		"$($JQ "$TMP/out.json" value udp-standing-queue standing_episodes_begun)" -eq 0
 	expect "udp-standing-queue: standing time (ms)" \
-		"$(ms "$($JQ "$TMP/out.json" counter udp-standing-queue standing_queue_seconds)")" -eq 0
+		"$(ms "$($JQ "$TMP/out.json" value udp-standing-queue standing_queue_seconds)")" -eq 0
+	expect "udp-standing-queue: the most sockets standing in a report" \
+		"$(standing_max udp-standing-queue)" -eq 0
 	expect "server reads" "$(json_field "$TMP/server.json" reads)" -eq 2500
 }
 
@@ -128,6 +150,35 @@ test_standing_tcp_slow_reader() {
 	sleep 1
 	stop_tool
 	expect_episodes tcp-standing-queue 1 2000 3500
+}
+
+# Two readers behind at once, a datagram every 2 ms behind 1,000 a second,
+# one in each namespace, for 2 s and 1 s: grouped by namespace (-I -n -1)
+# each group has its own episode, standing time (its length) and socket
+# standing, and while both stand a report sees two.
+test_standing_per_group() {
+	local ino_a ino_b
+	ino_a=$(stat -Lc %i "/run/netns/$NS_A") ino_b=$(stat -Lc %i "/run/netns/$NS_B")
+	serve udp 7105 --read-delay-ms 2 --rcvbuf 16384 --duration-s 3.5 --rx-stamps || return
+	ip netns exec "$NS_A" "$TG" server --proto udp --bind "$ADDR_A" --port 7106 \
+		--read-delay-ms 2 --rcvbuf 16384 --duration-s 3.5 --rx-stamps \
+		--ready-file "$TMP/ready_a" --report "$TMP/server_a.json" > /dev/null &
+	BG_PIDS+=($!)
+	wait_for 10 test -s "$TMP/ready_a" || { fail "server in $NS_A did not start"; return; }
+	REPORT_EVERY=0.5 start_tool "$TMP/out.json" -n -1 -I -e udp-standing-queue || return
+	client udp 7105 --interval-us 1000 --count 2000 --msg-size 100 &
+	BG_PIDS+=($!)
+	ip netns exec "$NS_B" "$TG" client --proto udp --connect "$ADDR_A" --port 7106 \
+		--interval-us 1000 --count 1000 --msg-size 100 > /dev/null
+	wait_for 10 test "$($JQ "$TMP/out.json" count udp-standing-queue)" -ge 2
+	wait_server
+	sleep 0.6
+	stop_tool
+	expect_episodes udp-standing-queue 1 1900 2500 "netns=$ino_b"
+	SERVER_JSON=$TMP/server_a.json \
+		expect_episodes udp-standing-queue 1 900 1500 "netns=$ino_a"
+	expect "the most sockets standing in a report, both groups" \
+		"$(standing_max udp-standing-queue)" -eq 2
 }
 
 prereqs || skip_all "${TESTS[@]}"

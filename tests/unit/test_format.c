@@ -928,12 +928,16 @@ static void test_prom_pb_native(void **state)
 }
 
 /*
- * A counter of nanoseconds (standing_queue_seconds) is reported in
- * seconds, to the nanosecond, in every format: a float in the JSON and
- * the text exposition, a double in the protobuf one, "s" in the table.
+ * A standing-queue hook's values ride with each of its histograms, each
+ * group its own, in every format: the standing time in seconds to the
+ * nanosecond (a float in the JSON and the text exposition, a double in
+ * the protobuf one), the episodes begun (counters), the sockets standing
+ * (a gauge). Other hooks' histograms carry none.
  */
-static void test_seconds_counter(void **state)
+static void test_standing_values(void **state)
 {
+	static const uint64_t v[2][NSL_NR_SV] = { { 1500000007ULL, 2, 1 },
+						  { 250000000ULL, 1, 0 } };
 	Io__Prometheus__Client__MetricFamily *mf[16];
 	const Io__Prometheus__Client__MetricFamily *c;
 	struct nsl_report_hist *h;
@@ -944,23 +948,51 @@ static void test_seconds_counter(void **state)
 	memset(&f, 0, sizeof(f));
 	f.r.time = report_time;
 	f.r.interval_s = 1.0;
+	f.r.group_ifindex = f.r.group_netns = true;
+	f.r.hook_enabled[NSL_HOOK_UDP_START] = true;
 	f.r.hook_enabled[NSL_HOOK_UDP_STANDING] = true;
-	h = add_hist(&f, NSL_HOOK_UDP_STANDING, 3021000000ULL);
-	set_bucket(h, 32, 1);
-	f.r.counters[NSL_HOOK_UDP_STANDING][NSL_CNT_STANDING_NS] = 1500000007ULL;
-	f.r.counters[NSL_HOOK_UDP_STANDING][NSL_CNT_STANDING_BEGUN] = 2;
+	set_bucket(add_hist(&f, NSL_HOOK_UDP_START, 3000), 2, 1);
+	for (int i = 0; i < 2; i++) {
+		h = add_hist(&f, NSL_HOOK_UDP_STANDING, i ? 0 : 3021000000ULL);
+		h->key.netns = 11 + i;
+		memcpy(h->standing, v[i], sizeof(v[i]));
+	}
+	set_bucket(&f.h[1], 32, 1);
 	expect_text(&f.r, &json, "\"standing_queue_seconds\":1.500000007,"
-		    "\"standing_episodes_begun\":2", 1);
-	expect_text(&f.r, &prom, "netstacklat_standing_queue_seconds_total"
-		    "{hook=\"udp-standing-queue\"} 1.500000007\n", 1);
-	expect_text(&f.r, &table, "standing_queue_seconds: 1.500000007", 1);
+		    "\"standing_episodes_begun\":2,\"standing_sockets\":1", 1);
+	expect_text(&f.r, &json, "\"standing_queue_seconds\":0.250000000,"
+		    "\"standing_episodes_begun\":1,\"standing_sockets\":0", 1);
+	expect_text(&f.r, &json, "standing_", 6);
+	expect_text(&f.r, &prom, "# TYPE netstacklat_standing_queue_seconds_total counter\n"
+		    "netstacklat_standing_queue_seconds_total{hook=\"udp-standing-queue\","
+		    "interface=\"\",ifindex=\"0\",netns=\"11\"} 1.500000007\n"
+		    "netstacklat_standing_queue_seconds_total{hook=\"udp-standing-queue\","
+		    "interface=\"\",ifindex=\"0\",netns=\"12\"} 0.250000000\n", 1);
+	expect_text(&f.r, &prom, "# TYPE netstacklat_standing_sockets gauge\n"
+		    "netstacklat_standing_sockets{hook=\"udp-standing-queue\","
+		    "interface=\"\",ifindex=\"0\",netns=\"11\"} 1\n", 1);
+	expect_text(&f.r, &prom, "netstacklat_standing_episodes_begun_total{", 2);
+	expect_text(&f.r, &prom, "standing_sockets{hook=\"udp-start\"", 0);
+	expect_text(&f.r, &table, "udp-standing-queue [ifindex 0] [netns 11]: count 1, "
+		    "average 3.02s\n", 1);
+	expect_text(&f.r, &table, "  standing 1.500000007 s; episodes begun 2; "
+		    "sockets standing now 1\n", 1);
+	expect_text(&f.r, &table, "udp-standing-queue [ifindex 0] [netns 12]: no samples\n"
+		    "  standing 0.250000000 s; episodes begun 1; sockets standing now 0\n", 1);
+	expect_text(&f.r, &table, "  standing ", 2);
 	/* the counters of other hooks are not the standing hook's */
 	expect_text(&f.r, &prom, "netstacklat_hol_excluded_total", 0);
 	n = render_pb(&f, mf, 16);
 	c = pb_family(mf, n, "netstacklat_standing_queue_seconds_total");
 	assert_int_equal(c->type, IO__PROMETHEUS__CLIENT__METRIC_TYPE__COUNTER);
-	assert_int_equal(c->n_metric, 1);
+	assert_int_equal(c->n_metric, 2);
 	assert_float_equal(c->metric[0]->counter->value, 1.500000007, 1e-12);
+	assert_float_equal(c->metric[1]->counter->value, 0.25, 1e-12);
+	c = pb_family(mf, n, "netstacklat_standing_sockets");
+	assert_int_equal(c->type, IO__PROMETHEUS__CLIENT__METRIC_TYPE__GAUGE);
+	assert_int_equal(c->n_metric, 2);
+	assert_float_equal(c->metric[0]->gauge->value, 1, 0);
+	assert_string_equal(c->metric[1]->label[3]->value, "12");
 	for (size_t i = 0; i < n; i++)
 		io__prometheus__client__metric_family__free_unpacked(mf[i], NULL);
 }
@@ -1277,7 +1309,7 @@ int main(void)
 		cmocka_unit_test(test_fine_json),
 		cmocka_unit_test(test_fine_prom),
 		cmocka_unit_test(test_prom_pb_native),
-		cmocka_unit_test(test_seconds_counter),
+		cmocka_unit_test(test_standing_values),
 		cmocka_unit_test(test_prom_pb_classic),
 		cmocka_unit_test(test_prom_pb_hook_info),
 		cmocka_unit_test(test_slot_range),
