@@ -26,6 +26,13 @@
  * with the tool (PR_SET_PDEATHSIG, and the socket's end), ignores the
  * signals a terminal or systemd sends the tool's group, and reads only
  * what containers.c reads for a question.
+ *
+ * What it reads is partly tenants' (a bundle's annotations, a container's
+ * name, /proc of their processes) and it runs as root: a seccomp
+ * allow-list (lock_in()) leaves it the calls that read, and nothing that
+ * writes a file, runs a program, signals, or reaches the network. A call
+ * outside the list kills it; the tool then says so and names containers
+ * itself, with its own privileges.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -42,10 +49,12 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <linux/capability.h>
+#include <linux/netlink.h>
 #include "log.h"
 #include "namer.h"
 #include "peers.h"
 #include "privs.h"
+#include "sandbox.h"
 
 #define NAMER_FD 3
 /* the longest question: 'C' and a path of PATH_MAX with its NUL; or 'N' and a batch */
@@ -210,6 +219,61 @@ static void answer(const struct nsl_container *c)
 		_exit(0);	/* the tool is gone */
 }
 
+/*
+ * The calls the namer makes once it answers: its socket, files opened to
+ * read (containers.c) and directories walked (/proc, the runtimes'
+ * state), a route netlink socket (peers.c), memory, and leaving.
+ */
+static const char *const allowed[] = {
+	"read", "pread64", "close", "lseek", "fstat", "newfstatat", "statx",
+	"stat", "lstat", "getdents64", "recvfrom", "recvmsg", "sendto", "sendmsg",
+	"clock_gettime", "futex", "rt_sigreturn", "rt_sigprocmask",
+	"restart_syscall", "getpid", "gettid", "getrandom", "exit", "exit_group",
+};
+
+/*
+ * Opened to write, create, truncate or append: not allowed. O_TMPFILE
+ * holds O_DIRECTORY, which opendir() sets: its own bit alone.
+ */
+#define WRITE_FLAGS (O_WRONLY | O_RDWR | O_CREAT | O_TRUNC | O_APPEND | \
+		     (O_TMPFILE & ~O_DIRECTORY))
+
+static int lock_in(void)
+{
+	scmp_filter_ctx f = seccomp_init(SCMP_ACT_KILL_PROCESS);
+	int err = f ? nsl_sandbox_allow(f, allowed, sizeof(allowed) / sizeof(allowed[0])) :
+		      -ENOMEM;
+
+	if (!err)
+		err = seccomp_rule_add(f, SCMP_ACT_ALLOW, SCMP_SYS(openat), 1,
+				       SCMP_A2(SCMP_CMP_MASKED_EQ, WRITE_FLAGS, 0));
+	/* open(2) where the architecture has it (x86-64; arm64 has openat only) */
+	if (!err && seccomp_syscall_resolve_name("open") != __NR_SCMP_ERROR)
+		err = seccomp_rule_add(f, SCMP_ACT_ALLOW, SCMP_SYS(open), 1,
+				       SCMP_A1(SCMP_CMP_MASKED_EQ, WRITE_FLAGS, 0));
+	/* fdopendir() asks a descriptor's flags; close-on-exec */
+	for (int cmd = F_GETFD; !err && cmd <= F_GETFL; cmd++)
+		err = seccomp_rule_add(f, SCMP_ACT_ALLOW, SCMP_SYS(fcntl), 1, NSL_ARG32(1, cmd));
+	/* peers.c asks the kernel's routing of links, and nothing else */
+	if (!err)
+		err = seccomp_rule_add(f, SCMP_ACT_ALLOW, SCMP_SYS(socket), 2,
+				       NSL_ARG32(0, AF_NETLINK), NSL_ARG32(2, NETLINK_ROUTE));
+	/* a message of the C library on its way out: to stderr, /dev/null */
+	if (!err)
+		err = seccomp_rule_add(f, SCMP_ACT_ALLOW, SCMP_SYS(write), 1, NSL_ARG32(0, 2));
+	if (!err)
+		err = seccomp_rule_add(f, SCMP_ACT_ALLOW, SCMP_SYS(writev), 1, NSL_ARG32(0, 2));
+	if (!err)
+		err = nsl_sandbox_allow_memory(f);
+	if (!err)
+		err = nsl_sandbox_allow_abort(f);
+	if (!err)
+		err = seccomp_load(f);
+	if (f)
+		seccomp_release(f);
+	return err;
+}
+
 void nsl_namer_main(int argc, char **argv)
 {
 	static unsigned char q[MSG_MAX + 1];
@@ -227,6 +291,8 @@ void nsl_namer_main(int argc, char **argv)
 	/* without CAP_SYS_PTRACE (a container's bounding set), less is named */
 	if (nsl_privs_keep_only(CAP_SYS_PTRACE) && nsl_privs_keep_only(-1))
 		_exit(1);
+	if (lock_in())
+		_exit(1);	/* no namer: the tool names, as itself */
 	for (;;) {
 		ssize_t n = recv(NAMER_FD, q, MSG_MAX, 0);
 		size_t nr;

@@ -18,7 +18,6 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <seccomp.h>
-#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
@@ -28,6 +27,7 @@
 #include "jailchild.h"
 #include "jailwire.h"
 #include "log.h"
+#include "sandbox.h"
 
 /* the test seam of jailproc.c: ask for answers, serve nothing */
 static bool flood;
@@ -120,45 +120,27 @@ static const char *const allowed[] = {
 	"read", "write", "readv", "writev", "recvfrom", "recvmsg", "sendto",
 	"accept", "accept4", "close", "shutdown", "getsockopt",
 	"getsockname", "getpeername", "poll", "ppoll", "epoll_wait", "epoll_pwait",
-	"epoll_pwait2", "epoll_ctl", "brk", "munmap",
+	"epoll_pwait2", "epoll_ctl",
 	"clock_gettime", "clock_nanosleep", "nanosleep", "gettimeofday", "futex",
 	"rt_sigreturn", "rt_sigprocmask", "restart_syscall", "sched_yield",
 	"getpid", "gettid", "getrandom", "exit", "exit_group",
 };
-
-/*
- * An int argument as the kernel reads it: its low 32 bits (a caller may
- * set the others, which a compare of all 64 would count).
- */
-#define ARG32(n, v) SCMP_CMP((n), SCMP_CMP_MASKED_EQ, 0xffffffffULL, (uint32_t)(v))
 
 /* The calls allowed with one argument (or two) fixed: each pair is a rule. */
 static const struct {
 	uint64_t v, v2;
 	int nr;
 	unsigned int arg, arg2;		/* which: 0-5, or 6 for none */
-	bool full;			/* compare all 64 bits (an unsigned long) */
 } fixed[] = {
 	/* the library: TCP_NODELAY on what it accepts; ours: SO_LINGER (http.c) */
-	{ IPPROTO_TCP, TCP_NODELAY, SCMP_SYS(setsockopt), 1, 2, false },
-	{ SOL_SOCKET, SO_LINGER, SCMP_SYS(setsockopt), 1, 2, false },
+	{ IPPROTO_TCP, TCP_NODELAY, SCMP_SYS(setsockopt), 1, 2 },
+	{ SOL_SOCKET, SO_LINGER, SCMP_SYS(setsockopt), 1, 2 },
 	/* flags and close-on-exec, nothing that signals (F_SETOWN, F_SETSIG) */
-	{ F_GETFL, 0, SCMP_SYS(fcntl), 1, 6, false },
-	{ F_SETFL, 0, SCMP_SYS(fcntl), 1, 6, false },
-	{ F_GETFD, 0, SCMP_SYS(fcntl), 1, 6, false },
-	{ F_SETFD, 0, SCMP_SYS(fcntl), 1, 6, false },
-	/* malloc giving memory back */
-	{ MADV_DONTNEED, 0, SCMP_SYS(madvise), 2, 6, false },
-	{ MADV_FREE, 0, SCMP_SYS(madvise), 2, 6, false },
-	/* realloc: moved or resized where it is, never onto another mapping */
-	{ 0, 0, SCMP_SYS(mremap), 3, 6, true },
-	{ MREMAP_MAYMOVE, 0, SCMP_SYS(mremap), 3, 6, true },
+	{ F_GETFL, 0, SCMP_SYS(fcntl), 1, 6 },
+	{ F_SETFL, 0, SCMP_SYS(fcntl), 1, 6 },
+	{ F_GETFD, 0, SCMP_SYS(fcntl), 1, 6 },
+	{ F_SETFD, 0, SCMP_SYS(fcntl), 1, 6 },
 };
-
-static struct scmp_arg_cmp arg_cmp(unsigned int arg, uint64_t v, bool full)
-{
-	return full ? SCMP_CMP(arg, SCMP_CMP_EQ, v) : ARG32(arg, v);
-}
 
 /*
  * sendmsg, on any fd but the channel: the parent reads no descriptors,
@@ -182,35 +164,21 @@ static int allow_sendmsg(scmp_filter_ctx f)
 
 static int add_rules(scmp_filter_ctx f)
 {
-	int err = 0;
+	int err = nsl_sandbox_allow(f, allowed, sizeof(allowed) / sizeof(allowed[0]));
 
-	for (size_t i = 0; !err && i < sizeof(allowed) / sizeof(allowed[0]); i++) {
-		int nr = seccomp_syscall_resolve_name(allowed[i]);
-
-		if (nr != __NR_SCMP_ERROR)	/* not every architecture has each */
-			err = seccomp_rule_add(f, SCMP_ACT_ALLOW, nr, 0);
-	}
 	for (size_t i = 0; !err && i < sizeof(fixed) / sizeof(fixed[0]); i++)
 		err = fixed[i].arg2 < 6 ?
 		      seccomp_rule_add(f, SCMP_ACT_ALLOW, fixed[i].nr, 2,
-				       arg_cmp(fixed[i].arg, fixed[i].v, fixed[i].full),
-				       arg_cmp(fixed[i].arg2, fixed[i].v2, fixed[i].full)) :
+				       NSL_ARG32(fixed[i].arg, fixed[i].v),
+				       NSL_ARG32(fixed[i].arg2, fixed[i].v2)) :
 		      seccomp_rule_add(f, SCMP_ACT_ALLOW, fixed[i].nr, 1,
-				       arg_cmp(fixed[i].arg, fixed[i].v, fixed[i].full));
+				       NSL_ARG32(fixed[i].arg, fixed[i].v));
 	if (!err)
 		err = allow_sendmsg(f);
-	/* memory, but nothing that could run: no PROT_EXEC */
 	if (!err)
-		err = seccomp_rule_add(f, SCMP_ACT_ALLOW, SCMP_SYS(mmap), 1,
-				       SCMP_A2(SCMP_CMP_MASKED_EQ, PROT_EXEC, 0));
-	if (!err)
-		err = seccomp_rule_add(f, SCMP_ACT_ALLOW, SCMP_SYS(mprotect), 1,
-				       SCMP_A2(SCMP_CMP_MASKED_EQ, PROT_EXEC, 0));
-	/* abort() signals itself, and nothing else: no tkill, no kill */
-	if (!err)
-		err = seccomp_rule_add(f, SCMP_ACT_ALLOW, SCMP_SYS(tgkill), 2,
-				       ARG32(0, getpid()), ARG32(1, syscall(SYS_gettid)));
-	return err;
+		err = nsl_sandbox_allow_memory(f);
+	/* no tkill, no kill */
+	return err ? err : nsl_sandbox_allow_abort(f);
 }
 
 /* Shuts the jail's doors: once the server is set up, before it serves. */

@@ -397,6 +397,27 @@ child_of() {
 	done
 }
 
+# call_in PID NAME ARGS...: system call NAME with ARGS made by PID (which
+# waits in one), as code of an attacker's in it would (syscall_in.py,
+# x86-64 only); "= RET" once it went on, or "SIGSYS" if the call killed
+# it. Not gdb's `call`: Debian's gdb 13 cannot restore the registers of a
+# CPU with AMX ("Couldn't write extended state status", Sapphire Rapids).
+call_in() {
+	local pid=$1 name=$2; shift 2
+	timeout 30 "$PYTHON" "$ROOT/tests/integration/syscall_in.py" "$pid" "$(syscall_nr "$name")" "$@" 2>&1
+}
+
+syscall_nr() {	# syscall_nr NAME: the system call's number here (x86-64 or arm64)
+	"$PYTHON" -c 'import sys
+tables = {"x86_64": {"tgkill": 234, "tkill": 200, "sendmsg": 46, "fcntl": 72,
+		      "setsockopt": 54, "mremap": 25, "socket": 41, "openat": 257,
+		      "kill": 62, "execve": 59},
+	  "aarch64": {"tgkill": 131, "tkill": 130, "sendmsg": 211, "fcntl": 25,
+		      "setsockopt": 208, "mremap": 216, "socket": 198, "openat": 56,
+		      "kill": 129, "execve": 221}}
+print(tables[__import__("os").uname().machine][sys.argv[1]])' "$1"
+}
+
 # namer_is PID: PID is a tool's container namer (src/2-collect/namer.c)
 namer_is() {
 	tr '\0' ' ' < /proc/"$1"/cmdline 2>/dev/null | grep -q -- '--namer-process--'

@@ -14,7 +14,7 @@ source "$(dirname "$0")/lib.sh"
 
 TESTS=(test_container_pod_names test_container_docker_name test_container_state_untrusted
        test_container_tenant_cgroup test_container_netns_pod test_container_netns_shared
-       test_container_names_as_user test_container_pod_veth)
+       test_container_names_as_user test_container_pod_veth test_namer_shut_in)
 
 UID_=1e2d3c4b_5a69_4788_9a0b_c1d2e3f40516
 POD_UID=${UID_//_/-}
@@ -250,7 +250,43 @@ namer_privileges() {
 		expect "the namer's $k" "$(awk -v k="$k:" '$1 == k { print $2 }' /proc/"$namer"/status)" = 0000000000000000
 	done
 	expect "the namer's NoNewPrivs" "$(awk '$1 == "NoNewPrivs:" { print $2 }' /proc/"$namer"/status)" = 1
+	expect "the namer's Seccomp (a filter)" "$(awk '$1 == "Seccomp:" { print $2 }' /proc/"$namer"/status)" = 2
 	expect "the namer's open files (0-2 /dev/null, its socket)" "$(ls /proc/"$namer"/fd | wc -l)" -eq 4
+}
+
+# The namer reads tenants' files as root, shut in by a seccomp allow-list
+# (namer.c, lock_in()): a read-only open goes through, and each call it
+# never makes kills it (SIGSYS): a file opened to write, a socket of
+# another family than route netlink, a signal, a program run. The tool
+# lives on and names containers itself, saying so, at its next question
+# (a namespace new to it). x86-64 only: syscall_in.py makes the calls.
+test_namer_shut_in() {
+	local call out namer ino first=1
+	[ "$(uname -m)" = x86_64 ] || { skip "syscall_in.py makes the namer's calls on x86-64 only"; return; }
+	for call in "openat -100 0 0x241 0x1a4" "socket 2 1 0" "kill 1 0" "execve 0 0 0"; do
+		start_tool "$TMP/namer.json" -I -n -1 -e udp-socket-enqueued || return
+		wait_for 5 test -n "$(namer_of "$TOOL_PID")" || { fail "the tool has no namer"; return; }
+		namer=$(namer_of "$TOOL_PID")
+		# a read-only open, of a NULL path: EFAULT
+		expect "openat(O_RDONLY) in the namer" "$(call_in "$namer" openat -100 0 0 0)" = "= -14"
+		# shellcheck disable=SC2086 # the call's name and arguments: words
+		out=$(call_in "$namer" $call)
+		expect "${call%% *}(${call#* }) in the namer" "$out" = SIGSYS
+		if [ $first = 1 ]; then
+			serve udp 5702 --count 20 --duration-s 10 || return
+			client udp 5702 --count 20 --interval-us 1000
+			wait_server
+			wait_for 5 grep -q "the container namer is gone" "$TMP/tool.err" ||
+				fail "the tool did not say its namer is gone: $(tail -2 "$TMP/tool.err")"
+			ino=$(stat -Lc %i "/run/netns/$NS_B")
+			wait_for 5 test "$($JQ "$TMP/namer.json" count udp-socket-enqueued "netns=$ino")" -ge 20
+			expect "datagrams in B's namespace, grouped with no namer" \
+				"$($JQ "$TMP/namer.json" count udp-socket-enqueued "netns=$ino")" -eq 20
+			first=0
+		fi
+		kill -0 "$TOOL_PID" || fail "the tool died with its namer"
+		stop_tool
+	done
 }
 
 # -I, the tool in the node (B): the node's end of the pod's veth, where

@@ -70,15 +70,6 @@ write_as_child() {
 	PY
 }
 
-# call_in PID NAME ARGS...: system call NAME with ARGS made by PID (which
-# waits in one); "= RET" once it went on, or "SIGSYS" if the call killed
-# it. Not gdb's `call`: Debian's gdb 13 cannot restore the registers of a
-# CPU with AMX ("Couldn't write extended state status", Sapphire Rapids).
-call_in() {
-	local pid=$1 name=$2; shift 2
-	timeout 30 "$PYTHON" "$ROOT/tests/integration/syscall_in.py" "$pid" "$(nr "$name")" "$@" 2>&1
-}
-
 # the auxiliary vector's AT_SECURE (23) of process $1
 at_secure() {
 	"$PYTHON" -c 'import struct, sys
@@ -154,15 +145,6 @@ test_jail_signal_parent() {
 	grep -q "killed by its seccomp filter" "$TMP/tool.err" ||
 		fail "no word of the filter's kill: $(tail -2 "$TMP/tool.err")"
 	stop_tool
-}
-
-nr() {	# nr NAME: the system call's number here (x86-64 or arm64)
-	"$PYTHON" -c 'import sys
-tables = {"x86_64": {"tgkill": 234, "tkill": 200, "sendmsg": 46, "fcntl": 72,
-		      "setsockopt": 54, "mremap": 25, "socket": 41},
-	  "aarch64": {"tgkill": 131, "tkill": 130, "sendmsg": 211, "fcntl": 25,
-		      "setsockopt": 208, "mremap": 216, "socket": 198}}
-print(tables[__import__("os").uname().machine][sys.argv[1]])' "$1"
 }
 
 # Each call the child never makes, or makes with other arguments, kills
