@@ -34,7 +34,8 @@
  * cgroup of its own subtree after another's container (and a rootless
  * runtime's containers are its user's: unnamed). Only regular files that
  * root owns and only root may write are read, not
- * through a symbolic link (O_NOFOLLOW), at most NSL_STATE_MAX bytes: a
+ * through a symbolic link (O_NOFOLLOW), at most NSL_STATE_MAX bytes
+ * (statefile.c): a
  * rootless runtime keeps its state in its user's home, which a tenant
  * writes, so its containers keep only what the cgroup path says. A file
  * that is not there, or not as expected, names nothing: a wrong name is
@@ -48,7 +49,9 @@
  *    a container that joins another's namespace (docker's --network
  *    container:) or the host's (--network host) does not name it, nor
  *    does a tenant's process that entered it. The host's namespace (PID
- *    1's) is never named. Test seam: NSL_TEST_STATE_ROOT prefixes every state
+ *    1's) is never named. A namespace no process is seen in (a tool
+ *    without the host's PIDs) is named by the CNI result cache (cni.c):
+ *    the pod sandbox it was set up for, by its runtime's state. Test seam: NSL_TEST_STATE_ROOT prefixes every state
  * path (tests/integration/test_containers.sh).
  */
 #define _GNU_SOURCE
@@ -62,30 +65,18 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <json-c/json.h>
+#include "cni.h"
 #include "containers.h"
 #include "peers.h"
+#include "statefile.h"
 #include "targets.h"
 
 #define ID_LEN 64
-/* the largest state file read: a bundle's config.json is some 10 KiB */
-#define NSL_STATE_MAX (8u << 20)
-/* a name longer than this is cut: Kubernetes' names are at most 253 */
-#define NAME_MAX_LEN 253
 
 #define CONTAINERD_TASKS "/run/containerd/io.containerd.runtime.v2.task"
 #define CRIO_CONTAINERS "/run/containers/storage/overlay-containers"
 #define PODMAN_CONTAINERS "/var/lib/containers/storage/overlay-containers/containers.json"
 #define DOCKER_CONTAINERS "/var/lib/docker/containers"
-
-static bool is_id(const char *s, size_t n)
-{
-	if (n != ID_LEN)
-		return false;
-	for (size_t i = 0; i < n; i++)
-		if (!isxdigit((unsigned char)s[i]) || isupper((unsigned char)s[i]))
-			return false;
-	return true;
-}
 
 /* component [s, s + n) is PREFIX ID SUFFIX: the id copied into id */
 static bool named(const char *s, size_t n, const char *prefix, const char *suffix,
@@ -94,7 +85,7 @@ static bool named(const char *s, size_t n, const char *prefix, const char *suffi
 	size_t p = strlen(prefix), q = strlen(suffix);
 
 	if (n != p + ID_LEN + q || strncmp(s, prefix, p) != 0 ||
-	    strncmp(s + n - q, suffix, q) != 0 || !is_id(s + p, ID_LEN))
+	    strncmp(s + n - q, suffix, q) != 0 || !nsl_is_id(s + p, ID_LEN))
 		return false;
 	memcpy(id, s + p, ID_LEN);
 	id[ID_LEN] = '\0';
@@ -207,73 +198,6 @@ int nsl_container_parse_path(const char *path, struct nsl_container *c)
 	return end;
 }
 
-/* The state path where it lies: under NSL_TEST_STATE_ROOT in the tests. 0 or -1. */
-static int state_path(char full[4096], const char *path)
-{
-	const char *root = getenv("NSL_TEST_STATE_ROOT");
-
-	return (size_t)snprintf(full, 4096, "%s%s", root ? root : "", path) < 4096 ? 0 : -1;
-}
-
-/*
- * The contents of a state file (NUL-terminated), or NULL: absent, a link,
- * not a regular file root owns and only root may write, or too large.
- */
-static char *read_state(const char *path)
-{
-	char full[4096];
-	struct stat st;
-	char *buf = NULL;
-	size_t got = 0;
-	int fd;
-
-	if (state_path(full, path))
-		return NULL;
-	fd = open(full, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-	if (fd < 0)
-		return NULL;
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_uid != 0 ||
-	    (st.st_mode & (S_IWGRP | S_IWOTH)) || st.st_size > NSL_STATE_MAX ||
-	    !(buf = malloc((size_t)st.st_size + 1)))
-		goto out;
-	while (got < (size_t)st.st_size) {
-		ssize_t r = read(fd, buf + got, (size_t)st.st_size - got);
-
-		if (r <= 0) {
-			if (r < 0 && errno == EINTR)
-				continue;
-			break;
-		}
-		got += (size_t)r;
-	}
-	buf[got] = '\0';
-out:
-	close(fd);
-	return buf;
-}
-
-static json_object *state_json(const char *path)
-{
-	char *text = read_state(path);
-	json_object *o = text ? json_tokener_parse(text) : NULL;
-
-	free(text);
-	return o;
-}
-
-/* obj[key] as a string of at most NAME_MAX_LEN bytes, or NULL */
-static char *str_of(json_object *obj, const char *key)
-{
-	json_object *v;
-	const char *s;
-
-	if (!obj || !json_object_object_get_ex(obj, key, &v) ||
-	    !json_object_is_type(v, json_type_string))
-		return NULL;
-	s = json_object_get_string(v);
-	return *s ? strndup(s, NAME_MAX_LEN) : NULL;
-}
-
 static void set_name(char **field, char *value)
 {
 	if (*field || !value) {
@@ -288,13 +212,13 @@ static bool from_bundle(struct nsl_container *c, const char *path, const char *p
 			const char *pod_key, const char *ns_key, const char *uid_key,
 			const char *container_key)
 {
-	json_object *cfg = state_json(path), *ann = NULL;
+	json_object *cfg = nsl_state_json(path), *ann = NULL;
 	char key[96];
 
 	if (!cfg)
 		return false;
 	if (json_object_object_get_ex(cfg, "annotations", &ann)) {
-#define ANN(k) (snprintf(key, sizeof(key), "%s%s", pfx, k), str_of(ann, key))
+#define ANN(k) (snprintf(key, sizeof(key), "%s%s", pfx, k), nsl_str_of(ann, key))
 		set_name(&c->pod, ANN(pod_key));
 		set_name(&c->pod_namespace, ANN(ns_key));
 		set_name(&c->pod_uid, ANN(uid_key));
@@ -313,7 +237,7 @@ static bool containerd_names(struct nsl_container *c)
 	bool found = false;
 	DIR *ns;
 
-	ns = state_path(dir, CONTAINERD_TASKS) ? NULL : opendir(dir);
+	ns = nsl_state_path(dir, CONTAINERD_TASKS) ? NULL : opendir(dir);
 	if (!ns)
 		return false;
 	while (!found && (d = readdir(ns))) {
@@ -345,13 +269,13 @@ static bool crio_names(struct nsl_container *c)
 /* podman: containers/storage's list of containers, their names */
 static void podman_names(struct nsl_container *c)
 {
-	json_object *all = state_json(PODMAN_CONTAINERS), *names;
+	json_object *all = nsl_state_json(PODMAN_CONTAINERS), *names;
 	size_t n = all && json_object_is_type(all, json_type_array) ?
 		   json_object_array_length(all) : 0;
 
 	for (size_t i = 0; i < n; i++) {
 		json_object *e = json_object_array_get_idx(all, i);
-		char *id = str_of(e, "id");
+		char *id = nsl_str_of(e, "id");
 		bool match = id && !strcmp(id, c->id);
 
 		free(id);
@@ -362,7 +286,7 @@ static void podman_names(struct nsl_container *c)
 		    json_object_array_length(names) > 0 &&
 		    json_object_is_type(json_object_array_get_idx(names, 0), json_type_string))
 			set_name(&c->name, strndup(json_object_get_string(
-				json_object_array_get_idx(names, 0)), NAME_MAX_LEN));
+				json_object_array_get_idx(names, 0)), NSL_NAME_MAX));
 		break;
 	}
 	json_object_put(all);
@@ -374,8 +298,8 @@ static void docker_names(struct nsl_container *c)
 	json_object *cfg;
 
 	snprintf(path, sizeof(path), "%s/%s/config.v2.json", DOCKER_CONTAINERS, c->id);
-	cfg = state_json(path);
-	name = str_of(cfg, "Name");
+	cfg = nsl_state_json(path);
+	name = nsl_str_of(cfg, "Name");
 	/* docker keeps the name with a leading '/' */
 	if (name && name[0] == '/')
 		memmove(name, name + 1, strlen(name));
@@ -519,6 +443,61 @@ static size_t asked(const struct nsl_netns_ask *ask, size_t n, uint64_t ino)
 	return i;
 }
 
+/* A pod's container c as its pod's namespace: no container's name or id. */
+static struct nsl_container *pod_netns(struct nsl_container *c)
+{
+	if (c && nsl_container_in_pod(c)) {
+		free(c->container);
+		c->container = NULL;
+		c->id[0] = '\0';
+	}
+	return c;
+}
+
+/*
+ * The namespaces that the walk saw no process in (the tool without the
+ * host's PIDs: a DaemonSet without hostPID), named by the container the
+ * CNI result cache says each was set up for (cni.c): a CRI runtime's pod
+ * sandbox (its bundle's names, as its cgroup's would give them), or a
+ * podman container (podman's CNI network: its name in containers.json).
+ */
+static void unseen_by_cni(struct nsl_netns_ask *ask, size_t n, const struct netns_seen *seen)
+{
+	char (*ids)[ID_LEN + 1] = calloc(n, sizeof(*ids));
+	uint64_t *ino = calloc(n, sizeof(*ino));
+	size_t found = 0;
+
+	for (size_t i = 0; ino && ids && i < n; i++)
+		ino[i] = seen[i].path || seen[i].mixed ? 0 : ask[i].ino;
+	if (ino && ids)
+		found = nsl_cni_sandboxes(ino, n, ids);
+	for (size_t i = 0; found && i < n; i++) {
+		struct nsl_container *c;
+
+		if (!ino[i] || !ids[i][0] || !(c = calloc(1, sizeof(*c))))
+			continue;
+		memcpy(c->id, ids[i], sizeof(c->id));
+		if ((containerd_names(c) || crio_names(c)) && nsl_container_in_pod(c)) {
+			ask[i].c = pod_netns(c);
+			continue;
+		}
+		/* podman (with CNI): the container's own namespace */
+		nsl_container_free(c);
+		if (!(c = calloc(1, sizeof(*c))))
+			continue;
+		memcpy(c->id, ids[i], sizeof(c->id));
+		podman_names(c);
+		if (c->name) {
+			c->runtime = "podman";
+			ask[i].c = c;
+			continue;
+		}
+		nsl_container_free(c);
+	}
+	free(ids);
+	free(ino);
+}
+
 void nsl_containers_of_netns(struct nsl_netns_ask *ask, size_t n)
 {
 	struct netns_seen *seen = calloc(n, sizeof(*seen));
@@ -558,20 +537,10 @@ void nsl_containers_of_netns(struct nsl_netns_ask *ask, size_t n)
 			netns_saw(&seen[i], path);
 		close(dir);
 	}
-	for (size_t i = 0; i < n; i++) {
-		struct nsl_container *c;
-
-		if (!seen[i].path || seen[i].mixed)
-			continue;
-		c = nsl_container_of_cgroup(seen[i].path);
-		if (c && nsl_container_in_pod(c)) {
-			/* the pod's namespace, not one of its containers' */
-			free(c->container);
-			c->container = NULL;
-			c->id[0] = '\0';
-		}
-		ask[i].c = c;
-	}
+	for (size_t i = 0; i < n; i++)
+		if (seen[i].path && !seen[i].mixed)
+			ask[i].c = pod_netns(nsl_container_of_cgroup(seen[i].path));
+	unseen_by_cni(ask, n, seen);
 out:
 	if (d)
 		closedir(d);

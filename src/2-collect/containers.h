@@ -22,9 +22,11 @@ void nsl_container_free(struct nsl_container *c);
 /*
  * The containers of network namespaces, by inode: ask[i].c is set to the
  * container (or, for a pod's namespace, the pod: no container name) that
- * every process living in namespace ask[i].ino belongs to, or left NULL
- * (no process, a process in no container or in another one, the host's
- * namespace, no memory). One walk of /proc for all of ask: the caller
+ * every process living in namespace ask[i].ino belongs to; where no
+ * process is seen in it, the pod sandbox the CNI result cache says it was
+ * set up for (cni.c); else left NULL (a process in no container or in
+ * another one, the host's namespace, no memory). One walk of /proc and
+ * one of the CNI cache for all of ask: the caller
  * gathers the namespaces first seen in a report. Needs root (a process's
  * ns/net is behind ptrace's read check): another user sees none.
  */

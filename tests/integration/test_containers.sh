@@ -14,7 +14,8 @@ source "$(dirname "$0")/lib.sh"
 
 TESTS=(test_container_pod_names test_container_docker_name test_container_state_untrusted
        test_container_tenant_cgroup test_container_netns_pod test_container_netns_shared
-       test_container_names_as_user test_container_pod_veth test_namer_shut_in)
+       test_container_names_as_user test_container_pod_veth test_namer_shut_in
+       test_container_netns_cni)
 
 UID_=1e2d3c4b_5a69_4788_9a0b_c1d2e3f40516
 POD_UID=${UID_//_/-}
@@ -201,6 +202,48 @@ test_container_netns_pod() {
 	grep -Eq "^netstacklat_latency_seconds_count\{hook=\"tcp-socket-read\",interface=\"[^\"]*\",ifindex=\"[0-9]+\",netns=\"$ino\",namespace=\"shop\",pod=\"web-0\"\} $READS$" "$prom" ||
 		fail "no pod labels on B's series ($READS reads): $(grep 'tcp-socket-read' "$prom" | grep _count | head -2)"
 	check_metrics "$prom"
+}
+
+# A namespace the tool sees no process in: the tool in a PID namespace of
+# its own (unshare --pid --mount-proc), as in a DaemonSet without hostPID,
+# B's reader out of its sight. The CNI result cache (libcni's cniCacheV1
+# file, here as libcni before 1.2 writes it: the namespace as its
+# interfaces' "sandbox") says which pod sandbox B was set up for, and
+# that sandbox's containerd bundle names the pod. A cached result whose
+# path is no namespace mount under /run/netns (here: "..") names nothing:
+# else two sandboxes would claim B, and neither would name it.
+test_container_netns_cni() {
+	local out=$TMP/cni.json unshare tool
+	local sid=$(printf '%064x' $((ID * 7919 + 4))) other=$(printf '%064x' $((ID * 7919 + 5)))
+	state "/run/containerd/io.containerd.runtime.v2.task/k8s.io/$sid/config.json" \
+		'{"ociVersion":"1.0.2","annotations":{"io.kubernetes.cri.container-type":"sandbox",
+		"io.kubernetes.cri.sandbox-name":"web-1","io.kubernetes.cri.sandbox-namespace":"shop",
+		"io.kubernetes.cri.sandbox-uid":"'"$POD_UID"'"}}' 0644
+	state "/run/containerd/io.containerd.runtime.v2.task/k8s.io/$other/config.json" \
+		'{"ociVersion":"1.0.2","annotations":{"io.kubernetes.cri.container-type":"sandbox",
+		"io.kubernetes.cri.sandbox-name":"forged","io.kubernetes.cri.sandbox-namespace":"shop"}}' 0644
+	state "/var/lib/cni/results/mynet-$other-eth0" '{"kind":"cniCacheV1","containerId":"'"$other"'",
+		"ifName":"eth0","networkName":"mynet","netns":"/run/netns/../netns/'"$NS_B"'"}'
+	state "/var/lib/cni/results/mynet-$sid-eth0" '{"kind":"cniCacheV1","containerId":"'"$sid"'",
+		"ifName":"eth0","networkName":"mynet","result":{"cniVersion":"1.0.0","interfaces":[
+		{"name":"veth'"$ID"'"},{"name":"eth0","sandbox":"/var/run/netns/'"$NS_B"'"}]}}'
+	serve tcp 5701 || return
+	: > "$TMP/tool.err"
+	NSL_TEST_STATE_ROOT=$STATE unshare --pid --fork --mount-proc "$NSL" -F json -r 1 -o "$out" \
+		-I -n -1 -e tcp-socket-read 2> "$TMP/tool.err" &
+	unshare=$!
+	BG_PIDS+=("$unshare")
+	wait_for 20 grep -q attached "$TMP/tool.err" || { fail "tool did not attach: $(tail -2 "$TMP/tool.err")"; return; }
+	tool=$(pgrep -P "$unshare" | head -1)
+	expect "B's reader among the processes the tool's namer can see" \
+		"$(nsenter -t "$tool" -p -m sh -c 'cat /proc/[0-9]*/comm' | grep -c trafficgen)" -eq 0
+	client tcp 5701 --count 50 --interval-us 1000
+	wait_server
+	sleep 1.2
+	kill -INT "$tool"
+	wait "$unshare" || fail "the tool (in its PID namespace) exited with $?"
+	expect "JSON container of B's namespace, from the CNI cache" "$(netns_container_of "$out")" = \
+		'{"container": null, "id": null, "name": null, "namespace": "shop", "pod": "web-1", "pod_uid": "'"$POD_UID"'", "runtime": "containerd"}'
 }
 
 # B's namespace shared by two docker containers' processes (one joined

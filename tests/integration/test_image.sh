@@ -7,7 +7,11 @@
 #    (deploy/netstacklat.yaml) run by `podman kube play` as a pod, with
 #    its image, arguments, securityContext and mounts (what differs: see
 #    template below). It measures another podman container, a UDP reader
-#    behind podman's bridge: all its datagrams in its network namespace.
+#    behind podman's bridge: all its datagrams in its network namespace,
+#    named after it though the pod sees none of the host's processes
+#    (podman 4.3's kube play leaves hostPID private): podman's CNI
+#    network wrote which container the namespace was set up for in the
+#    CNI result cache (src/2-collect/cni.c), and containers.json its name.
 #  - image_docker: the docker archive loaded by Debian's docker (docker.io,
 #    a dockerd of this test's), and a container of it, a UDP and a TCP
 #    reader, measured by the tool on the host: the container's namespace
@@ -170,8 +174,8 @@ test_image_daemonset_pod() {
 	(cd "$TMP" && podman kube play pod.yaml) > "$TMP/play.out" 2>&1 ||
 		{ fail "podman kube play: $(tail -2 "$TMP/play.out")"; return; }
 	AT_EXIT+=("podman kube down $TMP/pod.yaml > /dev/null 2>&1")
-	measured "$POD-netstacklat" "netns=\"$TARGET_NS\"" \
-		"udp-socket-enqueued samples in $TARGET's namespace"
+	measured "$POD-netstacklat" "netns=\"$TARGET_NS\",name=\"$TARGET\"" \
+		"udp-socket-enqueued samples in $TARGET's namespace, named from the CNI cache"
 	# as the template says: root's uid dropped to the image's netstacklat,
 	# the root file system read-only
 	podman exec "$POD-netstacklat" /usr/bin/touch /probe > /dev/null 2>&1 &&

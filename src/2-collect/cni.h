@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The CNI plugins' result cache, where the runtimes keep which container
+ * each network namespace was set up for (for containers.c).
+ */
+#ifndef NSL_CNI_H
+#define NSL_CNI_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define NSL_CNI_RESULTS "/var/lib/cni/results"
+
+/*
+ * For each network namespace inode ino[i] that a cached result was set up
+ * in, its container's id (64 hex digits: a pod's sandbox under containerd
+ * and CRI-O) in ids[i]; "" for the others. Returns how many were found.
+ */
+size_t nsl_cni_sandboxes(const uint64_t *ino, size_t n, char (*ids)[65]);
+
+#endif /* NSL_CNI_H */
