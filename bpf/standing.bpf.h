@@ -103,9 +103,13 @@ static __always_inline void standing_add(__u32 hook,
  * caller's -n. Not sampled (--sample): a run is state that every change
  * of the queue moves. The cheap ways out come first: an empty queue on a
  * socket with no run (no clock read, no helper call), then a head younger
- * than target on one with none (a clock read).
+ * than target on one with none (a clock read). Returns whether sk's queue
+ * stands after the look (its run is an episode): 1 or 0, or -1 where the
+ * look said nothing (the packet hooks' programs ignore it). above_only
+ * (a constant): a look that only a head at or above target moves, the
+ * report's (standing_sockets()).
  */
-static __always_inline void standing_look(struct sock *sk, __u32 hook)
+static __always_inline int standing_look(struct sock *sk, __u32 hook, int above_only)
 {
 	struct nsl_standing_state *st;
 	struct nsl_standing_out out = {};
@@ -114,8 +118,10 @@ static __always_inline void standing_look(struct sock *sk, __u32 hook)
 	__u64 ts = 0;
 	int queued;
 
+	int standing;
+
 	if (!hook_on(hook))
-		return;
+		return -1;
 	queued = queue_head(sk, hook, &ts);
 	/*
 	 * A head with no RX stamp (queued while timestamping was off), or
@@ -124,21 +130,23 @@ static __always_inline void standing_look(struct sock *sk, __u32 hook)
 	 */
 	if (queued && ((__s64)ts <= 0 ||
 		       !nsl_read_tstamp_is_rx(ts, cfg.mono_tstamp_limit)))
-		return;
+		return -1;
 	if (!queued && !may_hold_run(sk))
-		return;
+		return 0;
 	if (queued && latency_at(hook, ts, nsl_now(), &age))
-		return;
+		return -1;
 	seen = nsl_standing_seen(queued, age, cfg.standing_target_ns,
 				 hook == NSL_HOOK_TCP_STANDING);
+	if (above_only && seen != NSL_STANDING_ABOVE)
+		return -1;
 	if (seen != NSL_STANDING_ABOVE && !may_hold_run(sk))
-		return;
+		return 0;
 	/* a run starts at a look above target: only then is one made */
 	st = bpf_sk_storage_get(&standing_sk, sk, 0,
 				seen == NSL_STANDING_ABOVE ?
 				BPF_SK_STORAGE_GET_F_CREATE : 0);
 	if (!st)
-		return;
+		return 0;
 	/*
 	 * Two CPUs may look at once (UDP queues without the socket lock, a
 	 * reader reads on another CPU): tracing programs cannot take a
@@ -147,10 +155,12 @@ static __always_inline void standing_look(struct sock *sk, __u32 hook)
 	 */
 	nsl_standing_look(st, seen, bpf_ktime_get_ns(),
 			  cfg.standing_interval_ns, &out);
+	standing = !out.run_over && st->begun;
 	if (out.standing_ns || out.begun || out.episode_ns)
 		standing_add(hook, &out, cfg.group_by_netns ? sk_net(sk) : NULL);
 	if (out.run_over)
 		bpf_sk_storage_delete(&standing_sk, sk);
+	return standing;
 }
 
 /*
@@ -179,7 +189,7 @@ int BPF_PROG(fentry_sock_def_readable, struct sock *sk)
 	else
 		return 0;
 	if (hook_on(hook) && sk_netns_selected(sk))
-		standing_look(sk, hook);
+		standing_look(sk, hook, 0);
 	return 0;
 }
 
@@ -195,7 +205,7 @@ int BPF_PROG(fentry_sock_def_readable, struct sock *sk)
 	int BPF_PROG(fexit_##func, struct sock *sk)		\
 	{							\
 		if (sk_netns_selected(sk))			\
-			standing_look(sk, hook);		\
+			standing_look(sk, hook, 0);		\
 		return 0;					\
 	}
 
@@ -215,18 +225,30 @@ SEC("tp_btf/udp_fail_queue_rcv_skb")
 int BPF_PROG(tp_udp_fail_queue, int rc, struct sock *sk)
 {
 	if (sk_netns_selected(sk))
-		standing_look(sk, NSL_HOOK_UDP_STANDING);
+		standing_look(sk, NSL_HOOK_UDP_STANDING, 0);
 	return 0;
 }
 
 /*
- * The sockets standing now: at each report the reader walks standing_sk
- * (src/2-collect/standing.c) with this iterator (the socket storage
- * map's, v5.9: bpf_sk_storage_map_seq_show() calls it for each socket
- * that holds a run, under RCU, the socket held), which writes the group
- * key of each socket whose run is an episode: the one its looks record
- * to (standing_add()). A socket that closes takes its run with it, so
- * what the walk finds is what stands.
+ * At each report, before it reads the histograms, the reader walks
+ * standing_sk (src/2-collect/reader.c) with this iterator (the socket
+ * storage map's, v5.9: bpf_sk_storage_map_seq_show() calls it for each
+ * socket that holds a run, under RCU, the socket held). Each socket with
+ * a run is looked at, as an arrival or a read would: a queue that stands
+ * with nothing arriving and nobody reading (a stopped reader whose
+ * sender stopped too) has its standing time counted up to now in the
+ * report, where else the next look would count it whole, later. Between
+ * two looks the queue did not change, its head only aged: this look only
+ * extends a run whose head is at or above target, and says nothing else.
+ * A queue that emptied, or whose head got younger, was read, and that
+ * read's look saw it; this one reads the queue without its lock from
+ * another CPU than the reader's, and may catch UDP's reader splicing
+ * sk_receive_queue into reader_queue, both seen empty (measured: an
+ * episode of 3.3 s cut at 0.9 s, when this look could end runs). Then
+ * the iterator writes the group key of each socket
+ * whose queue stands (the group its looks record to, standing_add()):
+ * the reader counts them, the sockets standing now. A socket that closes
+ * takes its run with it, so what the walk finds is what stands.
  */
 SEC("iter/bpf_sk_storage_map")
 int standing_sockets(struct bpf_iter__bpf_sk_storage_map *ctx)
@@ -234,11 +256,18 @@ int standing_sockets(struct bpf_iter__bpf_sk_storage_map *ctx)
 	struct nsl_standing_state *st = ctx->value;
 	struct sock *sk = ctx->sk;
 	struct nsl_group_key key = {};
+	int standing;
 
-	if (!sk || !st || !st->begun)
+	if (!sk || !st)
 		return 0;
 	key.hook = sk->sk_protocol == IPPROTO_TCP ? NSL_HOOK_TCP_STANDING :
 						    NSL_HOOK_UDP_STANDING;
+	standing = standing_look(sk, key.hook, 1);
+	/* a look that said nothing changed nothing (st is as it was) */
+	if (standing < 0)
+		standing = st->begun;
+	if (!standing)
+		return 0;
 	if (cfg.group_by_netns)
 		key.netns = sk_netns(sk);
 	bpf_seq_write(ctx->meta->seq, &key, sizeof(key));

@@ -124,7 +124,7 @@ int BPF_PROG(tp_data_ready, struct sock *sk)
 	 * TCP reader that stopped has its queue looked at by the drops of
 	 * what its peer still sends (tcp_data_queue() fires this on them).
 	 */
-	standing_look(sk, standing);
+	standing_look(sk, standing, 0);
 	if (!shared_hook_on(hook))
 		return 0;
 	/*
@@ -346,7 +346,7 @@ int BPF_PROG(tp_recv_length, struct sock *sk, int ret, int flags)
 		if (sk_netns_selected(sk))
 			standing_look(sk, proto == IPPROTO_TCP ?
 				      NSL_HOOK_TCP_STANDING :
-				      NSL_HOOK_UDP_STANDING);
+				      NSL_HOOK_UDP_STANDING, 0);
 	}
 	if (proto == IPPROTO_TCP || proto == IPPROTO_MPTCP) {
 		if (ret <= 0 || !shared_hook_on(NSL_HOOK_TCP_SOCK_READ) ||

@@ -46,6 +46,7 @@ void nsl_reader_free(struct nsl_reader *r)
 	free(r->percpu);
 	free(r->percpu_cnt);
 	free(r->dense);
+	free(r->standing);
 	nsl_free_set(&r->prev);
 	nsl_free_set(&r->cur);
 	nsl_free_set(&r->out);
@@ -181,58 +182,81 @@ static int read_groups(struct nsl_reader *r)
 }
 
 /*
- * The sockets standing now, each in the totals of its group: a walk of
- * the standing hooks' runs (standing_sockets, bpf/standing.bpf.h) gives
- * the group key of each socket in an episode. Of a key's groups, the
- * newest (a gone one's final totals sort first). A socket of a group
- * with no histogram (none could be had: map_full) is not counted.
+ * The standing hooks' walk of their runs (standing_sockets,
+ * bpf/standing.bpf.h), before the histograms are read: it looks at each
+ * socket that holds a run, so that a queue standing with no arrival and
+ * no read has its time up to now in this report, and gives the group key
+ * of each socket whose queue stands, kept in r->standing.
  */
-static void count_standing(struct nsl_reader *r, const struct nsl_group_key *key)
+static int walk_standing(struct nsl_reader *r)
 {
-	struct nsl_report_hist *h = bsearch(key, r->cur.h, r->cur.nr_h,
-					    sizeof(*h), nsl_key_cmp);
-
-	if (!h)
-		return;
-	while (h + 1 < r->cur.h + r->cur.nr_h && !nsl_key_cmp(&h[1].key, key))
-		h++;
-	h->standing[NSL_SV_SOCKETS]++;
-}
-
-static int read_standing(struct nsl_reader *r)
-{
-	struct nsl_group_key keys[64];
 	size_t have = 0;
 	ssize_t n;
 	int fd, err = 0;
 
-	if (r->m.standing_iter_fd < 0 || !r->cur.nr_h)
+	r->nr_standing = 0;
+	if (r->m.standing_iter_fd < 0)
 		return 0;
 	fd = bpf_iter_create(r->m.standing_iter_fd);
 	if (fd < 0)
 		return -errno;
-	/* a read ends at a record's end (whole records fit): kept anyway */
-	while ((n = read(fd, (char *)keys + have, sizeof(keys) - have)) > 0) {
-		size_t whole = (have + n) / sizeof(keys[0]);
+	for (;;) {
+		if (r->nr_standing + 64 > r->cap_standing) {
+			size_t cap = 2 * r->cap_standing + 64;
+			struct nsl_group_key *k = realloc(r->standing, cap * sizeof(*k));
 
-		for (size_t i = 0; i < whole; i++)
-			count_standing(r, &keys[i]);
-		have = (have + n) % sizeof(keys[0]);
-		memmove(keys, keys + whole, have);
+			if (!k) {
+				err = -ENOMEM;
+				break;
+			}
+			r->standing = k;
+			r->cap_standing = cap;
+		}
+		/* whole records fit (64 of them): a read ends at one's end */
+		n = read(fd, (char *)(r->standing + r->nr_standing) + have,
+			 64 * sizeof(*r->standing) - have);
+		if (n <= 0) {
+			err = n < 0 ? -errno : 0;
+			break;
+		}
+		/* a part of a record (never seen) stays where the next read ends it */
+		r->nr_standing += (have + n) / sizeof(*r->standing);
+		have = (have + n) % sizeof(*r->standing);
 	}
-	if (n < 0)
-		err = -errno;
 	close(fd);
 	return err;
 }
 
+/*
+ * The sockets standing now, each in the totals of its group; of a key's
+ * groups, the newest (a gone one's final totals sort first). A socket of
+ * a group with no histogram (none could be had: map_full) is not counted.
+ */
+static void count_standing(struct nsl_reader *r)
+{
+	for (size_t i = 0; i < r->nr_standing && r->cur.nr_h; i++) {
+		const struct nsl_group_key *key = &r->standing[i];
+		struct nsl_report_hist *h = bsearch(key, r->cur.h, r->cur.nr_h,
+						    sizeof(*h), nsl_key_cmp);
+
+		if (!h)
+			continue;
+		while (h + 1 < r->cur.h + r->cur.nr_h && !nsl_key_cmp(&h[1].key, key))
+			h++;
+		h->standing[NSL_SV_SOCKETS]++;
+	}
+}
+
 static int read_totals(struct nsl_reader *r)
 {
-	int err;
+	int err = walk_standing(r);
 
 	nsl_set_clear(&r->cur);
-	err = r->grouped ? read_groups(r) : read_hooks(r);
-	return err ? err : read_standing(r);
+	if (!err)
+		err = r->grouped ? read_groups(r) : read_hooks(r);
+	if (!err)
+		count_standing(r);
+	return err;
 }
 
 /*

@@ -52,6 +52,9 @@ struct nsl_reader {
 	 */
 	struct nsl_hist_set prev, cur, out;
 	uint64_t prev_counters[NSL_NR_HOOKS][NSL_NR_COUNTERS];
+	/* the group keys of the sockets standing, from the last walk */
+	struct nsl_group_key *standing;
+	size_t nr_standing, cap_standing;
 	struct timespec start, last;		/* CLOCK_MONOTONIC */
 	const struct nsl_hook_status *status;	/* given to every report */
 };

@@ -7,7 +7,7 @@ source "$(dirname "$0")/lib.sh"
 
 TESTS=(test_standing_udp_behind test_standing_udp_stopped
        test_standing_keeps_up test_standing_tcp_slow_reader
-       test_standing_per_group)
+       test_standing_per_group test_standing_silent)
 PROTOTYPE="$PYTHON $ROOT/tests/integration/prototype_standing.py"
 
 # in ms, from a value of seconds (a float in the JSON)
@@ -179,6 +179,35 @@ test_standing_per_group() {
 		expect_episodes udp-standing-queue 1 900 1500 "netns=$ino_a"
 	expect "the most sockets standing in a report, both groups" \
 		"$(standing_max udp-standing-queue)" -eq 2
+}
+
+# A reader stopped (SIGSTOP) while 100 datagrams come, then nothing more:
+# no arrival, no read, no drop, nothing looks at its queue, which stands
+# all the same. The reports' walk of the runs (bpf/standing.bpf.h,
+# standing_sockets) looks at it: each report written in the silence has
+# its half second of standing time (1.2 s of the 1.5 s after the first
+# report in it) and the socket standing.
+test_standing_silent() {
+	local t_quiet t_cont
+	serve udp 7107 --duration-s 6 --rx-stamps || return
+	REPORT_EVERY=0.5 standing_tool udp-standing-queue || return
+	kill -STOP "$SERVER_PID"
+	client udp 7107 --interval-us 1000 --count 100 --msg-size 100
+	t_quiet=$(date +%s.%N)
+	sleep 2
+	t_cont=$(date +%s.%N)
+	kill -CONT "$SERVER_PID"
+	wait_server
+	sleep 0.6
+	stop_tool
+	expect "standing time (ms) in the reports written in the silence" \
+		"$($JQ "$TMP/out.json" values udp-standing-queue standing_queue_seconds |
+		   awk -v a="$t_quiet" -v b="$t_cont" '$1 > a + 0.5 && $1 <= b { s += $2 }
+			END { printf "%d\n", s * 1000 }')" -ge 1200
+	expect "reports in the silence without the socket standing" \
+		"$($JQ "$TMP/out.json" values udp-standing-queue standing_sockets |
+		   awk -v a="$t_quiet" -v b="$t_cont" '$1 > a + 0.5 && $1 <= b && $2 != 1' | wc -l)" -eq 0
+	expect_episodes udp-standing-queue 1 2000 2600
 }
 
 prereqs || skip_all "${TESTS[@]}"
