@@ -187,6 +187,8 @@ void nsl_loader_close(struct nsl_loader *l)
 		close(l->rx_tstamp_fd);
 	if (l->ifname_fd >= 0)
 		close(l->ifname_fd);
+	if (l->links_fd >= 0)
+		close(l->links_fd);
 	memset(l, 0, sizeof(*l));
-	l->rx_tstamp_fd = l->ifname_fd = -1;
+	l->rx_tstamp_fd = l->ifname_fd = l->links_fd = -1;
 }

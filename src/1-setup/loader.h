@@ -32,6 +32,7 @@ struct nsl_loader {
 	struct nsl_hook_state hooks[NSL_NR_HOOKS];
 	int rx_tstamp_fd;
 	int ifname_fd;		/* socket in the netns of -n, for names; or -1 */
+	int links_fd;		/* -I: route netlink socket there, for peers; or -1 */
 	char netns_path[256];	/* netns of -n to enter, "" for our own */
 	uint64_t netns_ino;	/* the netns -n selects, 0 for all */
 	uint64_t nf_netns_ino;	/* where the netfilter hooks attach */

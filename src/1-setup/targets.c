@@ -16,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <net/if.h>
+#include <linux/netlink.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <bpf/bpf.h>
@@ -190,9 +191,15 @@ static int resolve_ifaces(struct nsl_loader *l, const struct nsl_options *o,
 	err = nsl_enter_target_netns(l, &saved);
 	if (err)
 		return err;
-	/* with -n -1, the names of our own namespace's interfaces */
-	if (o->group_ifindex)
+	/*
+	 * with -n -1, the names of our own namespace's interfaces; and
+	 * where they lead (src/2-collect/peers.c: a route netlink socket
+	 * answers for the namespace it was made in)
+	 */
+	if (o->group_ifindex) {
 		l->ifname_fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+		l->links_fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
+	}
 	for (unsigned int i = 0; i < o->nr_ifaces && !err; i++) {
 		const char *name = o->ifaces[i].name;
 		char what[IF_NAMESIZE + 32];

@@ -38,6 +38,7 @@ int nsl_collect_groups_init(struct nsl_groups *g, const struct nsl_loader *l,
 		.group_netns = nsl_group_by_netns(o),
 		.own_netns = l->nf_netns_ino,
 		.ifname_fd = l->ifname_fd,
+		.links_fd = l->links_fd,
 		.idle_s = o->group_idle_s,
 		/* reports on stdout/-o in prometheus format keep them too */
 		.keep_s = o->listen_port || o->format == NSL_FMT_PROMETHEUS ?

@@ -34,6 +34,7 @@ int nsl_groups_init(struct nsl_groups *g, const struct nsl_groups_conf *c)
 	pthread_mutex_init(&g->lock, NULL);
 	g->c = *c;
 	g->namer.fd = -1;
+	g->namer.links_fd = c->links_fd;
 	g->nr_slots = nsl_nr_slots(c->schema);
 	g->hist_size = nsl_hist_size(c->schema);
 	/* the cgroup2 root's id is 1: then every cgroup is under the mount */
@@ -62,6 +63,17 @@ int nsl_groups_init(struct nsl_groups *g, const struct nsl_groups_conf *c)
 	return 0;
 }
 
+/*
+ * -I: whether the interfaces grouped are followed to where they lead
+ * (peers.c): with a route netlink socket in their namespace (the loader
+ * makes one in -n PATH's, targets.c), or in the tool's own.
+ */
+static bool links_followed(const struct nsl_groups *g)
+{
+	return g->c.group_ifindex &&
+	       (g->c.links_fd >= 0 || (g->self_netns && g->c.own_netns == g->self_netns));
+}
+
 int nsl_groups_start_namer(struct nsl_groups *g)
 {
 	struct stat st;
@@ -69,11 +81,10 @@ int nsl_groups_start_namer(struct nsl_groups *g)
 	/* the namer's namespace: where it can ask interfaces where they lead */
 	if (!stat("/proc/self/ns/net", &st))
 		g->self_netns = st.st_ino;
-	/* only where something can be named: not -I -n PATH alone */
-	if (geteuid() != 0 || (!g->c.group_cgroup && !g->c.group_netns &&
-			       !(g->c.group_ifindex && g->c.own_netns == g->self_netns)))
+	/* only where something can be named */
+	if (geteuid() != 0 || (!g->c.group_cgroup && !g->c.group_netns && !links_followed(g)))
 		return 0;
-	return nsl_namer_start(&g->namer);
+	return nsl_namer_start(&g->namer, g->c.links_fd);
 }
 
 void nsl_groups_free(struct nsl_groups *g)
@@ -158,7 +169,8 @@ static struct nsl_group *new_group(struct nsl_groups *g, const struct nsl_group_
  * Which way a new group's container is named, where its cgroup named
  * none: by its network namespace (-I -n -1, another namespace than the
  * tool's), or by the namespace its interface leads to (-I, an interface
- * of the tool's own namespace: a pod's veth seen from the node); 0: not.
+ * of the namespace measured, the tool's own or -n PATH's: a pod's veth
+ * seen from the node); 0: not.
  */
 static char naming_of(const struct nsl_groups *g, const struct nsl_group *gr)
 {
@@ -168,8 +180,7 @@ static char naming_of(const struct nsl_groups *g, const struct nsl_group *gr)
 		return 0;
 	if (!own)
 		return gr->key.netns ? 'N' : 0;
-	return gr->key.ifindex && g->c.group_ifindex && g->self_netns &&
-	       g->c.own_netns == g->self_netns ? 'I' : 0;
+	return gr->key.ifindex && links_followed(g) ? 'I' : 0;
 }
 
 /*

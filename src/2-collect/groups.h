@@ -80,6 +80,7 @@ struct nsl_groups_conf {
 	bool group_netns;		/* -I -n -1 */
 	uint64_t own_netns;		/* where ifname_fd sees interfaces */
 	int ifname_fd;			/* a socket there, or -1 */
+	int links_fd;			/* a route netlink socket there (-I), or -1 */
 	double idle_s;			/* --group-idle */
 	double keep_s;			/* --series-grace */
 };

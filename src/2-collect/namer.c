@@ -10,7 +10,8 @@
  * else CAP_SYS_PTRACE). So before dropping privileges the tool starts
  * this process, a fresh exec of its own executable, which keeps root's
  * uid and CAP_SYS_PTRACE alone (no_new_privs, an empty bounding set),
- * every other descriptor closed, and answers two questions over a
+ * every other descriptor closed (but the loader's route netlink socket in
+ * -n PATH's namespace, with -I), and answers two questions over a
  * SOCK_SEQPACKET pair, one message each way:
  *
  *   'C' PATH          the container of cgroup PATH: one answer
@@ -57,6 +58,8 @@
 #include "sandbox.h"
 
 #define NAMER_FD 3
+/* the loader's route netlink socket in -n's namespace, where given (argv[3]) */
+#define NAMER_LINKS_FD 4
 /* the longest question: 'C' and a path of PATH_MAX with its NUL; or 'N' and a batch */
 #define NSL_NAMER_BATCH 512
 #define MSG_MAX (1 + 4096 + 1)
@@ -192,14 +195,15 @@ static size_t item_size(char kind)
  * kind 'N', items are namespaces' inodes; 'I', ifindexes of ours, named
  * by the namespace at their links' other ends (peers.c). ask[i].c set.
  */
-static void name_batch(char kind, const void *items, struct nsl_netns_ask *ask, size_t nr)
+static void name_batch(char kind, int links_fd, const void *items,
+		       struct nsl_netns_ask *ask, size_t nr)
 {
 	uint32_t ifindex[NSL_NAMER_BATCH];
 	uint64_t peer[NSL_NAMER_BATCH];
 
 	if (kind == 'I') {
 		memcpy(ifindex, items, nr * sizeof(*ifindex));
-		nsl_link_peers(ifindex, peer, nr);
+		nsl_link_peers(links_fd, ifindex, peer, nr);
 	} else {
 		memcpy(peer, items, nr * sizeof(*peer));
 	}
@@ -278,6 +282,7 @@ void nsl_namer_main(int argc, char **argv)
 {
 	static unsigned char q[MSG_MAX + 1];
 	struct nsl_netns_ask ask[NSL_NAMER_BATCH];
+	int links_fd = -1;
 
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	/* the tool that started us, still there (else nobody would kill us) */
@@ -287,7 +292,9 @@ void nsl_namer_main(int argc, char **argv)
 	signal(SIGTERM, SIG_IGN);
 	signal(SIGHUP, SIG_IGN);
 	signal(SIGPIPE, SIG_IGN);
-	syscall(SYS_close_range, NAMER_FD + 1U, ~0U, 0U);
+	if (argc > 3)
+		links_fd = NAMER_LINKS_FD;
+	syscall(SYS_close_range, links_fd >= 0 ? NAMER_LINKS_FD + 1U : NAMER_FD + 1U, ~0U, 0U);
 	/* without CAP_SYS_PTRACE (a container's bounding set), less is named */
 	if (nsl_privs_keep_only(CAP_SYS_PTRACE) && nsl_privs_keep_only(-1))
 		_exit(1);
@@ -311,7 +318,7 @@ void nsl_namer_main(int argc, char **argv)
 			nsl_container_free(c);
 		} else if ((q[0] == 'N' || q[0] == 'I') && (n - 1) % item_size(q[0]) == 0 &&
 			   (nr = (size_t)(n - 1) / item_size(q[0])) <= NSL_NAMER_BATCH) {
-			name_batch(q[0], q + 1, ask, nr);
+			name_batch(q[0], links_fd, q + 1, ask, nr);
 			for (size_t i = 0; i < nr; i++) {
 				answer(ask[i].c);
 				nsl_container_free(ask[i].c);
@@ -322,7 +329,7 @@ void nsl_namer_main(int argc, char **argv)
 	}
 }
 
-int nsl_namer_start(struct nsl_namer *n)
+int nsl_namer_start(struct nsl_namer *n, int links_fd)
 {
 	char parent[24];
 	int sv[2];
@@ -330,18 +337,25 @@ int nsl_namer_start(struct nsl_namer *n)
 
 	n->fd = -1;
 	n->pid = 0;
+	n->links_fd = links_fd;
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv))
 		return -errno;
 	snprintf(parent, sizeof(parent), "%ld", (long)getpid());
 	fflush(NULL);	/* nothing buffered may be written twice */
 	pid = fork();
 	if (pid == 0) {
-		char *argv[] = { "netstacklat", NSL_NAMER_ARGV1, parent, NULL };
-
+		char *argv[] = { "netstacklat", NSL_NAMER_ARGV1, parent,
+				 links_fd >= 0 ? "links" : NULL, NULL };
+		/* out of the way of the two below first (F_DUPFD: not close-on-exec) */
+		int links = links_fd >= 0 ? fcntl(links_fd, F_DUPFD, 10) : -1;
 		int null;
 
+		if (links_fd >= 0 && links < 0)
+			_exit(127);
 		/* dup2() onto itself would keep close-on-exec */
 		if (sv[1] == NAMER_FD ? fcntl(NAMER_FD, F_SETFD, 0) : dup2(sv[1], NAMER_FD) < 0)
+			_exit(127);
+		if (links >= 0 && dup2(links, NAMER_LINKS_FD) < 0)
 			_exit(127);
 		/* none of the tool's output: a pipe's reader sees its end with the tool's */
 		null = open("/dev/null", O_RDWR | O_CLOEXEC);
@@ -449,7 +463,7 @@ static void namer_batch(struct nsl_namer *n, char kind, const unsigned char *ite
 		bool ok = true;
 
 		if (!n || n->fd < 0) {
-			name_batch(kind, items + done * size, ask + done, k);
+			name_batch(kind, n ? n->links_fd : -1, items + done * size, ask + done, k);
 			done += k;
 			continue;
 		}

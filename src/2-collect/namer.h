@@ -21,14 +21,20 @@
 struct nsl_namer {
 	int fd;		/* our end of the socket pair; -1: no namer, name ourselves */
 	pid_t pid;
+	/*
+	 * A route netlink socket in the namespace whose interfaces -I
+	 * groups (-n PATH's; the loader's), for 'I' questions; -1: ours
+	 */
+	int links_fd;
 };
 
 /*
  * Starts the namer, a fresh exec of our executable, while we are still
- * root (before nsl_privs_drop()). 0, or -errno (n->fd stays -1: the
- * tool then names what it can itself).
+ * root (before nsl_privs_drop()), with links_fd (or -1) for its
+ * questions about interfaces. 0, or -errno (n->fd stays -1: the tool
+ * then names what it can itself).
  */
-int nsl_namer_start(struct nsl_namer *n);
+int nsl_namer_start(struct nsl_namer *n, int links_fd);
 void nsl_namer_stop(struct nsl_namer *n);
 
 /*

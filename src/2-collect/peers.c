@@ -13,6 +13,8 @@
  *    NETNSA_NSID (rtnl_net_getid(): peernet2id(), -1 where it has none;
  *    net/core/net_namespace.c). The id that matches names the inode.
  *
+ * Both are answered for the namespace the netlink socket was made in: the
+ * tool's own, or -n PATH's (a socket the loader made there, targets.c).
  * No privilege is needed for either; the inode of a process's namespace
  * (/proc/PID/ns/net) is behind ptrace's read check, which the namer
  * passes (namer.c).
@@ -204,9 +206,10 @@ static void match_namespaces(struct nl *nl, const int32_t *id, uint64_t *peer, s
 	free(seen);
 }
 
-void nsl_link_peers(const uint32_t *ifindex, uint64_t *peer, size_t n)
+void nsl_link_peers(int links_fd, const uint32_t *ifindex, uint64_t *peer, size_t n)
 {
-	struct nl nl = { .fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE) };
+	struct nl nl = { .fd = links_fd >= 0 ? links_fd :
+			       socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE) };
 	int32_t *id = calloc(n, sizeof(*id));
 	bool any = false;
 
@@ -219,7 +222,7 @@ void nsl_link_peers(const uint32_t *ifindex, uint64_t *peer, size_t n)
 	if (any)
 		match_namespaces(&nl, id, peer, n);
 out:
-	if (nl.fd >= 0)
+	if (nl.fd >= 0 && nl.fd != links_fd)
 		close(nl.fd);
 	free(nl.buf);
 	free(id);

@@ -11,12 +11,14 @@
 #include <stdint.h>
 
 /*
- * For each ifindex[i] of the caller's network namespace, the inode of the
- * namespace its link's other end is in, in peer[i]; 0 where it has none
- * in another namespace, or no process lives there (the namespace is
- * found through one of its processes), or it is not known.
+ * For each ifindex[i] of the namespace of links_fd (a route netlink
+ * socket, which answers about the namespace it was made in; -1: one of
+ * the caller's namespace is made), the inode of the namespace its link's
+ * other end is in, in peer[i]; 0 where it has none in another namespace,
+ * or no process lives there (the namespace is found through one of its
+ * processes), or it is not known.
  */
-void nsl_link_peers(const uint32_t *ifindex, uint64_t *peer, size_t n);
+void nsl_link_peers(int links_fd, const uint32_t *ifindex, uint64_t *peer, size_t n);
 
 /*
  * The inode of the network namespace of process pid ("PID" under the

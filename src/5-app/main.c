@@ -130,7 +130,7 @@ opened:
 int main(int argc, char **argv)
 {
 	struct nsl_options opts;
-	struct nsl_loader l = { .rx_tstamp_fd = -1, .ifname_fd = -1 };
+	struct nsl_loader l = { .rx_tstamp_fd = -1, .ifname_fd = -1, .links_fd = -1 };
 	struct nsl_jail http = NSL_JAIL_INIT;
 	struct nsl_output out = { 0 };
 	int err;

@@ -294,7 +294,11 @@ namer_privileges() {
 	done
 	expect "the namer's NoNewPrivs" "$(awk '$1 == "NoNewPrivs:" { print $2 }' /proc/"$namer"/status)" = 1
 	expect "the namer's Seccomp (a filter)" "$(awk '$1 == "Seccomp:" { print $2 }' /proc/"$namer"/status)" = 2
-	expect "the namer's open files (0-2 /dev/null, its socket)" "$(ls /proc/"$namer"/fd | wc -l)" -eq 4
+	# -I: and the loader's route netlink socket, where the interfaces lead
+	expect "the namer's open files (0-2 /dev/null, its socket, -I's netlink)" \
+		"$(ls /proc/"$namer"/fd | wc -l)" -eq 5
+	expect "the namer's fd 4 (a socket)" "$(readlink /proc/"$namer"/fd/4)" = \
+		"socket:[$(stat -L -c %i /proc/"$namer"/fd/4)]"
 }
 
 # The namer reads tenants' files as root, shut in by a seccomp allow-list
@@ -332,13 +336,15 @@ test_namer_shut_in() {
 	done
 }
 
-# -I, the tool in the node (B): the node's end of the pod's veth, where
-# the hand-over's samples go, leads to the pod's namespace (P), where only
-# the pod's processes live: its group carries the pod's names (peers.c).
-# The tool enters B with nsenter, not ip netns exec, which would remount
-# /sys, and cgroup2 with it.
+# -I, the tool measuring the node (B): the node's end of the pod's veth,
+# where the hand-over's samples go, leads to the pod's namespace (P),
+# where only the pod's processes live: its group carries the pod's names
+# (peers.c). Twice: the tool in B (entered with nsenter, not ip netns
+# exec, which would remount /sys, and cgroup2 with it), and the tool in
+# the host's namespace with -n B, which asks a route netlink socket the
+# loader made in B where B's interfaces lead.
 test_container_pod_veth() {
-	local out=$TMP/veth.json want
+	local out=$TMP/veth.json want how
 	have_cgroup2 || { skip "no writable cgroup v2 at $CG_ROOT"; return; }
 	[ -c /dev/net/tun ] || { skip "no /dev/net/tun: no pod behind a node"; return; }
 	command -v nsenter > /dev/null || { skip "no nsenter (util-linux)"; return; }
@@ -348,20 +354,29 @@ test_container_pod_veth() {
 	dweller "$CG" "$NS_P" || return
 	printf '#!/bin/sh\nexec nsenter --net=/run/netns/%s %s "$@"\n' "$NS_B" "$NSL" > "$TMP/nsl-node"
 	chmod +x "$TMP/nsl-node"
-	NSL_TEST_STATE_ROOT=$STATE NSL=$TMP/nsl-node start_tool "$out" -I -e netns-handover || return
-	# the pod's reader, in the pod's cgroup as every process of the pod
-	sh -c 'echo $$ > "$1/cgroup.procs" && exec ip netns exec "$2" "$3" server --proto udp \
-		--bind "$4" --port 5702 --duration-s 4' sh "$CG" "$NS_P" "$TG" "$PADDR_P" > /dev/null &
-	BG_PIDS+=($!)
-	sleep 0.3
-	ip netns exec "$NS_A" "$TG" client --proto udp --connect "$PADDR_P" --port 5702 \
-		--count 100 --interval-us 2000 > /dev/null || fail "client to the pod failed"
-	sleep 1.2	# a report after the datagrams
-	stop_tool
-	dwellers_gone
 	want='{"container": null, "id": null, "name": null, "namespace": "shop", "pod": "web-0", "pod_uid": "'"$POD_UID"'", "runtime": "containerd"}'
-	expect "JSON container of the hand-over through $IF_HN" "$(iface_container_of "$out" "$IF_HN")" = "$want"
-	expect "hand-over samples through $IF_HN" "$($JQ "$out" count netns-handover ifname="$IF_HN")" -gt 0
+	for how in in-node -n; do
+		if [ $how = in-node ]; then
+			NSL_TEST_STATE_ROOT=$STATE NSL=$TMP/nsl-node start_tool "$out" -I -e netns-handover || return
+		else
+			NSL_TEST_STATE_ROOT=$STATE start_tool "$out" -n "/run/netns/$NS_B" -I -e netns-handover || return
+		fi
+		# the pod's reader, in the pod's cgroup as every process of the pod
+		sh -c 'echo $$ > "$1/cgroup.procs" && exec ip netns exec "$2" "$3" server --proto udp \
+			--bind "$4" --port 5702 --duration-s 4' sh "$CG" "$NS_P" "$TG" "$PADDR_P" > /dev/null &
+		BG_PIDS+=($!)
+		sleep 0.3
+		ip netns exec "$NS_A" "$TG" client --proto udp --connect "$PADDR_P" --port 5702 \
+			--count 100 --interval-us 2000 > /dev/null || fail "client to the pod failed"
+		sleep 1.2	# a report after the datagrams
+		stop_tool
+		wait "${BG_PIDS[-1]}"
+		expect "JSON container of the hand-over through $IF_HN ($how)" \
+			"$(iface_container_of "$out" "$IF_HN")" = "$want"
+		expect "hand-over samples through $IF_HN ($how)" \
+			"$($JQ "$out" count netns-handover ifname="$IF_HN")" -gt 0
+	done
+	dwellers_gone
 }
 
 # iface_container_of OUT IFNAME: the container object of the hand-over's
