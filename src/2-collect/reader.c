@@ -9,6 +9,7 @@
 #include <bpf/libbpf.h>
 #include "clock.h"
 #include "hist.h"
+#include "log.h"
 #include "reader.h"
 
 int nsl_reader_init(struct nsl_reader *r, const struct nsl_reader_maps *m,
@@ -251,9 +252,15 @@ static int read_totals(struct nsl_reader *r)
 {
 	int err = walk_standing(r);
 
+	/* the histograms matter more than the walk: said once, left off */
+	if (err) {
+		pr_warn("cannot walk the standing-queue hooks' runs (%s): no sockets "
+			"standing counted, and a silent queue's time only at its next "
+			"look, from now on\n", strerror(-err));
+		r->m.standing_iter_fd = -1;
+	}
 	nsl_set_clear(&r->cur);
-	if (!err)
-		err = r->grouped ? read_groups(r) : read_hooks(r);
+	err = r->grouped ? read_groups(r) : read_hooks(r);
 	if (!err)
 		count_standing(r);
 	return err;
