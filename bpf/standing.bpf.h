@@ -116,9 +116,7 @@ static __always_inline int standing_look(struct sock *sk, __u32 hook, int above_
 	enum nsl_standing_seen seen;
 	__s64 age = 0;
 	__u64 ts = 0;
-	int queued;
-
-	int standing;
+	int queued, standing;
 
 	if (!hook_on(hook))
 		return -1;

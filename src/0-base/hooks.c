@@ -90,8 +90,8 @@ const struct nsl_hook_desc nsl_hooks[NSL_NR_HOOKS] = {
 	 * it; TCP's drops call it too), after every read (fexit of the
 	 * protocol's recvmsg, or sock_recv_length, v6.3), and at UDP's drops
 	 * for a full buffer; and an iterator over the runs, for the sockets
-	 * standing at each report. Opt-in: a look costs every packet and read of the
-	 * protocol (docs/performance.md, "Standing queues").
+	 * standing at each report. Opt-in: a look costs every packet and
+	 * read of the protocol (docs/performance.md, "Standing queues").
 	 */
 	[NSL_HOOK_TCP_STANDING] = {
 		.name = "tcp-standing-queue",
