@@ -3,7 +3,8 @@
  * seccomp allow-lists (libseccomp) for the two processes that parse what
  * others wrote: the /metrics server in its jail (src/4-sink/jailchild.c)
  * and the container namer (src/2-collect/namer.c). Each builds its own
- * list from these pieces on a filter whose default kills the process.
+ * list from these pieces on nsl_sandbox_new()'s filter, whose default
+ * kills the process.
  */
 #ifndef NSL_SANDBOX_H
 #define NSL_SANDBOX_H
@@ -17,6 +18,13 @@
  * set the others, which a compare of all 64 would count).
  */
 #define NSL_ARG32(n, v) SCMP_CMP((n), SCMP_CMP_MASKED_EQ, 0xffffffffULL, (uint32_t)(v))
+
+/*
+ * A filter that kills the process at any call not allowed since; in a
+ * sanitizer build, with what its runtime calls already allowed. NULL
+ * where none can be made.
+ */
+scmp_filter_ctx nsl_sandbox_new(void);
 
 /*
  * Allows the calls named, with any arguments; a name this architecture

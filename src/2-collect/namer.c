@@ -244,7 +244,7 @@ static const char *const allowed[] = {
 
 static int lock_in(void)
 {
-	scmp_filter_ctx f = seccomp_init(SCMP_ACT_KILL_PROCESS);
+	scmp_filter_ctx f = nsl_sandbox_new();
 	int err = f ? nsl_sandbox_allow(f, allowed, sizeof(allowed) / sizeof(allowed[0])) :
 		      -ENOMEM;
 

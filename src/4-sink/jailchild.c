@@ -193,7 +193,7 @@ static int lock_in(void *ctx)
 	(void)ctx;
 	/* the library's Date header: the time zone read now, not while serving */
 	localtime_r(&now, &tm);
-	f = seccomp_init(SCMP_ACT_KILL_PROCESS);
+	f = nsl_sandbox_new();
 	err = f ? add_rules(f) : -ENOMEM;
 	if (!err)
 		err = seccomp_load(f);

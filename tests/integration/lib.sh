@@ -254,12 +254,20 @@ start_tool() {
 	fi
 }
 
-# stop_tool: SIGINT, which must give a final report and exit 0.
+# stop_tool: SIGINT, which must give a final report and exit 0; and the
+# tool's helpers (its container namer, its /metrics server) must not have
+# ended on the way, unless the test ends them (HELPERS_END=1): the tool
+# goes on without them, so only its warning in $TMP/tool.err tells (a
+# server that cannot have namespaces or limits of its own did not end)
 stop_tool() {
-	local rc
+	local rc ended
 	kill -INT "$TOOL_PID" 2>/dev/null
 	wait "$TOOL_PID"; rc=$?
 	expect "tool exit status after SIGINT" "$rc" -eq 0
+	ended=$(grep -e "the container namer " -e "--listen: the server process" \
+		"$TMP/tool.err" 2>/dev/null | grep -v -m1 "the server process cannot ")
+	[ -n "$ended" ] && [ -z "${HELPERS_END:-}" ] && fail "a helper of the tool ended: $ended"
+	return 0
 }
 
 # serve PROTO PORT ARGS...: trafficgen server in NS_B; SERVER_PID once ready.

@@ -308,7 +308,7 @@ namer_privileges() {
 # lives on and names containers itself, saying so, at its next question
 # (a namespace new to it). x86-64 only: syscall_in.py makes the calls.
 test_namer_shut_in() {
-	local call out namer ino first=1
+	local call out namer ino first=1 HELPERS_END=1	# each call kills the namer
 	[ "$(uname -m)" = x86_64 ] || { skip "syscall_in.py makes the namer's calls on x86-64 only"; return; }
 	for call in "openat -100 0 0x241 0x1a4" "socket 2 1 0" "kill 1 0" "execve 0 0 0"; do
 		start_tool "$TMP/namer.json" -I -n -1 -e udp-socket-enqueued || return

@@ -129,7 +129,7 @@ test_jail_holds_nothing() {
 # Its own pid is as its PID namespace numbers it (1), where the tool's is
 # none: the filter kills it before the kernel looks.
 test_jail_signal_parent() {
-	local c new out self
+	local c new out self HELPERS_END=1	# the server is killed below
 	start_served || return
 	c=$(server)
 	self=$(awk '$1 == "NSpid:" { print $NF }' /proc/"$c"/status)
@@ -155,7 +155,7 @@ test_jail_signal_parent() {
 # the tool is started again after every two calls, so that the test waits
 # 1 and 2 s three times, not 63 s in all (issue #46 item 7).
 test_jail_forbidden_calls() {
-	local c out call i=0
+	local c out call i=0 HELPERS_END=1	# each call kills the server
 	local calls=("sendmsg 4 0 0" "sendmsg 0x100000004 0 0" "tkill 1 0"
 		     "fcntl 4 8 1" "setsockopt 3 1 1 0 0" "mremap 0 0 0 3 0")
 	start_served || return
@@ -220,7 +220,7 @@ test_jail_stopped_child() {
 # still meet a record of the child's own, the keeper rightly ends that
 # child too, and the test tries again with the next one.
 test_jail_half_request() {
-	local c out try n
+	local c out try n HELPERS_END=1	# the server is stopped for it
 	start_served || return
 	for try in 1 2 3; do
 		n=$(wc -l < "$TMP/tool.err")
@@ -245,7 +245,7 @@ test_jail_half_request() {
 # 2, 4, 8 s apart (NSL_JAIL_RESPAWN_MS doubled), said once, then once that
 # it serves again; restarts counted on /metrics.
 test_jail_backoff() {
-	local c gaps
+	local c gaps HELPERS_END=1	# servers killed, one after another
 	start_served || return
 	c=$(server)
 	"$PYTHON" "$ROOT/tests/integration/jailwatch.py" "$TOOL_PID" 3 20 > "$TMP/watch" &

@@ -232,7 +232,7 @@ test_prom_http() {
 # counted on /metrics), and the reports go on throughout. Run by root
 # without --user, the tool and its server run as users of their own.
 test_prom_jail() {
-	local out=$TMP/jail.json child fds maps t0 t1 gaps want jail
+	local out=$TMP/jail.json child fds maps t0 t1 gaps want jail HELPERS_END=1	# killed below
 	start_tool "$out" --listen "127.0.0.1:$PORT" -r 0.2 || return
 	wait_for 10 eval 'curl -sf "http://127.0.0.1:$PORT/metrics" > "$TMP/jail.prom"' ||
 		{ fail "no /metrics"; stop_tool; return; }
