@@ -93,8 +93,20 @@ struct nsl_hist {
 	__u64 standing_begun;	/* standing hooks: episodes begun */
 	__u64 slots[NSL_MAX_SLOTS];
 };
-/* The u64s of struct nsl_hist before its slots. */
-#define NSL_HIST_HEAD 3
+/*
+ * struct nsl_hist's head by index, for userspace, which reads a value as
+ * u64s (its slots are as many as the layout in use has): NSL_HIST_HEAD of
+ * them come before the slots.
+ */
+enum nsl_hist_head {
+	NSL_HIST_SUM,		/* sum_ns */
+	NSL_HIST_STANDING_NS,	/* standing_ns */
+	NSL_HIST_STANDING_BEGUN, /* standing_begun */
+	NSL_HIST_HEAD,
+};
+_Static_assert(__builtin_offsetof(struct nsl_hist, slots) == NSL_HIST_HEAD * sizeof(__u64) &&
+	       __builtin_offsetof(struct nsl_hist, standing_begun) ==
+	       NSL_HIST_STANDING_BEGUN * sizeof(__u64), "struct nsl_hist's head by index");
 
 /*
  * A standing-queue hook's values, per histogram (group) in a report: the

@@ -133,7 +133,7 @@ void nsl_group_values(const struct nsl_groups *g, const struct nsl_group *gr,
  */
 static uint64_t values_recorded(const struct nsl_groups *g, const uint64_t *v)
 {
-	uint64_t n = v[1] + v[2];	/* struct nsl_hist's standing values */
+	uint64_t n = v[NSL_HIST_STANDING_NS] + v[NSL_HIST_STANDING_BEGUN];
 
 	for (unsigned int b = 0; b < g->nr_slots; b++)
 		n += v[NSL_HIST_HEAD + b];

@@ -72,9 +72,9 @@ static struct nsl_report_hist *new_total(struct nsl_reader *r,
 	h->key = *key;
 	h->schema = r->m.schema;
 	h->lo = lo;
-	h->sum_ns = value[0];
-	h->standing[NSL_SV_SECONDS] = value[1];
-	h->standing[NSL_SV_BEGUN] = value[2];
+	h->sum_ns = value[NSL_HIST_SUM];
+	h->standing[NSL_SV_SECONDS] = value[NSL_HIST_STANDING_NS];
+	h->standing[NSL_SV_BEGUN] = value[NSL_HIST_STANDING_BEGUN];
 	for (unsigned int b = 0; b < nr; b++) {
 		h->buckets[b] = v[lo + b];
 		h->count += v[lo + b];
