@@ -72,10 +72,13 @@ def load(path):
     return reports
 
 
+# HOOK's histograms of the reports, those whose fields match each of the
+# KEY=VALUE filters in where (the queries' last arguments) only
 def hists(reports, hook, where=()):
+    pairs = [w.split("=", 1) for w in where]
     for r in reports:
         for h in r["histograms"]:
-            if h["hook"] == hook and all(str(h.get(k)) == v for k, v in where):
+            if h["hook"] == hook and all(str(h.get(k)) == v for k, v in pairs):
                 yield h
 
 
@@ -140,11 +143,9 @@ def main():
     if q == "lines":
         print(len(reports))
     elif q == "count":
-        where = [a.split("=", 1) for a in args[1:]]
-        print(sum(h["count"] for h in hists(reports, args[0], where)))
+        print(sum(h["count"] for h in hists(reports, args[0], args[1:])))
     elif q == "sum":
-        where = [a.split("=", 1) for a in args[1:]]
-        print(sum(h["sum_ns"] for h in hists(reports, args[0], where)))
+        print(sum(h["sum_ns"] for h in hists(reports, args[0], args[1:])))
     elif q in ("min_le", "max_le"):
         les = [b["le_ns"] if b["le_ns"] is not None else 2**62
                for h in hists(reports, args[0]) for b in h["buckets"] if b["count"]]
@@ -153,14 +154,12 @@ def main():
         print(sum(r["counters"].get(owner(args[0]), {}).get(args[1], 0)
                   for r in reports if runs(r, args[0])))
     elif q == "value":
-        where = [a.split("=", 1) for a in args[2:]]
-        print(sum(h[args[1]] for h in hists(reports, args[0], where)))
+        print(sum(h[args[1]] for h in hists(reports, args[0], args[2:])))
     elif q == "values":
-        where = [a.split("=", 1) for a in args[2:]]
         for r in reports:
             t = datetime.fromisoformat(r["time"].replace("Z", "+00:00"))
             print(f"{t.timestamp():.3f}",
-                  sum(h[args[1]] for h in hists([r], args[0], where)))
+                  sum(h[args[1]] for h in hists([r], args[0], args[2:])))
     elif q == "counters":
         sums = {}
         for r in reports:
@@ -176,8 +175,7 @@ def main():
     elif q == "pct":
         merged = {}
         above = int(args.pop(2)[1:]) if len(args) > 2 and args[2].startswith("+") else 0
-        where = [a.split("=", 1) for a in args[2:]]
-        for h in hists(reports, args[0], where):
+        for h in hists(reports, args[0], args[2:]):
             for b in h["buckets"]:
                 le = b["le_ns"] if b["le_ns"] is not None else 2**62
                 merged[le] = merged.get(le, 0) + b["count"]
