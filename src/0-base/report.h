@@ -18,9 +18,12 @@
  * the runtime's own state names them (src/2-collect/containers.c,
  * docs/containers.md); each name NULL where unknown.
  */
+/* a runtime's container id: 64 lowercase hex digits */
+#define NSL_CONTAINER_ID_LEN 64
+
 struct nsl_container {
 	const char *runtime;		/* "containerd", "cri-o", "docker", "podman"; NULL: unsaid */
-	char id[65];			/* the runtime's container id, 64 hex digits; "": a pod's namespace */
+	char id[NSL_CONTAINER_ID_LEN + 1];	/* the runtime's container id; "": a pod's namespace */
 	char *name;			/* the runtime's name for it (docker, podman) */
 	char *pod, *pod_namespace, *pod_uid;	/* a Kubernetes pod's */
 	char *container;		/* its name in the pod; NULL: the pod's sandbox */

@@ -51,7 +51,8 @@ static char *netns_path(json_object *cached)
 	return path;
 }
 
-size_t nsl_cni_sandboxes(const uint64_t *ino, size_t n, char (*ids)[65])
+size_t nsl_cni_sandboxes(const uint64_t *ino, size_t n,
+			 char (*ids)[NSL_CONTAINER_ID_LEN + 1])
 {
 	char dir[4096], file[512];
 	struct stat self;
@@ -82,7 +83,7 @@ size_t nsl_cni_sandboxes(const uint64_t *ino, size_t n, char (*ids)[65])
 			if (ino[i] != at || ids[i][0] == '-')
 				continue;
 			if (!ids[i][0]) {
-				memcpy(ids[i], id, 65);
+				memcpy(ids[i], id, sizeof(ids[i]));
 				found++;
 			} else if (strcmp(ids[i], id) != 0) {
 				ids[i][0] = '-';	/* two containers say it is theirs */

@@ -8,14 +8,16 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "report.h"
 
 #define NSL_CNI_RESULTS "/var/lib/cni/results"
 
 /*
  * For each network namespace inode ino[i] that a cached result was set up
- * in, its container's id (64 hex digits: a pod's sandbox under containerd
+ * in, its container's id (a pod's sandbox under containerd
  * and CRI-O) in ids[i]; "" for the others. Returns how many were found.
  */
-size_t nsl_cni_sandboxes(const uint64_t *ino, size_t n, char (*ids)[65]);
+size_t nsl_cni_sandboxes(const uint64_t *ino, size_t n,
+			 char (*ids)[NSL_CONTAINER_ID_LEN + 1]);
 
 #endif /* NSL_CNI_H */

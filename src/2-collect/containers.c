@@ -71,8 +71,6 @@
 #include "statefile.h"
 #include "targets.h"
 
-#define ID_LEN 64
-
 #define CONTAINERD_TASKS "/run/containerd/io.containerd.runtime.v2.task"
 #define CRIO_CONTAINERS "/run/containers/storage/overlay-containers"
 #define PODMAN_CONTAINERS "/var/lib/containers/storage/overlay-containers/containers.json"
@@ -80,15 +78,15 @@
 
 /* component [s, s + n) is PREFIX ID SUFFIX: the id copied into id */
 static bool named(const char *s, size_t n, const char *prefix, const char *suffix,
-		  char id[ID_LEN + 1])
+		  char id[NSL_CONTAINER_ID_LEN + 1])
 {
 	size_t p = strlen(prefix), q = strlen(suffix);
 
-	if (n != p + ID_LEN + q || strncmp(s, prefix, p) != 0 ||
-	    strncmp(s + n - q, suffix, q) != 0 || !nsl_is_id(s + p, ID_LEN))
+	if (n != p + NSL_CONTAINER_ID_LEN + q || strncmp(s, prefix, p) != 0 ||
+	    strncmp(s + n - q, suffix, q) != 0 || !nsl_is_id(s + p, NSL_CONTAINER_ID_LEN))
 		return false;
-	memcpy(id, s + p, ID_LEN);
-	id[ID_LEN] = '\0';
+	memcpy(id, s + p, NSL_CONTAINER_ID_LEN);
+	id[NSL_CONTAINER_ID_LEN] = '\0';
 	return true;
 }
 
@@ -463,7 +461,7 @@ static struct nsl_container *pod_netns(struct nsl_container *c)
  */
 static void unseen_by_cni(struct nsl_netns_ask *ask, size_t n, const struct netns_seen *seen)
 {
-	char (*ids)[ID_LEN + 1] = calloc(n, sizeof(*ids));
+	char (*ids)[NSL_CONTAINER_ID_LEN + 1] = calloc(n, sizeof(*ids));
 	uint64_t *ino = calloc(n, sizeof(*ino));
 	size_t found = 0;
 

@@ -11,7 +11,7 @@
 
 bool nsl_is_id(const char *s, size_t n)
 {
-	if (n != 64)
+	if (n != NSL_CONTAINER_ID_LEN)
 		return false;
 	for (size_t i = 0; i < n; i++)
 		if (!isxdigit((unsigned char)s[i]) || isupper((unsigned char)s[i]))

@@ -13,13 +13,14 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <json-c/json.h>
+#include "report.h"
 
 /* the largest state file read: a bundle's config.json is some 10 KiB */
 #define NSL_STATE_MAX (8u << 20)
 /* a name longer than this is cut: Kubernetes' names are at most 253 */
 #define NSL_NAME_MAX 253
 
-/* Whether [s, s + n) is a container id: 64 lowercase hex digits. */
+/* Whether [s, s + n) is a container id (NSL_CONTAINER_ID_LEN lowercase hex digits). */
 bool nsl_is_id(const char *s, size_t n);
 
 /* The path where state file path lies, in full[4096]: 0, or -1 (too long). */
