@@ -33,9 +33,8 @@
  * Only a cgroup that root made names a container: a tenant can name a
  * cgroup of its own subtree after another's container (and a rootless
  * runtime's containers are its user's: unnamed). Only regular files that
- * root owns and only root may write are read, not
- * through a symbolic link (O_NOFOLLOW), at most NSL_STATE_MAX bytes
- * (statefile.c): a
+ * root owns and only root may write are read, not through a symbolic
+ * link (O_NOFOLLOW), at most NSL_STATE_MAX bytes (statefile.c): a
  * rootless runtime keeps its state in its user's home, which a tenant
  * writes, so its containers keep only what the cgroup path says. A file
  * that is not there, or not as expected, names nothing: a wrong name is
@@ -51,8 +50,10 @@
  *    does a tenant's process that entered it. The host's namespace (PID
  *    1's) is never named. A namespace no process is seen in (a tool
  *    without the host's PIDs) is named by the CNI result cache (cni.c):
- *    the pod sandbox it was set up for, by its runtime's state. Test seam: NSL_TEST_STATE_ROOT prefixes every state
- * path (tests/integration/test_containers.sh).
+ *    the pod sandbox it was set up for, by its runtime's state.
+ *
+ * Test seam: NSL_TEST_STATE_ROOT prefixes every state path
+ * (tests/integration/test_containers.sh).
  */
 #define _GNU_SOURCE
 #include <ctype.h>

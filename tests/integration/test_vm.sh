@@ -416,11 +416,11 @@ vm_fentry_known_answer() {
 # fentry, an episode begun, at least 1 s (UDP) and 0.5 s (TCP) of
 # standing time, which holds every ended episode's length (to 2 %, as
 # test_standing.sh); UDP's second of it spans a report (one a second),
-# which sees its socket standing (the iterator, bpf/standing.bpf.h). Under TCG the UDP sender is slow to start, so the
-# reader may catch up once (an episode ends early), and the server's 4 s
-# may end before the backlog drained: a socket closed while it stands
-# ends no episode (its time is counted). TCP's reader drains to EOF: its
-# episode ends.
+# which sees its socket standing (the iterator, bpf/standing.bpf.h).
+# Under TCG the UDP sender is slow to start, so the reader may catch up
+# once (an episode ends early), and the server's 4 s may end before the
+# backlog drained: a socket closed while it stands ends no episode (its
+# time is counted). TCP's reader drains to EOF: its episode ends.
 vm_fentry_standing() {
 	local f=$OUT/fentry-standing.json h min len standing
 	expect_guest_rc fentry-standing 0 || return
