@@ -228,47 +228,107 @@ int BPF_PROG(tp_udp_fail_queue, int rc, struct sock *sk)
 }
 
 /*
- * At each report, before it reads the histograms, the reader walks
- * standing_sk (src/2-collect/reader.c) with this iterator (the socket
- * storage map's, v5.9: bpf_sk_storage_map_seq_show() calls it for each
- * socket that holds a run, under RCU, the socket held). Each socket with
- * a run is looked at, as an arrival or a read would: a queue that stands
- * with nothing arriving and nobody reading (a stopped reader whose
- * sender stopped too) has its standing time counted up to now in the
- * report, where else the next look would count it whole, later. Between
- * two looks the queue did not change, its head only aged: this look only
- * extends a run whose head is at or above target, and says nothing else.
- * A queue that emptied, or whose head got younger, was read, and that
- * read's look saw it; this one reads the queue without its lock from
- * another CPU than the reader's, and may catch UDP's reader splicing
- * sk_receive_queue into reader_queue, both seen empty (measured: an
- * episode of 3.3 s cut at 0.9 s, when this look could end runs). Then
- * the iterator writes the group key of each socket
- * whose queue stands (the group its looks record to, standing_add()):
- * the reader counts them, the sockets standing now. A socket that closes
- * takes its run with it, so what the walk finds is what stands.
+ * The report's walks (src/0-base/hooks.c, nsl_walks[]; the reader runs
+ * them before it reads the histograms): each socket a walk visits is
+ * looked at, as an arrival or a read would, so that a queue that stands
+ * with nothing arriving and nobody reading (a stopped reader whose sender
+ * stopped too) has its standing time counted up to now in the report,
+ * where else the next look would count it whole, later; and each socket
+ * whose queue stands gives its group key (the group its looks record to,
+ * standing_add()): the reader counts them, the sockets standing now.
+ * Between two looks the queue did not change, its head only aged: a
+ * walk's look only starts or extends a run whose head is at or above
+ * target, and says nothing else. A queue that emptied, or whose head got
+ * younger, was read, and that read's look saw it; the walk reads the
+ * queue without its lock from another CPU than the reader's, and may
+ * catch UDP's reader splicing sk_receive_queue into reader_queue, both
+ * seen empty (measured: an episode of 3.3 s cut at 0.9 s, when the walk
+ * could end runs).
+ *
+ * Two walks may visit one socket in one report (the runs' walk and the
+ * sockets' walk of a namespace): the reader bumps nsl_walk_round before
+ * each report's walks, and a run tells its socket once a round
+ * (nsl_standing_state.walked).
  */
-SEC("iter/bpf_sk_storage_map")
-int standing_sockets(struct bpf_iter__bpf_sk_storage_map *ctx)
+__u32 nsl_walk_round = 0;
+
+static __always_inline void walk_sock(struct bpf_iter_meta *meta, struct sock *sk,
+				      __u32 hook)
 {
-	struct nsl_standing_state *st = ctx->value;
-	struct sock *sk = ctx->sk;
+	struct nsl_standing_state *st;
 	struct nsl_group_key key = {};
+	__u32 round = nsl_walk_round;
 	int standing;
 
-	if (!sk || !st)
-		return 0;
-	key.hook = sk->sk_protocol == IPPROTO_TCP ? NSL_HOOK_TCP_STANDING :
-						    NSL_HOOK_UDP_STANDING;
-	standing = standing_look(sk, key.hook, 1);
-	/* a look that said nothing changed nothing (st is as it was) */
-	if (standing < 0)
-		standing = st->begun;
-	if (!standing)
-		return 0;
+	if (!hook_on(hook) || !sk_netns_selected(sk))
+		return;
+	standing = standing_look(sk, hook, 1);
+	/* a look that said nothing changed nothing: the run, if any, is as it was */
+	if (standing == 0 || (standing < 0 && !may_hold_run(sk)))
+		return;
+	st = bpf_sk_storage_get(&standing_sk, sk, 0, 0);
+	if (!st || !st->begun || st->walked == round)
+		return;
+	st->walked = round;
+	key.hook = hook;
 	if (cfg.group_by_netns)
 		key.netns = sk_netns(sk);
-	bpf_seq_write(ctx->meta->seq, &key, sizeof(key));
+	bpf_seq_write(meta->seq, &key, sizeof(key));
+}
+
+/*
+ * Every TCP socket of the namespace the walk was made in (the seq file's:
+ * bpf_iter_init_seq_net() takes the creating thread's; seq_sk_match()):
+ * listeners, request and time-wait sockets (no queue of their own: not
+ * full sockets, bpf_skc_to_tcp_sock() gives NULL) left out. From v5.15
+ * (bpf_iter_tcp_batch) each socket is shown with its lock held
+ * (lock_sock_fast()), so its queue holds still for the look. v5.9.
+ */
+SEC("iter/tcp")
+int standing_walk_tcp(struct bpf_iter__tcp *ctx)
+{
+	struct sock_common *skc = ctx->sk_common;
+	struct tcp_sock *tp;
+
+	if (!skc)
+		return 0;
+	tp = bpf_skc_to_tcp_sock(skc);
+	if (tp && tp->inet_conn.icsk_inet.sk.__sk_common.skc_state != TCP_LISTEN)
+		walk_sock(ctx->meta, (struct sock *)tp, NSL_HOOK_TCP_STANDING);
+	return 0;
+}
+
+/*
+ * Every UDP socket (IPv4 and IPv6: one table) of the namespace the walk
+ * was made in, as iter/tcp's. Without the socket lock: UDP queues and
+ * reads without it anyway (queue_head()). v5.9.
+ */
+SEC("iter/udp")
+int standing_walk_udp(struct bpf_iter__udp *ctx)
+{
+	struct udp_sock *up = ctx->udp_sk;
+
+	if (up)
+		walk_sock(ctx->meta, (struct sock *)up, NSL_HOOK_UDP_STANDING);
+	return 0;
+}
+
+/*
+ * The runs of every namespace (-n -1), through the socket storage map
+ * (bpf_sk_storage_map_seq_show(), v5.9: each socket that holds a run,
+ * under RCU, the socket held). Map iterators are refused where
+ * trampolines are (measured on 6.18 here: EPERM after the verifier),
+ * then the namespaces other than the walked one have no walk (-l says
+ * so).
+ */
+SEC("iter/bpf_sk_storage_map")
+int standing_walk_runs(struct bpf_iter__bpf_sk_storage_map *ctx)
+{
+	struct sock *sk = ctx->sk;
+
+	if (sk && ctx->value)
+		walk_sock(ctx->meta, sk, sk->sk_protocol == IPPROTO_TCP ?
+			  NSL_HOOK_TCP_STANDING : NSL_HOOK_UDP_STANDING);
 	return 0;
 }
 

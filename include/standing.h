@@ -49,7 +49,7 @@ struct nsl_standing_state {
 	__u64 first_above;	/* the run's first look at or above target */
 	__u64 last_above;	/* its latest one */
 	__u32 begun;		/* the run is an episode */
-	__u32 pad;
+	__u32 walked;		/* the report's walks' round that told it */
 };
 
 /* What one look gives: to add to the counters and the histogram. */

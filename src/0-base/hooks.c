@@ -89,8 +89,8 @@ const struct nsl_hook_desc nsl_hooks[NSL_NR_HOOKS] = {
 	 * on arrival (sock_def_readable, or the sk_data_ready tracepoint in
 	 * it; TCP's drops call it too), after every read (fexit of the
 	 * protocol's recvmsg, or sock_recv_length, v6.3), and at UDP's drops
-	 * for a full buffer; and an iterator over the runs, for the sockets
-	 * standing at each report. Opt-in: a look costs every packet and
+	 * for a full buffer; and at each report the walks of nsl_walks[]
+	 * below, where they load. Opt-in: a look costs every packet and
 	 * read of the protocol (docs/performance.md, "Standing queues").
 	 */
 	[NSL_HOOK_TCP_STANDING] = {
@@ -99,9 +99,8 @@ const struct nsl_hook_desc nsl_hooks[NSL_NR_HOOKS] = {
 		.opt_in = true,
 		.cands = { FENTRY_NEEDS(NSL_NEED_TRACING_SK_STORAGE,
 					"fentry_sock_def_readable",
-					"fexit_tcp_recvmsg", "standing_sockets"),
-			   TP("tp_data_ready", "tp_recv_length",
-			      "standing_sockets") },
+					"fexit_tcp_recvmsg"),
+			   TP("tp_data_ready", "tp_recv_length") },
 	},
 	[NSL_HOOK_UDP_STANDING] = {
 		.name = "udp-standing-queue",
@@ -110,15 +109,30 @@ const struct nsl_hook_desc nsl_hooks[NSL_NR_HOOKS] = {
 		.cands = { FENTRY_NEEDS(NSL_NEED_TRACING_SK_STORAGE,
 					"fentry_sock_def_readable",
 					"fexit_udp_recvmsg", "fexit_udpv6_recvmsg",
-					"tp_udp_fail_queue", "standing_sockets"),
+					"tp_udp_fail_queue"),
 			   TP("tp_data_ready", "tp_recv_length",
-			      "tp_udp_fail_queue", "standing_sockets") },
+			      "tp_udp_fail_queue") },
 	},
 };
 
 #define HOOK(h) (1u << NSL_HOOK_##h)
 #define ALL_HOOKS ((1u << NSL_NR_HOOKS) - 1)
 #define STANDING_HOOKS (HOOK(TCP_STANDING) | HOOK(UDP_STANDING))
+
+/*
+ * The sockets' walks (iter/tcp, iter/udp: v5.9, sk storage from them
+ * v5.11) see every socket of one namespace, a queue that no look saw
+ * stand included; the runs' walk sees the runs of all of them, where
+ * map iterators load (refused on 6.18 here, as trampolines are).
+ */
+const struct nsl_walk_desc nsl_walks[NSL_NR_WALKS] = {
+	[NSL_WALK_TCP] = { "standing_walk_tcp", HOOK(TCP_STANDING), false,
+			   "the report's walk of the TCP sockets" },
+	[NSL_WALK_UDP] = { "standing_walk_udp", HOOK(UDP_STANDING), false,
+			   "the report's walk of the UDP sockets" },
+	[NSL_WALK_RUNS] = { "standing_walk_runs", STANDING_HOOKS, true,
+			    "the report's walk of other namespaces' runs" },
+};
 /* the hooks that see an skb on its way in, with the skb's own tstamp */
 #define RX_HOOKS (HOOK(IP_START) | HOOK(TCP_START) | HOOK(UDP_START) | \
 		  HOOK(TCP_SOCK_ENQUEUED) | HOOK(UDP_SOCK_ENQUEUED) | \

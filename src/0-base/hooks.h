@@ -68,6 +68,33 @@ struct nsl_hook_desc {
 extern const struct nsl_hook_desc nsl_hooks[NSL_NR_HOOKS];
 
 /*
+ * The report's walks of the sockets, for the standing-queue hooks
+ * (bpf/standing.bpf.h): BPF iterators the reader runs before each report.
+ * Each is optional: a hook whose walks do not load still runs on its
+ * looks, and -l and hook_info say what it lacks.
+ */
+enum nsl_walk {
+	NSL_WALK_TCP,	/* iter/tcp: the TCP sockets of one namespace */
+	NSL_WALK_UDP,	/* iter/udp: its UDP sockets */
+	NSL_WALK_RUNS,	/* iter/bpf_sk_storage_map: the runs of every namespace */
+	NSL_NR_WALKS
+};
+
+struct nsl_walk_desc {
+	const char *prog;	/* its BPF program (bpf/netstacklat.bpf.c) */
+	uint32_t hooks;		/* bit per hook it looks for */
+	/*
+	 * Walks the runs of every namespace, wanted with -n -1 only; else
+	 * every socket of the namespace it was made in: the one -n selects,
+	 * ours with -n -1
+	 */
+	bool every_netns;
+	const char *what;	/* what a hook without it lacks, for -l */
+};
+
+extern const struct nsl_walk_desc nsl_walks[NSL_NR_WALKS];
+
+/*
  * The counters (enum nsl_counter): one vocabulary for every output format
  * (JSON key, Prometheus netstacklat_<name>_total, table), and the hooks
  * where each can be non-zero; reports leave it out for the others.

@@ -134,6 +134,7 @@ struct nsl_hook_status {
 	const char *method;		/* "fentry", "tracepoint", "netfilter"; NULL: unavailable */
 	uint64_t netns;			/* inode of the only netns it sees; 0: all */
 	const char *why;		/* when unavailable: the reasons */
+	const char *lacks;		/* attached, without something: what; or NULL */
 };
 
 struct nsl_report {

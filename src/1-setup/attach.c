@@ -3,7 +3,7 @@
  * Attaching: the filters resolved, the object loaded, the maps filled, the
  * clock set and RX timestamps on before any program runs; then each hook's
  * programs attached (netfilter links inside the target netns, the others
- * by libbpf). And nsl_loader_close(), which undoes all of it.
+ * by libbpf), and the standing hooks' walks. And nsl_loader_close(), which undoes all of it.
  */
 #include <errno.h>
 #include <limits.h>
@@ -16,6 +16,7 @@
 #include "nflink.h"
 #include "rxtstamp.h"
 #include "setup.h"
+#include "walkns.h"
 #include "netstacklat.skel.h"
 
 /*
@@ -55,25 +56,6 @@ static int attach_netfilter(struct nsl_loader *l, int h,
 	return nsl_leave_target_netns(saved, err);
 }
 
-/*
- * A program by libbpf; an iterator (only standing_sockets, SEC("iter/
- * bpf_sk_storage_map")) over the map it walks, which libbpf cannot know,
- * its link kept for the reader (l->standing_iter).
- */
-static struct bpf_link *attach_prog(struct nsl_loader *l, struct bpf_program *p)
-{
-	union bpf_iter_link_info info = {
-		.map.map_fd = bpf_map__fd(l->skel->maps.standing_sk),
-	};
-	LIBBPF_OPTS(bpf_iter_attach_opts, opts, .link_info = &info,
-		    .link_info_len = sizeof(info));
-
-	if (strncmp(bpf_program__section_name(p), "iter/", 5) != 0)
-		return bpf_program__attach(p);
-	l->standing_iter = bpf_program__attach_iter(p, &opts);
-	return l->standing_iter;
-}
-
 static int attach_hooks(struct nsl_loader *l)
 {
 	for (int h = 0; h < NSL_NR_HOOKS; h++) {
@@ -96,7 +78,7 @@ static int attach_hooks(struct nsl_loader *l)
 
 			if (!nsl_loader_prog_owner(l, h, c->progs[i]))
 				continue;
-			hs->links[i] = attach_prog(l, p);
+			hs->links[i] = bpf_program__attach(p);
 			if (!hs->links[i]) {
 				int err = -errno;
 
@@ -107,6 +89,55 @@ static int attach_hooks(struct nsl_loader *l)
 		}
 	}
 	return 0;
+}
+
+/*
+ * The standing hooks' walks (nsl_walks[]): the runs' walk over the socket
+ * storage map, which libbpf cannot know; the sockets' walks as they are,
+ * made at each report in the namespace -n selects: ours (the reader's
+ * thread), or -n PATH's, by a thread that lives there (walkns.h). A walk
+ * that cannot be had is left off, said in -l and hook_info: the hooks
+ * run on their looks without it.
+ */
+static void attach_walks(struct nsl_loader *l)
+{
+	union bpf_iter_link_info info = {
+		.map.map_fd = bpf_map__fd(l->skel->maps.standing_sk),
+	};
+	LIBBPF_OPTS(bpf_iter_attach_opts, opts, .link_info = &info,
+		    .link_info_len = sizeof(info));
+	bool sockets = false;
+
+	for (int w = 0; w < NSL_NR_WALKS; w++) {
+		struct bpf_program *p = bpf_object__find_program_by_name(
+			l->skel->obj, nsl_walks[w].prog);
+
+		if (!(l->walks_on & (1u << w)))
+			continue;
+		l->walk_links[w] = bpf_program__attach_iter(p, nsl_walks[w].every_netns ?
+							    &opts : NULL);
+		if (!l->walk_links[w]) {
+			snprintf(l->walk_why[w], sizeof(l->walk_why[w]), "%s: attach: %s",
+				 bpf_program__section_name(p), strerror(errno));
+			l->walks_on &= ~(1u << w);
+		}
+		sockets |= l->walk_links[w] && !nsl_walks[w].every_netns;
+	}
+	if (sockets && l->netns_path[0] &&
+	    !(l->walk_thread = nsl_walkns_start(l->netns_path))) {
+		int err = errno;
+
+		for (int w = 0; w < NSL_NR_WALKS; w++) {
+			if (!l->walk_links[w] || nsl_walks[w].every_netns)
+				continue;
+			snprintf(l->walk_why[w], sizeof(l->walk_why[w]),
+				 "no thread in %.100s: %s", l->netns_path, strerror(err));
+			bpf_link__destroy(l->walk_links[w]);
+			l->walk_links[w] = NULL;
+			l->walks_on &= ~(1u << w);
+		}
+	}
+	nsl_loader_note_lacks(l);
 }
 
 void nsl_loader_attach_netns_gone(struct nsl_loader *l)
@@ -156,6 +187,7 @@ int nsl_loader_attach(struct nsl_loader *l, const struct nsl_options *o)
 	err = attach_hooks(l);
 	if (err)
 		return err;
+	attach_walks(l);
 	nsl_loader_attach_netns_gone(l);
 	/*
 	 * "attached" must mean measuring: the first packets would be
@@ -180,6 +212,9 @@ void nsl_loader_close(struct nsl_loader *l)
 			if (l->hooks[h].nf_fds[i] > 0)
 				close(l->hooks[h].nf_fds[i]);
 	}
+	nsl_walkns_stop(l->walk_thread);
+	for (int w = 0; w < NSL_NR_WALKS; w++)
+		bpf_link__destroy(l->walk_links[w]);
 	bpf_link__destroy(l->netns_gone_link);
 	ring_buffer__free(l->clock_events);
 	netstacklat_bpf__destroy(l->skel);

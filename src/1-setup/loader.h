@@ -14,6 +14,7 @@
 
 struct netstacklat_bpf;
 struct bpf_link;
+struct nsl_walkns;
 struct ring_buffer;
 
 #define NSL_NF_LINKS 2
@@ -22,6 +23,8 @@ struct nsl_hook_state {
 	enum nsl_method method;		/* NSL_METHOD_NONE: not attached */
 	int cand;			/* index of the method in nsl_hooks[].cands */
 	char why[320];			/* why no method works here */
+	/* what an attached hook goes without (its walks, nsl_walks[]), or "" */
+	char lacks[320];
 	struct bpf_link *links[NSL_MAX_PROGS];
 	int nf_fds[NSL_NF_LINKS];	/* netfilter links: IPv4, IPv6 */
 };
@@ -64,10 +67,16 @@ struct nsl_loader {
 	uint64_t cleanup_net;	/* its address (cfg.cleanup_net) */
 	struct bpf_link *netns_gone_link;
 	/*
-	 * The standing hooks' iterator over their runs (standing_sockets),
-	 * one of their links: the reader walks it at each report; or NULL.
+	 * The standing hooks' walks (nsl_walks[]): walks_on, bit per walk
+	 * to load (plan.c) and attached (walk_links[]), the reader runs them
+	 * at each report; walk_why, why one wanted is not. The sockets'
+	 * walks of -n PATH's namespace are made by a thread that lives
+	 * there (walk_thread, walkns.h); of ours by the reader.
 	 */
-	struct bpf_link *standing_iter;
+	uint32_t walks_on;
+	char walk_why[NSL_NR_WALKS][160];
+	struct bpf_link *walk_links[NSL_NR_WALKS];
+	struct nsl_walkns *walk_thread;
 };
 
 /* Whether the kernel takes BPF atomic fetch-and-add (v5.12; -I/-C need it). */
@@ -149,6 +158,12 @@ bool nsl_loader_prog_owner(const struct nsl_loader *l, int h, const char *prog);
 
 /* Histograms of the grouped maps: --max-groups when grouping, else 1. */
 uint32_t nsl_loader_groups(const struct nsl_options *o);
+
+/*
+ * What each attached standing hook goes without (its walks that are not
+ * on), in its lacks; again after the plan changed.
+ */
+void nsl_loader_note_lacks(struct nsl_loader *l);
 
 /* Number of enabled hooks that got a method. */
 int nsl_loader_nr_attached(const struct nsl_loader *l);

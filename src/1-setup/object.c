@@ -100,6 +100,14 @@ static void set_autoload(const struct nsl_loader *l, struct netstacklat_bpf *s,
 	bpf_program__set_autoload(s->progs.nsl_clock_probe, true);
 	/* not a hook: only for groups keyed by namespace (bpf/netns_gone.bpf.h) */
 	bpf_program__set_autoload(s->progs.nsl_netns_gone, l->netns_gone_on);
+	/* the standing hooks' walks, where the plan has them (plan_walks()) */
+	for (int w = 0; w < NSL_NR_WALKS; w++) {
+		p = bpf_object__find_program_by_name(s->obj, nsl_walks[w].prog);
+		bpf_program__set_autoload(p, (l->walks_on & (1u << w)) &&
+					     (hooks & nsl_walks[w].hooks));
+		if (test_rejects(nsl_walks[w].prog))
+			bpf_program__set_type(p, BPF_PROG_TYPE_UNSPEC);
+	}
 	for (int h = 0; h < NSL_NR_HOOKS; h++) {
 		const struct nsl_candidate *c = nsl_loader_chosen(l, h);
 

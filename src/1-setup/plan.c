@@ -219,6 +219,63 @@ static void keep_heap(bool keep)
 		malloc_trim(0);
 }
 
+/*
+ * What each attached standing hook goes without (nsl_hook_state.lacks):
+ * its sockets' walk (the namespace -n selects, ours with -n -1), and with
+ * -n -1 the runs' walk of the other namespaces. Said again after the load
+ * changed the plan.
+ */
+void nsl_loader_note_lacks(struct nsl_loader *l)
+{
+	for (int h = 0; h < NSL_NR_HOOKS; h++) {
+		struct nsl_hook_state *hs = &l->hooks[h];
+		size_t n = 0;
+
+		hs->lacks[0] = '\0';
+		if (hs->method == NSL_METHOD_NONE || !nsl_hook_standing(h))
+			continue;
+		for (int w = 0; w < NSL_NR_WALKS; w++) {
+			if (!(nsl_walks[w].hooks & (1u << h)) ||
+			    (nsl_walks[w].every_netns && l->netns_ino) ||
+			    (l->walks_on & (1u << w)))
+				continue;
+			n += snprintf(hs->lacks + n, sizeof(hs->lacks) - n, "%s%s (%s)",
+				      n ? "; " : "", nsl_walks[w].what, l->walk_why[w]);
+			if (n >= sizeof(hs->lacks))
+				break;
+		}
+	}
+}
+
+/*
+ * The walks the attached standing hooks want (walks of every namespace's
+ * runs only with -n -1), where this kernel loads their programs.
+ */
+static void plan_walks(struct nsl_loader *l, const struct btf *vmlinux)
+{
+	l->walks_on = 0;
+	for (int w = 0; w < NSL_NR_WALKS; w++) {
+		const struct nsl_walk_desc *d = &nsl_walks[w];
+		struct bpf_program *p;
+		bool wanted = false;
+
+		l->walk_why[w][0] = '\0';
+		for (int h = 0; h < NSL_NR_HOOKS; h++)
+			wanted |= (d->hooks & (1u << h)) &&
+				  l->hooks[h].method != NSL_METHOD_NONE;
+		if (!wanted || (d->every_netns && l->netns_ino))
+			continue;
+		p = bpf_object__find_program_by_name(l->skel->obj, d->prog);
+		if (!p)
+			snprintf(l->walk_why[w], sizeof(l->walk_why[w]),
+				 "program %s missing", d->prog);
+		else if (!nsl_probe_section(vmlinux, bpf_program__section_name(p),
+					    l->walk_why[w], sizeof(l->walk_why[w])))
+			l->walks_on |= 1u << w;
+	}
+	nsl_loader_note_lacks(l);
+}
+
 int nsl_loader_probe(struct nsl_loader *l, const struct nsl_options *o)
 {
 	struct btf *vmlinux;
@@ -245,6 +302,7 @@ int nsl_loader_probe(struct nsl_loader *l, const struct nsl_options *o)
 		else
 			snprintf(l->hooks[h].why, sizeof(l->hooks[h].why), "disabled");
 	}
+	plan_walks(l, vmlinux);
 	btf__free(vmlinux);
 	return 0;
 }
@@ -288,6 +346,34 @@ static int move_rejected_hooks(struct nsl_loader *l, const struct nsl_options *o
 	return moved;
 }
 
+/*
+ * After a failed load: the walks that the kernel refuses, each loaded with
+ * its hooks' programs (and the maps), are left off. Returns whether one
+ * was.
+ */
+static bool drop_refused_walks(struct nsl_loader *l, const struct nsl_options *o)
+{
+	uint32_t on = l->walks_on, ok = 0;
+
+	for (int w = 0; w < NSL_NR_WALKS; w++) {
+		int err;
+
+		if (!(on & (1u << w)))
+			continue;
+		l->walks_on = 1u << w;
+		err = nsl_object_try(l, o, nsl_walks[w].hooks);
+		if (!err)
+			ok |= 1u << w;
+		else
+			snprintf(l->walk_why[w], sizeof(l->walk_why[w]),
+				 "%s: refused at load: %s", nsl_walks[w].prog,
+				 strerror(-err));
+	}
+	l->walks_on = ok;
+	nsl_loader_note_lacks(l);
+	return ok != on;
+}
+
 int nsl_loader_load(struct nsl_loader *l, const struct nsl_options *o)
 {
 	int err;
@@ -324,6 +410,12 @@ int nsl_loader_load(struct nsl_loader *l, const struct nsl_options *o)
 				 "its program refused at load: %s", strerror(-err));
 			continue;
 		}
+		/*
+		 * the walks: each that does not load with its hooks is left
+		 * off (the hooks run on their looks, and say what they lack)
+		 */
+		if (l->walks_on && drop_refused_walks(l, o))
+			continue;
 		/* the maps alone must load, or the failure is no hook's */
 		if (nsl_object_try(l, o, 0) || move_rejected_hooks(l, o) <= 0) {
 			pr_warn("cannot load the BPF programs: %s%s\n", strerror(-err),
@@ -337,6 +429,8 @@ int nsl_loader_load(struct nsl_loader *l, const struct nsl_options *o)
 		}
 	}
 	nsl_libbpf_quiet = false;
+	/* a hook moved or gone: what the others lack is said anew */
+	nsl_loader_note_lacks(l);
 	keep_heap(false);
 	if (!err && (err = nsl_object_fill_free_ids(l, o)))
 		pr_warn("cannot fill the map of free group ids: %s\n", strerror(-err));

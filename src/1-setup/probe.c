@@ -89,8 +89,10 @@ int nsl_probe_section(const struct btf *vmlinux, const char *sec,
 		 * verifier runs, for a two-instruction program)
 		 */
 		snprintf(why, len, "%s: load: %s%s", sec, strerror(errno),
-			 errno == EPERM && opts.expected_attach_type != BPF_TRACE_RAW_TP ?
-			 " (BPF trampolines blocked on this kernel?)" : "");
+			 errno != EPERM || opts.expected_attach_type == BPF_TRACE_RAW_TP ? "" :
+			 opts.expected_attach_type == BPF_TRACE_ITER ?
+			 " (this kernel refuses this iterator, as it may trampolines?)" :
+			 " (BPF trampolines blocked on this kernel?)");
 		return -errno;
 	}
 	/* an iterator attaches to what it walks: the load says enough */

@@ -67,6 +67,7 @@ static const struct nsl_hook_status *hook_status(const struct nsl_loader *l,
 		st[h].method = m == NSL_METHOD_NONE ? NULL : nsl_method_name(m);
 		st[h].netns = m == NSL_METHOD_NETFILTER ? l->nf_netns_ino : l->netns_ino;
 		st[h].why = l->hooks[h].why;
+		st[h].lacks = l->hooks[h].lacks[0] ? l->hooks[h].lacks : NULL;
 	}
 	return st;
 }
@@ -76,12 +77,13 @@ int nsl_collect_reader_init(struct nsl_reader *rd, const struct nsl_loader *l,
 			    bool cumulative, struct nsl_groups *g)
 {
 	struct netstacklat_bpf *s = l->skel;
-	const struct nsl_reader_maps m = {
+	struct nsl_reader_maps m = {
 		.hist_fd = bpf_map__fd(s->maps.hist),
 		.group_ids_fd = bpf_map__fd(s->maps.group_ids),
 		.group_hist_fd = bpf_map__fd(s->maps.group_hist),
 		.counters_fd = bpf_map__fd(s->maps.counters),
-		.standing_iter_fd = l->standing_iter ? bpf_link__fd(l->standing_iter) : -1,
+		.walk_thread = l->walk_thread,
+		.walk_round = &s->bss->nsl_walk_round,
 		.groups = nsl_loader_groups(o),
 		.group_netns = nsl_group_by_netns(o),
 		.schema = o->schema,
@@ -89,7 +91,11 @@ int nsl_collect_reader_init(struct nsl_reader *rd, const struct nsl_loader *l,
 	};
 
 	bool grouped = o->group_ifindex || o->group_cgroup;
-	int err = nsl_reader_init(rd, &m, attached, o->group_ifindex,
+	int err;
+
+	for (int w = 0; w < NSL_NR_WALKS; w++)
+		m.walk_fds[w] = l->walk_links[w] ? bpf_link__fd(l->walk_links[w]) : -1;
+	err = nsl_reader_init(rd, &m, attached, o->group_ifindex,
 				  o->group_cgroup, cumulative, grouped ? g : NULL);
 
 	rd->status = hook_status(l, o);

@@ -182,50 +182,66 @@ static int read_groups(struct nsl_reader *r)
 	return 0;
 }
 
-/*
- * The standing hooks' walk of their runs (standing_sockets,
- * bpf/standing.bpf.h), before the histograms are read: it looks at each
- * socket that holds a run, so that a queue standing with no arrival and
- * no read has its time up to now in this report, and gives the group key
- * of each socket whose queue stands, kept in r->standing.
- */
-static int walk_standing(struct nsl_reader *r)
+/* Reads the group keys a walk's iterator fd gives, after r->standing. */
+static int read_walk(struct nsl_reader *r, int fd)
 {
 	size_t have = 0;
 	ssize_t n;
-	int fd, err = 0;
 
-	r->nr_standing = 0;
-	if (r->m.standing_iter_fd < 0)
-		return 0;
-	fd = bpf_iter_create(r->m.standing_iter_fd);
-	if (fd < 0)
-		return -errno;
 	for (;;) {
 		if (r->nr_standing + 64 > r->cap_standing) {
 			size_t cap = 2 * r->cap_standing + 64;
 			struct nsl_group_key *k = realloc(r->standing, cap * sizeof(*k));
 
-			if (!k) {
-				err = -ENOMEM;
-				break;
-			}
+			if (!k)
+				return -ENOMEM;
 			r->standing = k;
 			r->cap_standing = cap;
 		}
 		/* whole records fit (64 of them): a read ends at one's end */
 		n = read(fd, (char *)(r->standing + r->nr_standing) + have,
 			 64 * sizeof(*r->standing) - have);
-		if (n <= 0) {
-			err = n < 0 ? -errno : 0;
-			break;
-		}
+		if (n <= 0)
+			return n < 0 ? -errno : 0;
 		/* a part of a record (never seen) stays where the next read ends it */
 		r->nr_standing += (have + n) / sizeof(*r->standing);
 		have = (have + n) % sizeof(*r->standing);
 	}
-	close(fd);
-	return err;
+}
+
+/*
+ * The standing hooks' walks (nsl_walks[], bpf/standing.bpf.h), before the
+ * histograms are read: each looks at the sockets it visits, so that a
+ * queue standing with no arrival and no read has its time up to now in
+ * this report, and gives the group key of each socket whose queue
+ * stands, kept in r->standing. A walk that fails is said once and left
+ * off: the histograms matter more.
+ */
+static void walk_standing(struct nsl_reader *r)
+{
+	r->nr_standing = 0;
+	if (r->m.walk_round)
+		(*r->m.walk_round)++;
+	for (int w = 0; w < NSL_NR_WALKS; w++) {
+		int fd, err;
+
+		if (r->m.walk_fds[w] < 0)
+			continue;
+		/* the sockets' walks see the namespace they are made in */
+		if (!nsl_walks[w].every_netns && r->m.walk_thread)
+			fd = nsl_walkns_iter(r->m.walk_thread, r->m.walk_fds[w]);
+		else if ((fd = bpf_iter_create(r->m.walk_fds[w])) < 0)
+			fd = -errno;
+		err = fd < 0 ? fd : read_walk(r, fd);
+		if (fd >= 0)
+			close(fd);
+		if (!err)
+			continue;
+		pr_warn("cannot run %s (%s): from now on a silent queue's time only "
+			"at its next look, and its socket not counted standing\n",
+			nsl_walks[w].what, strerror(-err));
+		r->m.walk_fds[w] = -1;
+	}
 }
 
 /*
@@ -250,15 +266,9 @@ static void count_standing(struct nsl_reader *r)
 
 static int read_totals(struct nsl_reader *r)
 {
-	int err = walk_standing(r);
+	int err;
 
-	/* the histograms matter more than the walk: said once, left off */
-	if (err) {
-		pr_warn("cannot walk the standing-queue hooks' runs (%s): no sockets "
-			"standing counted, and a silent queue's time only at its next "
-			"look, from now on\n", strerror(-err));
-		r->m.standing_iter_fd = -1;
-	}
+	walk_standing(r);
 	nsl_set_clear(&r->cur);
 	err = r->grouped ? read_groups(r) : read_hooks(r);
 	if (!err)

@@ -11,13 +11,24 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "groups.h"
+#include "hooks.h"
 #include "histset.h"
 #include "report.h"
+#include "walkns.h"
 
 /* The maps a reader reads (bpf/netstacklat.bpf.c) and their layout. */
 struct nsl_reader_maps {
 	int hist_fd, group_ids_fd, group_hist_fd, counters_fd;
-	int standing_iter_fd;			/* the standing hooks' iterator link, or -1 */
+	/*
+	 * The standing hooks' walks (nsl_walks[]): each one's iterator
+	 * link, or -1; the thread that makes the sockets' walks in -n
+	 * PATH's namespace (NULL: the reader makes them, in its own); and
+	 * the BPF side's round of walks (nsl_walk_round), bumped before each
+	 * report's.
+	 */
+	int walk_fds[NSL_NR_WALKS];
+	struct nsl_walkns *walk_thread;
+	volatile uint32_t *walk_round;
 	uint32_t groups;			/* entries of the grouped maps */
 	bool group_netns;			/* -I with -n -1 */
 	unsigned int schema;			/* of every histogram */

@@ -304,7 +304,8 @@ static void json_recursion(FILE *out, const struct nsl_report *r)
 
 /*
  * Per hook asked for: how it attaches and the one namespace it sees (null:
- * all), or null and why it is unavailable. So that a file says, without
+ * all), and what it goes without (lacks, where something), or null and
+ * why it is unavailable. So that a file says, without
  * stderr, why a hook is empty or missing.
  */
 static void json_hooks(FILE *out, const struct nsl_report *r)
@@ -329,6 +330,10 @@ static void json_hooks(FILE *out, const struct nsl_report *r)
 				fprintf(out, "%" PRIu64, st->netns);
 			else
 				fputs("null", out);
+			if (st->lacks) {
+				fputs(",\"lacks\":", out);
+				json_string(out, st->lacks, SIZE_MAX);
+			}
 		} else {
 			fputs(",\"unavailable\":", out);
 			json_string(out, st->why ? st->why : "", SIZE_MAX);

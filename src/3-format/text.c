@@ -140,6 +140,8 @@ void nsl_hook_info_labels(const struct nsl_hook_status *st, int h,
 	l[out->n++] = (struct nsl_label){ "netns", out->num[0], sizeof(out->num[0]) };
 	if (!st->method)
 		l[out->n++] = (struct nsl_label){ "reason", st->why ? st->why : "", SIZE_MAX };
+	else if (st->lacks)
+		l[out->n++] = (struct nsl_label){ "lacks", st->lacks, SIZE_MAX };
 }
 
 void nsl_build_info_labels(const struct nsl_report *r, struct nsl_labels *out)

@@ -19,8 +19,9 @@ void nsl_list_hooks(const struct nsl_loader *l, FILE *f, bool all)
 		if (!all && disabled(hs))
 			continue;
 		if (hs->method != NSL_METHOD_NONE)
-			fprintf(f, "  %-20s %-11s %s\n", nsl_hooks[h].name,
-				nsl_method_name(hs->method), nsl_hooks[h].desc);
+			fprintf(f, "  %-20s %-11s %s%s%s\n", nsl_hooks[h].name,
+				nsl_method_name(hs->method), nsl_hooks[h].desc,
+				hs->lacks[0] ? "; lacks " : "", hs->lacks);
 		else
 			fprintf(f, "  %-20s %-11s %s\n", nsl_hooks[h].name,
 				"unavailable", hs->why);

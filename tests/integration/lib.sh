@@ -245,7 +245,9 @@ wait_for() {	# wait_for SECONDS COMMAND...: poll until COMMAND succeeds
 start_tool() {
 	local out=$1; shift
 	: > "$TMP/tool.err"
-	"$NSL" -F json -r "${REPORT_EVERY:-1}" -o "$out" "$@" 2> "$TMP/tool.err" &
+	# TOOL_IN_NETNS: the tool runs in that namespace (ip netns exec execs it)
+	${TOOL_IN_NETNS:+ip netns exec "$TOOL_IN_NETNS"} "$NSL" -F json -r "${REPORT_EVERY:-1}" \
+		-o "$out" "$@" 2> "$TMP/tool.err" &
 	TOOL_PID=$!
 	BG_PIDS+=("$TOOL_PID")
 	if ! wait_for 20 grep -q "attached" "$TMP/tool.err"; then

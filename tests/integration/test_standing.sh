@@ -7,7 +7,7 @@ source "$(dirname "$0")/lib.sh"
 
 TESTS=(test_standing_udp_behind test_standing_udp_stopped
        test_standing_keeps_up test_standing_tcp_slow_reader
-       test_standing_per_group test_standing_silent)
+       test_standing_per_group test_standing_silent test_standing_without_walk)
 PROTOTYPE="$PYTHON $ROOT/tests/integration/prototype_standing.py"
 
 # in ms, from a value of seconds (a float in the JSON)
@@ -29,7 +29,8 @@ standing_max() {
 # expect_episodes HOOK N MIN_MS MAX_MS [KEY=VALUE]: N episodes ended, the
 # standing time counted is their length (to 2 %, from the looks of two
 # CPUs at once: include/standing.h), MIN_MS..MAX_MS long together; N
-# begun; a socket standing while they stood, none in the last report.
+# begun; a socket standing while they stood (STANDING_MAX of them, 1
+# unless said: 0 where no walk sees it), none in the last report.
 # Of HOOK's histograms, those with KEY=VALUE (a group) if given. Says what
 # it found, and (with the server's --rx-stamps, SERVER_JSON or the
 # server's) what the upstream prototype's rules make of the same reads
@@ -42,7 +43,7 @@ expect_episodes() {
 	expect "$hook ${where[*]}: episodes begun" \
 		"$($JQ "$TMP/out.json" value "$hook" standing_episodes_begun "${where[@]}")" -eq "$n"
 	expect "$hook ${where[*]}: the most sockets standing in a report" \
-		"$(standing_max "$hook" "${where[@]}")" -eq 1
+		"$(standing_max "$hook" "${where[@]}")" -eq "${STANDING_MAX:-1}"
 	expect "$hook ${where[*]}: sockets standing in the last report" \
 		"$($JQ "$TMP/out.json" values "$hook" standing_sockets "${where[@]}" |
 		   tail -1 | cut -d' ' -f2)" -eq 0
@@ -79,38 +80,68 @@ test_standing_udp_behind() {
 # one every 0.5 s) in the reports written during the stop. The upstream
 # prototype, which looks at reads only, sees a few milliseconds of reads
 # above target after the resume: at most a short episode.
-test_standing_udp_stopped() {
-	local t_stop t_cont during
-	serve udp 7102 --duration-s 5.5 --rx-stamps || return
+# stopped_reader PORT: that scenario, the tool's output in $TMP/out.json;
+# T_STOP and T_CONT, when the reader stopped and went on, and DURING, the
+# standing time (ms) in the reports written between
+stopped_reader() {
+	serve udp "$1" --duration-s 5.5 --rx-stamps || return
 	REPORT_EVERY=0.5 standing_tool udp-standing-queue || return
 	ip netns exec "$NS_A" "$TG" client --proto udp --connect "$ADDR_B" \
-		--port 7102 --interval-us 1000 --count 5000 --msg-size 100 \
+		--port "$1" --interval-us 1000 --count 5000 --msg-size 100 \
 		> "$TMP/client.json" &
 	BG_PIDS+=($!)
 	sleep 1
 	kill -STOP "$SERVER_PID"
-	t_stop=$(date +%s.%N)
+	T_STOP=$(date +%s.%N)
 	sleep 2
-	t_cont=$(date +%s.%N)
+	T_CONT=$(date +%s.%N)
 	kill -CONT "$SERVER_PID"
 	wait_for 10 test "$($JQ "$TMP/out.json" count udp-standing-queue)" -ge 1
 	wait_server
 	stop_tool
-	expect_episodes udp-standing-queue 1 1900 2300
-	during=$($JQ "$TMP/out.json" values udp-standing-queue standing_queue_seconds |
-		awk -v a="$t_stop" -v b="$t_cont" '$1 > a && $1 <= b { s += $2 }
+	DURING=$($JQ "$TMP/out.json" values udp-standing-queue standing_queue_seconds |
+		awk -v a="$T_STOP" -v b="$T_CONT" '$1 > a && $1 <= b { s += $2 }
 			END { printf "%d\n", s * 1000 }')
+}
+
+test_standing_udp_stopped() {
+	stopped_reader 7102 || return
+	expect_episodes udp-standing-queue 1 1900 2300
 	expect "standing time (ms) in the reports written during the stop" \
-		"$during" -ge 1300
+		"$DURING" -ge 1300
 	# from the second report in the stop on, the socket is seen standing
 	expect "reports during the stop that see a socket standing" \
 		"$($JQ "$TMP/out.json" values udp-standing-queue standing_sockets |
-		   awk -v a="$t_stop" -v b="$t_cont" '$1 > a + 0.5 && $1 <= b && $2 == 1' |
+		   awk -v a="$T_STOP" -v b="$T_CONT" '$1 > a + 0.5 && $1 <= b && $2 == 1' |
 		   wc -l)" -ge 2
 	# the prototype's rules see the backlog's reads after the resume,
 	# milliseconds of them: no episode, or one of a few ms
 	expect "the prototype's episodes' length (ms) on the same reads" "${PROTO#* }" -le 200
-	echo "  $during ms standing in the reports written during the stop"
+	echo "  $DURING ms standing in the reports written during the stop"
+}
+
+# The same without the report's walk of the UDP sockets (the kernel
+# refuses its program: NSL_TEST_REJECT): the hook attaches all the same,
+# says what it lacks (-l, the JSON's hooks), and counts the stop by the
+# drops' looks, as it happens; only the sockets standing, which the walk
+# alone counts, are 0 in every report.
+test_standing_without_walk() {
+	export NSL_TEST_REJECT=standing_walk_udp
+	expect "-l on udp-standing-queue without its walk" \
+		"$("$NSL" -l -e udp-standing-queue | awk '$1 == "udp-standing-queue"' |
+		   grep -c "tracepoint .*lacks the report's walk of the UDP sockets")" -eq 1
+	stopped_reader 7108
+	unset NSL_TEST_REJECT
+	expect "the JSON's hooks: what udp-standing-queue lacks" \
+		"$(head -1 "$TMP/out.json" | "$PYTHON" -c 'import json, sys
+st = json.load(sys.stdin)["hooks"]["udp-standing-queue"]
+print(st["method"], "walk of the UDP sockets" in st.get("lacks", ""))')" = "tracepoint True"
+	expect "episodes ended" "$($JQ "$TMP/out.json" count udp-standing-queue)" -eq 1
+	expect "standing time (ms) in the reports written during the stop" \
+		"$DURING" -ge 1300
+	expect "reports with a socket standing (no walk counts them)" \
+		"$($JQ "$TMP/out.json" values udp-standing-queue standing_sockets |
+		   awk '$2 != 0' | wc -l)" -eq 0
 }
 
 # A reader that keeps up with 1,000 datagrams a second, then takes five
@@ -155,17 +186,27 @@ test_standing_tcp_slow_reader() {
 # Two readers behind at once, a datagram every 2 ms behind 1,000 a second,
 # one in each namespace, for 2 s and 1 s: grouped by namespace (-I -n -1)
 # each group has its own episode, standing time (its length) and socket
-# standing, and while both stand a report sees two.
+# standing, and while both stand a report sees two. The tool runs in B:
+# the sockets' walk (iter/udp) sees the namespace it is made in, A's
+# socket only the runs' walk of every namespace (a map iterator), where
+# this kernel loads it: -l says whether (its "lacks"), and the sockets
+# standing in A expected follow.
 test_standing_per_group() {
-	local ino_a ino_b
+	local ino_a ino_b in_a=1
 	ino_a=$(stat -Lc %i "/run/netns/$NS_A") ino_b=$(stat -Lc %i "/run/netns/$NS_B")
+	if "$NSL" -l -n -1 -e udp-standing-queue 2> /dev/null | grep -q "other namespaces' runs"; then
+		in_a=0
+		echo "  no walk of other namespaces here ($("$NSL" -l -n -1 -e udp-standing-queue 2>&1 |
+			grep -o "lacks.*")): $NS_A's socket standing seen by its looks alone"
+	fi
 	serve udp 7105 --read-delay-ms 2 --rcvbuf 16384 --duration-s 3.5 --rx-stamps || return
 	ip netns exec "$NS_A" "$TG" server --proto udp --bind "$ADDR_A" --port 7106 \
 		--read-delay-ms 2 --rcvbuf 16384 --duration-s 3.5 --rx-stamps \
 		--ready-file "$TMP/ready_a" --report "$TMP/server_a.json" > /dev/null &
 	BG_PIDS+=($!)
 	wait_for 10 test -s "$TMP/ready_a" || { fail "server in $NS_A did not start"; return; }
-	REPORT_EVERY=0.5 start_tool "$TMP/out.json" -n -1 -I -e udp-standing-queue || return
+	TOOL_IN_NETNS=$NS_B REPORT_EVERY=0.5 start_tool "$TMP/out.json" -n -1 -I \
+		-e udp-standing-queue || return
 	client udp 7105 --interval-us 1000 --count 2000 --msg-size 100 &
 	BG_PIDS+=($!)
 	ip netns exec "$NS_B" "$TG" client --proto udp --connect "$ADDR_A" --port 7106 \
@@ -175,20 +216,22 @@ test_standing_per_group() {
 	sleep 0.6
 	stop_tool
 	expect_episodes udp-standing-queue 1 1900 2500 "netns=$ino_b"
-	SERVER_JSON=$TMP/server_a.json \
+	SERVER_JSON=$TMP/server_a.json STANDING_MAX=$in_a \
 		expect_episodes udp-standing-queue 1 900 1500 "netns=$ino_a"
 	expect "the most sockets standing in a report, both groups" \
-		"$(standing_max udp-standing-queue)" -eq 2
+		"$(standing_max udp-standing-queue)" -eq $((1 + in_a))
 }
 
 # A reader stopped (SIGSTOP) while 100 datagrams come, then nothing more:
 # no arrival, no read, no drop, nothing looks at its queue, which stands
-# all the same. The reports' walk of the runs (bpf/standing.bpf.h,
-# standing_sockets) looks at it: each report written in the silence has
+# all the same. The reports' walk of the sockets (bpf/standing.bpf.h,
+# standing_walk_udp, made in -n PATH's namespace) looks at it: each report written in the silence has
 # its half second of standing time (1.2 s of the 1.5 s after the first
 # report in it) and the socket standing.
 test_standing_silent() {
-	local t_quiet t_cont
+	local t_quiet t_cont lacks
+	lacks=$("$NSL" -l -n "/run/netns/$NS_B" -e udp-standing-queue 2>&1 | grep -o "lacks.*")
+	[ -z "$lacks" ] || { skip "no walk of the sockets here: $lacks"; return; }
 	serve udp 7107 --duration-s 6 --rx-stamps || return
 	REPORT_EVERY=0.5 standing_tool udp-standing-queue || return
 	kill -STOP "$SERVER_PID"
