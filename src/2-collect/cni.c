@@ -19,20 +19,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include "cni.h"
 #include "statefile.h"
-
-/* The inode of the namespace bind-mounted at path (nsfs: dev), or 0. */
-static uint64_t netns_at(const char *path, dev_t nsfs)
-{
-	struct stat st;
-
-	if ((strncmp(path, "/run/netns/", 11) != 0 && strncmp(path, "/var/run/netns/", 15) != 0) ||
-	    strstr(path, "/..") || lstat(path, &st) || st.st_dev != nsfs)
-		return 0;
-	return (uint64_t)st.st_ino;
-}
 
 /* The namespace path of a cached result: "netns", else an interface's "sandbox". */
 static char *netns_path(json_object *cached)
@@ -55,15 +43,13 @@ size_t nsl_cni_sandboxes(const uint64_t *ino, size_t n,
 			 char (*ids)[NSL_CONTAINER_ID_LEN + 1])
 {
 	char dir[4096], file[512];
-	struct stat self;
 	struct dirent *e;
 	size_t found = 0;
 	DIR *d;
 
 	for (size_t i = 0; i < n; i++)
 		ids[i][0] = '\0';
-	if (stat("/proc/self/ns/net", &self) || nsl_state_path(dir, NSL_CNI_RESULTS) ||
-	    !(d = opendir(dir)))
+	if (nsl_state_path(dir, NSL_CNI_RESULTS) || !(d = opendir(dir)))
 		return 0;
 	while ((e = readdir(d))) {
 		json_object *cached;
@@ -78,7 +64,7 @@ size_t nsl_cni_sandboxes(const uint64_t *ino, size_t n,
 		id = nsl_str_of(cached, "containerId");
 		path = netns_path(cached);
 		if (kind && !strcmp(kind, "cniCacheV1") && id && nsl_is_id(id, strlen(id)) && path)
-			at = netns_at(path, self.st_dev);
+			at = nsl_pinned_netns(path);
 		for (size_t i = 0; at && i < n; i++) {
 			if (ino[i] != at || ids[i][0] == '-')
 				continue;
@@ -97,8 +83,5 @@ size_t nsl_cni_sandboxes(const uint64_t *ino, size_t n,
 		json_object_put(cached);
 	}
 	closedir(d);
-	for (size_t i = 0; i < n; i++)
-		if (ids[i][0] == '-')
-			ids[i][0] = '\0';
 	return found;
 }

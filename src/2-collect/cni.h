@@ -15,7 +15,8 @@
 /*
  * For each network namespace inode ino[i] that a cached result was set up
  * in, its container's id (a pod's sandbox under containerd
- * and CRI-O) in ids[i]; "" for the others. Returns how many were found.
+ * and CRI-O) in ids[i]; "-" where results of two containers claim it; ""
+ * for the others. Returns how many were found (ids).
  */
 size_t nsl_cni_sandboxes(const uint64_t *ino, size_t n,
 			 char (*ids)[NSL_CONTAINER_ID_LEN + 1]);

@@ -49,8 +49,9 @@
  *    container:) or the host's (--network host) does not name it, nor
  *    does a tenant's process that entered it. The host's namespace (PID
  *    1's) is never named. A namespace no process is seen in (a tool
- *    without the host's PIDs) is named by the CNI result cache (cni.c):
- *    the pod sandbox it was set up for, by its runtime's state.
+ *    without the host's PIDs) is named by the CNI result cache (cni.c)
+ *    or podman's own state (podman.c), whichever backend set it up: the
+ *    pod sandbox or podman container it was set up for, by its state.
  *
  * Test seam: NSL_TEST_STATE_ROOT prefixes every state path
  * (tests/integration/test_containers.sh).
@@ -69,6 +70,7 @@
 #include "cni.h"
 #include "containers.h"
 #include "peers.h"
+#include "podman.h"
 #include "statefile.h"
 #include "targets.h"
 
@@ -454,37 +456,63 @@ static struct nsl_container *pod_netns(struct nsl_container *c)
 }
 
 /*
- * The namespaces that the walk saw no process in (the tool without the
- * host's PIDs: a DaemonSet without hostPID), named by the container the
- * CNI result cache says each was set up for (cni.c): a CRI runtime's pod
- * sandbox (its bundle's names, as its cgroup's would give them), or a
- * podman container (podman's CNI network: its name in containers.json).
+ * Where a namespace that no process is seen in is said to be a
+ * container's: each source gives, per namespace, a container's id, "-"
+ * (several claim it: none), or "" (not its). Sources that name different
+ * containers name none.
  */
-static void unseen_by_cni(struct nsl_netns_ask *ask, size_t n, const struct netns_seen *seen)
+static size_t (*const netns_sources[])(const uint64_t *ino, size_t n,
+				       char (*ids)[NSL_CONTAINER_ID_LEN + 1]) = {
+	nsl_cni_sandboxes,	/* cni.c: libcni's result cache (containerd, CRI-O, podman's CNI) */
+	nsl_podman_netns,	/* podman.c: podman's own state, any network backend */
+};
+
+/*
+ * The namespaces that the walk saw no process in (the tool without the
+ * host's PIDs: a DaemonSet without hostPID), named by the container that
+ * the sources say each was set up for: a CRI runtime's pod sandbox (its
+ * bundle's names, as its cgroup's would give them), or a podman
+ * container (its name in containers.json).
+ */
+static void unseen_by_state(struct nsl_netns_ask *ask, size_t n, const struct netns_seen *seen)
 {
 	char (*ids)[NSL_CONTAINER_ID_LEN + 1] = calloc(n, sizeof(*ids));
+	char (*all)[NSL_CONTAINER_ID_LEN + 1] = calloc(n, sizeof(*all));
 	uint64_t *ino = calloc(n, sizeof(*ino));
-	size_t found = 0;
+	bool any = false;
 
-	for (size_t i = 0; ino && ids && i < n; i++)
+	for (size_t i = 0; ino && ids && all && i < n; i++) {
 		ino[i] = seen[i].path || seen[i].mixed ? 0 : ask[i].ino;
-	if (ino && ids)
-		found = nsl_cni_sandboxes(ino, n, ids);
-	for (size_t i = 0; found && i < n; i++) {
+		any |= ino[i] != 0;
+	}
+	for (size_t s = 0; any && s < sizeof(netns_sources) / sizeof(netns_sources[0]); s++) {
+		netns_sources[s](ino, n, ids);
+		for (size_t i = 0; i < n; i++) {
+			if (!ino[i] || !ids[i][0] || all[i][0] == '-' || !strcmp(all[i], ids[i]))
+				continue;
+			if (all[i][0] || ids[i][0] == '-') {
+				all[i][0] = '-';
+				all[i][1] = '\0';
+			} else {
+				memcpy(all[i], ids[i], sizeof(all[i]));
+			}
+		}
+	}
+	for (size_t i = 0; any && i < n; i++) {
 		struct nsl_container *c;
 
-		if (!ino[i] || !ids[i][0] || !(c = calloc(1, sizeof(*c))))
+		if (!ino[i] || !all[i][0] || all[i][0] == '-' || !(c = calloc(1, sizeof(*c))))
 			continue;
-		memcpy(c->id, ids[i], sizeof(c->id));
+		memcpy(c->id, all[i], sizeof(c->id));
 		if ((containerd_names(c) || crio_names(c)) && nsl_container_in_pod(c)) {
 			ask[i].c = pod_netns(c);
 			continue;
 		}
-		/* podman (with CNI): the container's own namespace */
+		/* podman: the container's own namespace */
 		nsl_container_free(c);
 		if (!(c = calloc(1, sizeof(*c))))
 			continue;
-		memcpy(c->id, ids[i], sizeof(c->id));
+		memcpy(c->id, all[i], sizeof(c->id));
 		podman_names(c);
 		if (c->name) {
 			c->runtime = "podman";
@@ -493,6 +521,7 @@ static void unseen_by_cni(struct nsl_netns_ask *ask, size_t n, const struct netn
 		}
 		nsl_container_free(c);
 	}
+	free(all);
 	free(ids);
 	free(ino);
 }
@@ -539,7 +568,7 @@ void nsl_containers_of_netns(struct nsl_netns_ask *ask, size_t n)
 	for (size_t i = 0; i < n; i++)
 		if (seen[i].path && !seen[i].mixed)
 			ask[i].c = pod_netns(nsl_container_of_cgroup(seen[i].path));
-	unseen_by_cni(ask, n, seen);
+	unseen_by_state(ask, n, seen);
 out:
 	if (d)
 		closedir(d);

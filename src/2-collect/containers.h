@@ -23,10 +23,11 @@ void nsl_container_free(struct nsl_container *c);
  * The containers of network namespaces, by inode: ask[i].c is set to the
  * container (or, for a pod's namespace, the pod: no container name) that
  * every process living in namespace ask[i].ino belongs to; where no
- * process is seen in it, the pod sandbox the CNI result cache says it was
- * set up for (cni.c); else left NULL (a process in no container or in
- * another one, the host's namespace, no memory). One walk of /proc and
- * one of the CNI cache for all of ask: the caller
+ * process is seen in it, the pod sandbox or podman container the CNI
+ * result cache (cni.c) or podman's own state (podman.c) says it was set
+ * up for; else left NULL (a process in no container or in another one,
+ * the host's namespace, no memory). One walk of /proc, and one of the CNI
+ * cache and of podman's state, for all of ask: the caller
  * gathers the namespaces first seen in a report. Needs root (a process's
  * ns/net is behind ptrace's read check): another user sees none.
  */

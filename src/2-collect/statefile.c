@@ -63,6 +63,11 @@ out:
 	return buf;
 }
 
+char *nsl_state_text(const char *path)
+{
+	return read_state(path);
+}
+
 json_object *nsl_state_json(const char *path)
 {
 	char *text = read_state(path);
@@ -70,6 +75,18 @@ json_object *nsl_state_json(const char *path)
 
 	free(text);
 	return o;
+}
+
+uint64_t nsl_pinned_netns(const char *path)
+{
+	struct stat self, st;
+
+	if (!path || (strncmp(path, "/run/netns/", 11) != 0 &&
+		      strncmp(path, "/var/run/netns/", 15) != 0) ||
+	    strstr(path, "/..") || stat("/proc/self/ns/net", &self) || lstat(path, &st) ||
+	    st.st_dev != self.st_dev)
+		return 0;
+	return (uint64_t)st.st_ino;
 }
 
 char *nsl_str_of(json_object *obj, const char *key)

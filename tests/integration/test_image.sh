@@ -3,15 +3,18 @@
 #  - image_built: `make image` makes localhost/netstacklat:VERSION from the
 #    project's .deb on a Debian root (scripts/build-image), and its docker
 #    archive; the tool in it is the package's, with its user.
-#  - image_daemonset_pod: the DaemonSet's pod template
+#  - image_daemonset_pod_BACKEND: the DaemonSet's pod template
 #    (deploy/netstacklat.yaml) run by `podman kube play` as a pod, with
 #    its image, arguments, securityContext and mounts (what differs: see
 #    template below). It measures another podman container, a UDP reader
-#    behind podman's bridge: all its datagrams in its network namespace,
-#    named after it though the pod sees none of the host's processes
-#    (podman 4.3's kube play leaves hostPID private): podman's CNI
-#    network wrote which container the namespace was set up for in the
-#    CNI result cache (src/2-collect/cni.c), and containers.json its name.
+#    behind a bridge of this test's: all its datagrams in its network
+#    namespace, named after it though the pod sees none of the host's
+#    processes (podman 4.3's kube play leaves hostPID private): the
+#    container's OCI spec names the namespace podman pinned for it, and
+#    containers.json its name (src/2-collect/podman.c). Once with each of
+#    podman's network backends, as a host's podman may use either:
+#    netavark (its default where installed; it writes no CNI result
+#    cache) and CNI (which also writes the cache: src/2-collect/cni.c).
 #  - image_docker: the docker archive loaded by Debian's docker (docker.io,
 #    a dockerd of this test's), and a container of it, a UDP and a TCP
 #    reader, measured by the tool on the host: the container's namespace
@@ -24,11 +27,11 @@
 #    /kubepods/besteffort/podUID/ID (cgroupfs driver), run by runc through
 #    containerd's runc shim. A TCP reader in it (the host's network):
 #    its cgroup's group (-C) carries the pod's names.
-#  - image_names_container: the same template as `podman run` options
-#    (template run), host PID namespace included, which podman 4.3's
-#    kube play leaves private (4.4 honours hostPID): /metrics names the
-#    other container's namespace after it, as the namer finds a process
-#    of it in /proc.
+#  - image_names_container_BACKEND: the same template as `podman run`
+#    options (template run), host PID namespace included, which podman
+#    4.3's kube play leaves private (4.4 honours hostPID): /metrics names
+#    the other container's namespace after it, as the namer finds a
+#    process of it in /proc. Once with each backend.
 # podman runs with runc (crun refuses this host's hybrid cgroups) and no
 # default ulimits (a container may not raise its own here). The image
 # stays in podman's storage, as `make image` leaves it; NSL_IMAGE_MADE=1
@@ -37,7 +40,8 @@
 # archive.)
 source "$(dirname "$0")/lib.sh"
 
-TESTS=(test_image_built test_image_daemonset_pod test_image_names_container test_image_docker
+TESTS=(test_image_built test_image_daemonset_pod_netavark test_image_names_container_netavark
+       test_image_daemonset_pod_cni test_image_names_container_cni test_image_docker
        test_image_containerd_pod)
 
 VERSION=$(dpkg-parsechangelog -l "$ROOT/debian/changelog" -S Version)
@@ -46,6 +50,7 @@ PORT=$((20000 + ID % 2000))
 TARGET=nsltarget$ID
 POD=nslpod$ID
 RUNNER=nslrun$ID
+NET=nslnet$ID
 DOCKERED=nsldocker$ID
 # Debian's docker client (/usr/local/bin may hold another)
 DOCKER=(/usr/bin/docker -H unix:///run/nsl-docker$ID.sock)
@@ -132,18 +137,52 @@ samples_count() {
 		awk '{ n += $NF } END { print n + 0 }'
 }
 
+# use_backend NETAVARK|CNI: podman with that network backend from now on
+# (CONTAINERS_CONF), or skip if this host's podman cannot use it (both
+# come with scripts/install-deps image). The measured container of the
+# other backend goes first, and its network: both backends would give
+# their default bridges one subnet, so the target is on a network of this
+# test's, whose subnet podman picks among those the host has free (a
+# bridge the other backend left behind keeps its route).
+BACKEND=
+use_backend() {
+	local conf=$TMP/containers-$1.conf got
+	[ "$BACKEND" = "$1" ] && return 0
+	printf "$BASE_CONF"'[network]\nnetwork_backend = "%s"\n' "$1" > "$conf"
+	got=$(CONTAINERS_CONF=$conf podman info --format '{{.Host.NetworkBackend}}' 2>&1 | head -1)
+	# (podman 5 has no CNI backend)
+	[ "$got" = "$1" ] || { skip "podman has no $1 network backend ($got; scripts/install-deps image)"
+		return 1; }
+	[ -n "$BACKEND" ] && backend_down
+	BACKEND=$1
+	export CONTAINERS_CONF=$conf
+}
+
+# backend_down: the measured container and its network gone (those of
+# the backend in use)
+backend_down() {
+	podman rm -f -t 0 "$TARGET" > /dev/null 2>&1
+	podman network rm -f "$NET" > /dev/null 2>&1
+	TARGET_IP=
+}
+
 # start_target: the measured container, a UDP reader in a network
-# namespace of its own (podman's bridge), the test's traffic generator
-# mounted in; its address in TARGET_IP, its namespace's inode in TARGET_NS
+# namespace of its own (behind the bridge of a network of this test's,
+# with the backend in use), the test's traffic generator mounted in; its
+# address in TARGET_IP, its namespace's inode in TARGET_NS
 start_target() {
 	[ -n "${TARGET_IP:-}" ] && return 0
-	podman run -d --name "$TARGET" -v "$ROOT/.output/tests:/t:ro" --entrypoint /t/trafficgen \
-		"$IMAGE" server --proto udp --bind 0.0.0.0 --port 5801 --duration-s 60 \
-		> "$TMP/target.id" 2> "$TMP/target.err" ||
+	podman network create --disable-dns "$NET" > "$TMP/net.out" 2>&1 ||
+		{ fail "podman network create ($BACKEND): $(tail -2 "$TMP/net.out")"; return 1; }
+	AT_EXIT+=("CONTAINERS_CONF=$CONTAINERS_CONF podman network rm -f $NET")
+	podman run -d --name "$TARGET" --network "$NET" -v "$ROOT/.output/tests:/t:ro" \
+		--entrypoint /t/trafficgen "$IMAGE" server --proto udp --bind 0.0.0.0 --port 5801 \
+		--duration-s 60 > "$TMP/target.id" 2> "$TMP/target.err" ||
 		{ fail "podman run of the measured container: $(tail -2 "$TMP/target.err")"; return 1; }
-	AT_EXIT+=("podman rm -f -t 0 $TARGET > /dev/null 2>&1")
-	TARGET_IP=$(podman inspect -f '{{.NetworkSettings.IPAddress}}' "$TARGET" 2> /dev/null)
-	[ -n "$TARGET_IP" ] || { fail "the measured container has no address on podman's bridge"; return 1; }
+	AT_EXIT=("CONTAINERS_CONF=$CONTAINERS_CONF podman rm -f -t 0 $TARGET" "${AT_EXIT[@]}")
+	TARGET_IP=$(podman inspect -f "{{(index .NetworkSettings.Networks \"$NET\").IPAddress}}" \
+		"$TARGET" 2> /dev/null)
+	[ -n "$TARGET_IP" ] || { fail "the measured container has no address on $NET"; return 1; }
 	TARGET_NS=$(stat -L -c %i "/proc/$(podman inspect -f '{{.State.Pid}}' "$TARGET")/ns/net")
 }
 
@@ -164,18 +203,26 @@ measured() {
 		grep 'count{hook="udp-socket-enqueued"' "$TMP/metrics" | head -3 | sed 's/^/  /'
 }
 
-test_image_daemonset_pod() {
+# image_daemonset_pod BACKEND, image_names_container BACKEND: the tests,
+# with podman's network backend BACKEND
+test_image_daemonset_pod_netavark() { image_daemonset_pod netavark; }
+test_image_daemonset_pod_cni() { image_daemonset_pod cni; }
+test_image_names_container_netavark() { image_names_container netavark; }
+test_image_names_container_cni() { image_names_container cni; }
+
+image_daemonset_pod() {
 	local uid
 	make_image || return
+	use_backend "$1" || return
 	start_target || return
 	template pod "$POD" > "$TMP/pod.yaml" || { fail "cannot make a pod of deploy/netstacklat.yaml"; return; }
 	# (from $TMP: kube play builds an image whose name is a directory of
 	# the working directory, and ./netstacklat is one's last component)
 	(cd "$TMP" && podman kube play pod.yaml) > "$TMP/play.out" 2>&1 ||
 		{ fail "podman kube play: $(tail -2 "$TMP/play.out")"; return; }
-	AT_EXIT+=("podman kube down $TMP/pod.yaml > /dev/null 2>&1")
+	AT_EXIT+=("CONTAINERS_CONF=$CONTAINERS_CONF podman kube down $TMP/pod.yaml")
 	measured "$POD-netstacklat" "netns=\"$TARGET_NS\",name=\"$TARGET\"" \
-		"udp-socket-enqueued samples in $TARGET's namespace, named from the CNI cache"
+		"udp-socket-enqueued samples in $TARGET's namespace ($1), named from podman's state"
 	# as the template says: root's uid dropped to the image's netstacklat,
 	# the root file system read-only
 	podman exec "$POD-netstacklat" /usr/bin/touch /probe > /dev/null 2>&1 &&
@@ -187,17 +234,19 @@ test_image_daemonset_pod() {
 	podman kube down "$TMP/pod.yaml" > /dev/null 2>&1 || fail "podman kube down failed"
 }
 
-test_image_names_container() {
+image_names_container() {
 	local args
 	make_image || return
+	use_backend "$1" || return
 	start_target || return
 	mapfile -t args < <(template run)
 	[ ${#args[@]} -gt 5 ] || { fail "cannot read the pod template's options"; return; }
 	podman run -d --name "$RUNNER" "${args[@]}" > /dev/null 2> "$TMP/run.err" ||
 		{ fail "podman run of the template: $(tail -2 "$TMP/run.err")"; return; }
-	AT_EXIT+=("podman rm -f -t 0 $RUNNER > /dev/null 2>&1")
+	AT_EXIT=("CONTAINERS_CONF=$CONTAINERS_CONF podman rm -f -t 0 $RUNNER" "${AT_EXIT[@]}")
 	measured "$RUNNER" "netns=\"$TARGET_NS\",name=\"$TARGET\"" \
-		"udp-socket-enqueued samples named $TARGET"
+		"udp-socket-enqueued samples named $TARGET ($1)"
+	podman rm -f -t 0 "$RUNNER" > /dev/null 2>&1
 }
 
 # start_dockerd: a dockerd of this test's, on a socket of its own, with
@@ -340,6 +389,7 @@ can_run_podman() {
 
 must "traffic generator not built (make test-progs)" test -x "$TG"
 need "" can_run_podman
-printf '[containers]\ndefault_ulimits = []\n[engine]\nruntime = "runc"\n' > "$TMP/containers.conf"
+BASE_CONF='[containers]\ndefault_ulimits = []\n[engine]\nruntime = "runc"\n'
+printf "$BASE_CONF" > "$TMP/containers.conf"
 export CONTAINERS_CONF=$TMP/containers.conf
 run_tests

@@ -4,7 +4,10 @@
  * each runtime and cgroup driver, and the names from each runtime's state,
  * laid out under a directory the test gives as NSL_TEST_STATE_ROOT. What
  * must name nothing: a conmon scope, a path without a container, a state
- * file that is a link, writable by others, or not root's.
+ * file that is a link, writable by others, or not root's. podman's
+ * namespaces (src/2-collect/podman.c): its state as root podman 4.3 lays
+ * it out, naming network namespaces the test makes and pins under
+ * /run/netns (as podman does).
  */
 #define _GNU_SOURCE
 #include <stdarg.h>
@@ -16,9 +19,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sched.h>
 #include <unistd.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include "containers.h"
+#include "podman.h"
 
 #define ID "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
 #define UID "1e2d3c4b-5a69-4788-9a0b-c1d2e3f40516"
@@ -233,6 +241,127 @@ static void test_state(void **state)
 	}
 }
 
+/* podman's namespaces: the containers' ids */
+#define PA "a000000000000000000000000000000000000000000000000000000000000000"
+#define PB "b000000000000000000000000000000000000000000000000000000000000000"
+#define PC "c000000000000000000000000000000000000000000000000000000000000000"
+#define PD "d000000000000000000000000000000000000000000000000000000000000000"
+#define PE "e000000000000000000000000000000000000000000000000000000000000000"
+#define PF "f000000000000000000000000000000000000000000000000000000000000000"
+#define PG "0a00000000000000000000000000000000000000000000000000000000000000"
+#define PH "0b00000000000000000000000000000000000000000000000000000000000000"
+#define PS "0c00000000000000000000000000000000000000000000000000000000000000"
+#define NPINS 4
+
+static char pins[NPINS + 1][64];	/* the namespaces pinned, and a link to the first */
+
+/* A fresh network namespace pinned at pins[k] (as podman pins one): its inode, or 0 */
+static uint64_t pin_netns(int k)
+{
+	struct stat st;
+	int fd, status;
+	pid_t pid;
+
+	snprintf(pins[k], sizeof(pins[k]), "/run/netns/nsl-unit-%d-%d", (int)getpid(), k);
+	mkdir("/run/netns", 0755);
+	fd = open(pins[k], O_CREAT | O_EXCL | O_RDONLY | O_CLOEXEC, 0444);
+	if (fd < 0)
+		return 0;
+	close(fd);
+	pid = fork();
+	if (pid == 0)
+		_exit(unshare(CLONE_NEWNET) ||
+		      mount("/proc/self/ns/net", pins[k], NULL, MS_BIND, NULL) ? 1 : 0);
+	if (pid < 0 || waitpid(pid, &status, 0) != pid || status != 0 || stat(pins[k], &st))
+		return 0;
+	return (uint64_t)st.st_ino;
+}
+
+/* podman's OCI spec of container id: its network namespace at netns, its sandbox */
+static void spec(const char *id, const char *netns, const char *sandbox, mode_t mode)
+{
+	char rel[256], text[1024];
+
+	snprintf(text, sizeof(text), "{\"ociVersion\":\"1.0.2-dev\",\"annotations\":{"
+		 "\"io.container.manager\":\"libpod\",%s%s%s\"io.podman.annotations.init\":\"FALSE\"},"
+		 "\"linux\":{\"namespaces\":[{\"type\":\"pid\"},{\"type\":\"network\",\"path\":\"%s\"},"
+		 "{\"type\":\"ipc\"},{\"type\":\"uts\"},{\"type\":\"mount\"}]}}",
+		 sandbox ? "\"io.kubernetes.cri-o.SandboxID\":\"" : "", sandbox ? sandbox : "",
+		 sandbox ? "\"," : "", netns);
+	snprintf(rel, sizeof(rel), NSL_PODMAN_GRAPH "/%s/userdata/config.json", id);
+	put(rel, text, mode);
+}
+
+#define PODMAN_ENTRY(id, name) "{\"id\":\"" id "\",\"names\":[\"" name "\"],\"image\":\"500d\"," \
+	"\"metadata\":\"{\\\"image-name\\\":\\\"localhost/netstacklat:0.1.0\\\",\\\"name\\\":\\\"" name "\\\"}\"," \
+	"\"created\":\"2026-12-06T03:04:31.571836554Z\",\"flags\":{\"MountLabel\":\"\"}}"
+
+static void test_podman_netns(void **state)
+{
+	uint64_t ino[NPINS + 1] = { 0 };
+	char ids[NPINS + 1][NSL_CONTAINER_ID_LEN + 1];
+	struct nsl_netns_ask ask[2] = { { 0 } };
+
+	(void)state;
+	if (geteuid() != 0) {
+		print_message("not root: state files must be root's\n");
+		skip();
+	}
+	for (int k = 0; k < NPINS; k++)
+		if (!(ino[k] = pin_netns(k))) {
+			print_message("cannot pin a network namespace under /run/netns\n");
+			skip();
+		}
+	snprintf(pins[NPINS], sizeof(pins[NPINS]), "/run/netns/nsl-unit-%d-link", (int)getpid());
+	assert_int_equal(symlink(pins[0], pins[NPINS]), 0);
+	put(NSL_PODMAN_GRAPH "/containers.json", "[" PODMAN_ENTRY(PA, "web") ","
+	    PODMAN_ENTRY(PB, "5d1e7a9c0b2f-infra") "," PODMAN_ENTRY(PC, "shop-db") ","
+	    PODMAN_ENTRY(PS, "k8s_POD") "," PODMAN_ENTRY(PD, "k8s_db") ","
+	    PODMAN_ENTRY(PE, "one") "," PODMAN_ENTRY(PF, "two") ","
+	    PODMAN_ENTRY(PG, "via-link") "," PODMAN_ENTRY(PH, "tenant") ",{\"id\":\"../x\"}]", 0600);
+	/* a container in a namespace of its own (netavark or CNI alike) */
+	spec(PA, pins[0], NULL, 0644);
+	/* one through a link to it, one whose spec others may write: not believed */
+	spec(PG, pins[NPINS], NULL, 0644);
+	spec(PH, pins[0], NULL, 0666);
+	/* a pod: its infra container's, joined by its container (by pid) */
+	spec(PB, pins[1], NULL, 0644);
+	put(NSL_PODMAN_RUN "/" PB "/userdata/pidfile", "17002", 0644);
+	spec(PC, "/proc/17002/ns/net", PB, 0644);
+	/* CRI-O's pod: each container names the sandbox's namespace, and the sandbox */
+	spec(PS, pins[2], PS, 0644);
+	spec(PD, pins[2], PS, 0644);
+	/* two containers, one namespace */
+	spec(PE, pins[3], NULL, 0644);
+	spec(PF, pins[3], NULL, 0644);
+
+	assert_int_equal(nsl_podman_netns(ino, NPINS + 1, ids), 2);
+	assert_string_equal(ids[0], PA);
+	assert_string_equal(ids[1], "-");
+	assert_string_equal(ids[2], PS);
+	assert_string_equal(ids[3], "-");
+	assert_string_equal(ids[4], "");
+	/* the container once its pidfile says another pid: the pod's is its infra's */
+	put(NSL_PODMAN_RUN "/" PB "/userdata/pidfile", "17003\n", 0644);
+	assert_int_equal(nsl_podman_netns(ino, 2, ids), 2);
+	assert_string_equal(ids[1], PB);
+	/* not asked, not named */
+	ask[0].ino = ino[0];
+	ino[0] = 0;
+	assert_int_equal(nsl_podman_netns(ino, 1, ids), 0);
+	assert_string_equal(ids[0], "");
+
+	/* as the namer asks: no process in it, its name from containers.json */
+	ask[1].ino = ino[3];
+	nsl_containers_of_netns(ask, 2);
+	assert_non_null(ask[0].c);
+	assert_string_equal(ask[0].c->runtime, "podman");
+	assert_string_equal(ask[0].c->id, PA);
+	assert_string_equal(ask[0].c->name, "web");
+	assert_null(ask[1].c);
+	nsl_container_free(ask[0].c);
+}
+
 static int setup(void **state)
 {
 	(void)state;
@@ -249,6 +378,11 @@ static int teardown(void **state)
 	char cmd[128];
 
 	(void)state;
+	for (int k = 0; k <= NPINS; k++)
+		if (pins[k][0]) {
+			umount2(pins[k], MNT_DETACH);
+			unlink(pins[k]);
+		}
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", root);
 	return system(cmd) == 0 ? 0 : -1;
 }
@@ -258,6 +392,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_paths),
 		cmocka_unit_test(test_state),
+		cmocka_unit_test(test_podman_netns),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
