@@ -331,6 +331,28 @@ attached_hooks() {
 	"$NSL" -l "$@" | awk '$2 != "unavailable" && /^  / { print $1 }' | tr '\n' ' ' | sed 's/ $//'
 }
 
+# default_hooks: the hooks a run without -e or -d enables, as a list for
+# -e: every hook -l lists but the opt-in ones (its "(opt-in: ...)" line).
+# A run's hooks compared with -l are compared with `-l -e` exactly these.
+default_hooks() {
+	"$NSL" -l 2> /dev/null | default_hooks_in
+}
+
+# default_hooks_in: the same of the -l output on stdin (another binary's)
+default_hooks_in() {
+	awk '
+		/^  / { hooks[++n] = $1 }
+		/^\(opt-in: / {
+			sub(/^\(opt-in: /, ""); sub(/ run only when .*/, "")
+			for (i = split($0, o, ", "); i > 0; i--) opt[o[i]] = 1
+		}
+		END {
+			for (i = 1; i <= n; i++)
+				if (!(hooks[i] in opt)) list = list (list == "" ? "" : ",") hooks[i]
+			print list
+		}'
+}
+
 # A TUN-based wire between NS_A and NS_B (tests/tunwire.c): packets arrive
 # in NS_B as fresh skbs with real RX timestamps, as from a NIC, unlike veth.
 WIRE=$ROOT/.output/tests/tunwire

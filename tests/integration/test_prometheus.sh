@@ -576,8 +576,13 @@ test_prom_dashboard_sid() {
 # protobuf scrape of the tool by that Prometheus binary. The tool runs in
 # the node (NS_B), as test_handover's does: the hand-over's netfilter
 # part sees the namespace the tool is in; Prometheus scrapes it there.
+# Which of its hooks attach on this machine is probed (-l -e, in NS_B):
+# dashcheck.py leaves out the panels fed only by hooks unavailable here,
+# saying so, and checks that they are empty and that the hook_info table
+# shows those hooks as unavailable, with -l's reasons.
 dashboard_check() {
 	local port2=$((PROM_PORT + 1)) pids=() p PROM_NS=$NS_B
+	local hooks=ip-start,tcp-start,udp-start,tcp-socket-enqueued,udp-socket-enqueued,tcp-socket-read,udp-socket-read,netns-handover,tcp-standing-queue,udp-standing-queue
 	# the hand-over panel needs a pod behind a node with real RX stamps
 	# (lib.sh): made once, for both dashboard tests
 	if [ -z "${DASH_POD:-}" ]; then
@@ -586,9 +591,17 @@ dashboard_check() {
 		setup_pod || { fail "cannot set up the pod behind the node"; return; }
 		DASH_POD=1
 	fi
-	node_tool "$TMP/dash.json" -n -1 -I -C --resolution 8 --listen "127.0.0.1:$PORT" \
-		-e ip-start,tcp-start,udp-start,tcp-socket-enqueued,udp-socket-enqueued,tcp-socket-read,udp-socket-read,netns-handover,tcp-standing-queue,udp-standing-queue ||
+	ip netns exec "$NS_B" "$NSL" -l -e "$hooks" > "$TMP/dash.probe" 2> /dev/null ||
+		{ fail "-l -e $hooks failed"; return; }
+	echo "  unavailable here (-l):" \
+		"$(awk '/^  / && $2 == "unavailable" { print $1 }' "$TMP/dash.probe" |
+		   grep -xF -f <(tr , '\n' <<< "$hooks") | paste -sd' ')"
+	node_tool "$TMP/dash.json" -n -1 -I -C --resolution 8 --listen "127.0.0.1:$PORT" -e "$hooks" ||
 		return
+	# each test's servers start with nothing stored: the other test's
+	# series (the same target) would still answer for 5 min (no
+	# staleness marks at a server's end), and not from this run
+	rm -rf "$TMP/dash-text.tsdb" "$TMP/dash-pb.tsdb"
 	PROM_BIN=$1 prom_server dash-text "$PROM_PORT"
 	pids+=("$PROM_PID")
 	PROM_BIN=$1 prom_server dash-pb "$port2" --enable-feature=native-histograms
@@ -605,6 +618,11 @@ dashboard_check() {
 	# a reader behind for 0.3 s: a standing queue, for its panel
 	serve udp 5309 --read-delay-ms 2 --rcvbuf 16384 --duration-s 1.5 || return
 	client udp 5309 --count 300 --interval-us 1000
+	wait_server
+	# and a TCP reader that falls behind (test_standing_tcp_slow_reader's,
+	# shorter): the panel shows each standing hook that attaches
+	serve tcp 5310 --read-delay-ms 5 --read-size 1000 || return
+	client tcp 5310 --interval-us 1000 --count 150 --msg-size 1000
 	wait_server
 	# over the wire, through the node into the pod: the hand-over
 	ip netns exec "$NS_P" "$TG" server --proto udp --bind "$PADDR_P" --port 5308 \
@@ -623,13 +641,14 @@ dashboard_check() {
 	for p in "$PROM_PORT" "$port2"; do
 		wait_for 8 ip netns exec "$NS_B" "$PYTHON" "$ROOT/tests/integration/dashcheck.py" \
 			"http://127.0.0.1:$p" "$ROOT/docs/grafana-dashboard.json" tcp-socket-read \
-			-o "$TMP/dash.$p" ||
-			fail "dashboard on the $([ "$p" = "$PROM_PORT" ] && echo text || echo protobuf) scrape: $(grep -A1 'empty\|error' "$TMP/dash.$p" | head -6 | tr '\n' ' ')"
+			-o "$TMP/dash.$p" --hooks "$hooks" --probe "$TMP/dash.probe" ||
+			fail "dashboard on the $([ "$p" = "$PROM_PORT" ] && echo text || echo protobuf) scrape: $(grep -B1 '^  \(empty\|wrong\)\|: error' "$TMP/dash.$p" | head -6 | tr '\n' ' ')"
 	done
 	stop_tool
 	kill "${pids[@]}" 2> /dev/null
 	wait "${pids[@]}" 2> /dev/null
-	echo "  queries with series: text (classic) $(grep -c ': [1-9]' "$TMP/dash.$PROM_PORT"), protobuf (native) $(grep -c ': [1-9]' "$TMP/dash.$port2"), of $(grep -c '^[vp]' "$TMP/dash.$PROM_PORT")"
+	echo "  queries with series: text (classic) $(grep -c '^[vp].*: [1-9]' "$TMP/dash.$PROM_PORT"), protobuf (native) $(grep -c '^[vp].*: [1-9]' "$TMP/dash.$port2"), of $(grep -c '^[vp]' "$TMP/dash.$PROM_PORT")"
+	grep -h ', excluded: \|^hook_info' "$TMP/dash.$PROM_PORT" | sed 's/^/  /'
 }
 
 # The example alert rules the package ships (docs/netstacklat-rules.yml):

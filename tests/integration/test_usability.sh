@@ -101,40 +101,84 @@ test_options_that_do_nothing() {
 		fail "-n -1 -i 123456789: $(cat "$TMP/idx.err")"
 }
 
-# Each report says how each hook asked for attaches and what it sees, or
-# why it is unavailable: JSON "hooks", Prometheus netstacklat_hook_info.
-test_hook_status_in_outputs() {
-	local out=$TMP/status.json prom=$TMP/status.prom
-	"$NSL" -F json -r 0.2 --count 1 -o "$out" 2> /dev/null || { fail "tool failed"; return; }
-	python3 - "$out" "$(stat -L -c %i /proc/self/ns/net)" "$("$NSL" -l 2>/dev/null)" \
-		> "$TMP/status.out" 2>&1 <<-'PY' || fail "JSON hooks: $(cat "$TMP/status.out")"
-	import json, sys
-	hooks = json.loads(open(sys.argv[1]).readline())["hooks"]
-	lines = sys.argv[3].splitlines()[1:]
-	listed = {l.split()[0]: l.split()[1] for l in lines if l.startswith("  ")}
-	# opt-in hooks are listed, with a note, but run only when -e names them
-	opt_in = {h for l in lines if l.startswith("(opt-in: ")
-	          for h in l[len("(opt-in: "):l.index(" run only")].split(", ")}
-	assert set(hooks) == set(listed) - opt_in, (hooks, listed, opt_in)
-	for name, st in hooks.items():
-	    if listed[name] == "unavailable":
-	        assert st["method"] is None and st["unavailable"], (name, st)
-	    else:
-	        assert st["method"] == listed[name], (name, st)
-	        assert st["netns"] == int(sys.argv[2]), (name, st)
-	PY
-	"$NSL" -F prometheus -r 0.2 --count 1 > "$prom" 2> /dev/null
-	expect "netstacklat_hook_info series" "$(grep -c '^netstacklat_hook_info{' "$prom")" -eq 7
-	grep -q '^netstacklat_hook_info{hook="ip-start",method="[a-z]*",netns="[0-9]*"} 1$' "$prom" ||
-		fail "no ip-start info: $(grep ip-start "$prom" | tail -1)"
-	# unavailable: method "" as JSON's null (it said "unavailable"), with the reason
-	expect "hook_info series without a method, as hooks unavailable in -l" \
-		"$(grep -c '^netstacklat_hook_info{hook="[a-z-]*",method="",netns="",reason="[^"]' "$prom")" \
-		-eq "$("$NSL" -l 2> /dev/null | grep -c '^  [a-z-]* *unavailable')"
+# Each report says how each hook it runs attaches and what it sees, or why
+# it is unavailable: JSON "hooks", Prometheus netstacklat_hook_info. What
+# this machine has is probed, never assumed: each run is compared, hook by
+# hook, with what `-l -e LIST` says of exactly the hooks that run enabled
+# (plain -l also lists the opt-in hooks, which run only when -e names
+# them): the default hooks, then every hook.
+HOOK_STATUS_PY='
+import json, re, sys
+json_file, prom_file, netns, probe, enabled = sys.argv[1:6]
+enabled = enabled.split(",")
+# -l: "  NAME METHOD" or "  NAME unavailable REASON" per hook
+listed = {}
+for l in probe.splitlines():
+    if l.startswith("  "):
+        f = l.split(None, 2)
+        listed[f[0]] = (f[1], f[2] if len(f) > 2 else "")
+missing = [h for h in enabled if h not in listed]
+assert not missing, ("-l does not list", missing)
+want = {h: listed[h] for h in enabled}
+hooks = json.loads(open(json_file).readline())["hooks"]
+assert sorted(hooks) == sorted(enabled), ("JSON hooks", list(hooks), "enabled", enabled)
+for name, st in hooks.items():
+    method, reason = want[name]
+    if method == "unavailable":
+        assert st["method"] is None and st["unavailable"] == reason, (name, st, reason)
+    else:
+        assert st["method"] == method, (name, st, method)
+        assert st["netns"] == int(netns), (name, st)
+unesc = lambda v: re.sub(r"\\(.)", lambda m: "\n" if m[1] == "n" else m[1], v)
+info = {}
+for l in open(prom_file):
+    if l.startswith("netstacklat_hook_info{"):
+        labels = dict((k, unesc(v)) for k, v in
+                      re.findall(r"(\w+)=\"((?:[^\"\\]|\\.)*)\"", l[:l.rindex("}")]))
+        assert l.rstrip().endswith("} 1"), l
+        assert labels["hook"] not in info, ("twice", l)
+        info[labels["hook"]] = labels
+assert sorted(info) == sorted(enabled), ("hook_info series", list(info), "enabled", enabled)
+for name, labels in info.items():
+    method, reason = want[name]
+    if method == "unavailable":	# "" as JSON null, with the reason
+        assert labels == {"hook": name, "method": "", "netns": "", "reason": reason}, (labels, reason)
+    else:
+        assert labels == {"hook": name, "method": method, "netns": netns}, (labels, method)
+print("%d hooks, %d unavailable here (-l): %s" % (len(enabled),
+      sum(m == "unavailable" for m, _ in want.values()),
+      " ".join("%s=%s" % (h, want[h][0]) for h in enabled)))
+'
+
+# hook_status_run LIST [ARGS...]: a run of the tool with -e LIST (or none
+# if LIST is "default"), JSON and Prometheus, checked against `-l -e`
+# the hooks it enabled
+hook_status_run() {
+	local list=$1 json=$TMP/status.json prom=$TMP/status.prom e=()
+	shift
+	[ "$list" = default ] || e=(-e "$list")
+	"$NSL" -F json -r 0.2 --count 1 -o "$json" "${e[@]}" 2> "$TMP/tool.err" ||
+		{ fail "tool failed with ${e[*]:--e default}"; return; }
+	"$NSL" -F prometheus -r 0.2 --count 1 -o "$prom" "${e[@]}" 2> "$TMP/tool.err" ||
+		{ fail "tool failed with ${e[*]:--e default}, -F prometheus"; return; }
+	[ "$list" = default ] && list=$(default_hooks)
+	"$PYTHON" -c "$HOOK_STATUS_PY" "$json" "$prom" "$(stat -L -c %i /proc/self/ns/net)" \
+		"$("$NSL" -l -e "$list" 2> /dev/null)" "$list" > "$TMP/status.out" 2>&1 ||
+		{ fail "hooks of ${e[*]:--e default} against -l: $(tail -1 "$TMP/status.out")"; return; }
+	echo "  ${e[*]:-default hooks}: $(cat "$TMP/status.out")"
 	grep -q 'method="unavailable"' "$prom" && fail "method=\"unavailable\" still"
 	# the version as --version says it, and the libbpf it runs with
 	grep -Eq "^netstacklat_build_info\{version=\"$("$NSL" --version | cut -d' ' -f2)\",libbpf=\"[0-9]+\.[0-9]+\"\} 1$" "$prom" ||
 		fail "build_info: $(grep build_info "$prom" | tail -1)"
+}
+
+test_hook_status_in_outputs() {
+	local all
+	# plain -l: every hook, the opt-in ones too
+	all=$("$NSL" -l 2> /dev/null | awk '/^  / { print $1 }' | paste -sd,)
+	[ -n "$all" ] || { fail "-l lists no hooks"; return; }
+	hook_status_run default
+	hook_status_run "$all"
 }
 
 # The reader of a pipe goes away after the first line: the tool notices at
