@@ -132,17 +132,30 @@ test_nf_all_namespaces_note() {
 # No program or link of ours after exit, SIGKILL included.
 # check_nothing_left HOW: start the tool, note its programs and links, stop it HOW.
 check_nothing_left() {
-	local how=$1 progs links maps
+	local how=$1 progs links maps attached nf
 	start_tool "$TMP/nf-left.json" --attach=fallback -n "/run/netns/$NS_B" || return
 	progs=$(bpf_ids_of prog "$TOOL_PID")
 	links=$(bpf_ids_of link "$TOOL_PID")
 	maps=$(bpf_ids_of map "$TOOL_PID")
-	# nf_ip_start, nf_l4_start (tcp-start and udp-start share it),
-	# tp_data_ready (both enqueue hooks), tp_tcp_copy_datagram and
-	# tp_recv_length, and nsl_clock_probe (the loader's clock, never
-	# attached); a link for each netfilter program on IPv4 and IPv6
-	expect "programs held by the tool" "$(wc -w <<< "$progs")" -eq 6
-	expect "links held by the tool (2 netfilter x 2 + 3 tracepoints)" "$(wc -w <<< "$links")" -eq 7
+	# The programs the tool says it attached (its first report's
+	# recursion_misses: one per program, here e.g. nf_ip_start,
+	# nf_l4_start for tcp-start and udp-start, tp_data_ready for both
+	# enqueue hooks, tp_tcp_copy_datagram and tp_recv_length; which
+	# attach is this kernel's, test_hook_status_in_outputs holds them
+	# to -l), and nsl_clock_probe (the loader's clock, never attached);
+	# a link for each netfilter program on IPv4 and IPv6, one for each
+	# other
+	wait_for 10 more_reports "$TMP/nf-left.json" 0 || { fail "no report"; stop_tool; return; }
+	attached=$("$PYTHON" -c 'import json, sys
+r = json.loads(open(sys.argv[1]).readline())
+print(" ".join(p["program"] for p in r["recursion_misses"] or r.get("bpf_stats") or []))' \
+		"$TMP/nf-left.json")
+	nf=$(tr ' ' '\n' <<< "$attached" | grep -c '^nf_')
+	echo "  attached: $attached"
+	expect "programs held by the tool (those it attached and its clock's)" \
+		"$(wc -w <<< "$progs")" -eq $(($(wc -w <<< "$attached") + 1))
+	expect "links held by the tool ($nf netfilter x 2, $(($(wc -w <<< "$attached") - nf)) others)" \
+		"$(wc -w <<< "$links")" -eq $(($(wc -w <<< "$attached") + nf))
 	expect "maps held by the tool" "$(wc -w <<< "$maps")" -ge 9
 	if [ "$how" = KILL ]; then
 		kill -KILL "$TOOL_PID"; wait "$TOOL_PID" 2>/dev/null
