@@ -128,42 +128,49 @@ for v in json.load(sys.stdin)[0]["formatted"]["value"][".bss"]:
 # has looked. A false alarm (a program interrupted between its two clock
 # reads) leaves the offsets as they were: the loader must still re-arm the
 # report, or a later real move is followed only at the next interval.
-# Here the flag is set as a false alarm leaves it, just after a report
-# (the loader looks right after each, nsl_loader_sync_clock()): it must
-# still be set, and clear again once two more reports are out. Timed by
-# the reports, not by sleeps: a tick between the write and the first
-# read made this test fail in CI.
+# Here the flag is set as a false alarm leaves it, while the tool is
+# stopped (SIGSTOP): only the loader clears it (the BPF side only sets it,
+# and only for a suspicious sample, bpf/clock.bpf.h; no traffic comes
+# here), and a stopped process runs no code, so it must read back as
+# written, whatever the load. Once the tool runs again it must be clear
+# after two more complete reports than there were at the write: the loader
+# re-arms right after writing each (nsl_loader_sync_clock()), so the
+# re-arm that follows the first of them ran before the second was
+# written. No window of time enters. (The earlier versions raced the
+# loader's re-arm: a report between the write and the read-back failed
+# one in CI; the next, writing 0.3 s after a report with three tries,
+# failed once more under load: docs/testing.md, issue #56.)
 test_clock_alarm_rearmed() {
-	local out=$TMP/alarm.json id n try flag=
+	local out=$TMP/alarm.json id n flag ok=1
 	command -v bpftool > /dev/null || { skip "bpftool missing"; return; }
-	start_tool "$out" -n "/run/netns/$NS_B" -e udp-start -r 3 || return
+	start_tool "$out" -n "/run/netns/$NS_B" -e udp-start || return
 	id=$(bss_of "$TOOL_PID") || { fail "no .bss map held by the tool"; stop_tool; return; }
-	# the write must fall between two reports and read back as written;
-	# a slow machine may miss that, which is no fault of the tool: again
-	for try in 1 2 3; do
-		n=$(reports_in "$out")
-		wait_for 10 more_reports "$out" "$n" ||
-			{ fail "no report within 10 s"; stop_tool; return; }
-		n=$(reports_in "$out")
-		sleep 0.3	# the loader looks just after writing the report
-		# the value as it is, with moved_reported (bytes 16-23) set to 1
-		bpftool map dump id "$id" -j | python3 -c '
+	# the loader in its report loop (it syncs the clock at attach too)
+	wait_for 10 more_reports "$out" 0 || { fail "no report within 10 s"; stop_tool; return; }
+	kill -STOP "$TOOL_PID"
+	# complete reports only: one being written has no newline yet (its
+	# re-arm then comes after the write, as the next one's does)
+	n=$(wc -l < "$out")
+	# the value as it is, with moved_reported (bytes 16-23) set to 1
+	bpftool map dump id "$id" -j | python3 -c '
 import json, sys
 v = json.load(sys.stdin)[0]["value"]
 v[16:24] = ["0x01"] + ["0x00"] * 7
 print(" ".join(v))' > "$TMP/bss.value"
-		# shellcheck disable=SC2046
-		bpftool map update id "$id" key 0 0 0 0 value $(cat "$TMP/bss.value") ||
-			{ fail "cannot write the .bss map"; stop_tool; return; }
-		flag=$(moved_reported "$id")
-		[ "$flag" = 1 ] && [ "$(reports_in "$out")" -eq "$n" ] && break
-		echo "  try $try: flag $flag, reports $n -> $(reports_in "$out"): the write met a report"
-		flag=
-	done
-	[ "$flag" = 1 ] || { fail "no write between two reports in 3 tries"; stop_tool; return; }
-	wait_for 15 more_reports "$out" $((n + 1)) ||
+	# shellcheck disable=SC2046
+	bpftool map update id "$id" key 0 0 0 0 value $(cat "$TMP/bss.value") ||
+		{ fail "cannot write the .bss map"; ok=; }
+	flag=$(moved_reported "$id")
+	kill -CONT "$TOOL_PID"
+	if [ -z "$ok" ] || ! expect "moved_reported read back, the tool stopped" "$flag" -eq 1; then
+		stop_tool
+		return
+	fi
+	if wait_for 15 more_reports "$out" $((n + 1)); then
+		expect "moved_reported two reports later" "$(moved_reported "$id")" -eq 0
+	else
 		fail "no two more reports within 15 s"
-	expect "moved_reported two reports later" "$(moved_reported "$id")" -eq 0
+	fi
 	stop_tool
 }
 
@@ -253,8 +260,8 @@ while time.monotonic() < end:
 # (__bpf_trace_run(), 6.1+) and counts it in recursion_misses only.
 # Every datagram read is then a sample, a counter of udp-socket-enqueued,
 # or one of tp_data_ready's recursion misses. The misses are machine-wide
-# (any socket's nested sk_data_ready, other traffic's too; no other test
-# runs meanwhile, the shared lock), so samples + counters <= datagrams <=
+# (any socket's nested sk_data_ready, other traffic's too: other tests
+# beside this one only add to them), so samples + counters <= datagrams <=
 # samples + counters + misses. Measured here (6.18, 2 CPUs, ~6,000
 # datagrams, three runs): 50-82 misses, of 62-98 datagrams neither
 # sampled nor counted. The rest (4-16, also without the load: issue #33
@@ -264,29 +271,55 @@ while time.monotonic() < end:
 # they complete the sum, exactly. The misses must be in the report (it
 # had no such key before), no fewer than the kernel counted.
 #
+# The sums are exact whatever the number of datagrams; what they need:
+# - how many pass tbf is up to when the sender and tbf's watchdog (its
+#   softirq) get a CPU: about 6,000 on an idle machine, 4,300-4,700
+#   beside 4 busy loops, 877-2,057 beside 8 (the softirqs then wait for
+#   ksoftirqd, and a late release loses the tokens beyond tbf's bucket of
+#   one datagram). No floor follows from the kernel: the test needs
+#   datagrams read, not a number of them (a floor of 3,000 failed a run
+#   whose sums held exactly: 2,046 samples + 6 misses + 5 calls in PID
+#   1's context = 2,057 read).
+# - samples + counters <= datagrams read: every datagram sampled must
+#   also be read, so the server outlives the client: it starts right
+#   before it (after the tool and perf, whatever they take to start) and
+#   reads for 3 s after the client's 5 s, for what tbf still holds (50 ms
+#   of data) and the socket's queue.
+# - datagrams <= samples + ...: perf counts in the threads PID 1 has when
+#   perf starts (its filter names them). PID 1's threads here were all
+#   started at boot, but one it started later would run sk_data_ready
+#   uncounted: where PID 1 has a thread at the end that it did not have
+#   before perf started and the sum falls short, the run cannot be
+#   judged, and is tried again, saying so. A shortfall without one fails.
+#
 # recursion_attempt: one provocation, its tool run and the sums that hold
 # whether or not the kernel nested anything; MISS the report's misses.
+# Returns 1 on a failure, 2 where PID 1's new threads leave the count open.
 recursion_attempt() {
-	local out=$TMP/recursion.json reads n c x init cpu pids=() kernel
+	local out=$TMP/recursion.json reads n c x init cpu pids=() kernel tids0 new
 	MISS=0
 	AT_EXIT+=("tc -n $NS_A qdisc del dev $IF_A root")
 	# 10 Mbit/s: 1,250 datagrams of 1000 bytes a second, sent a little
 	# faster, so that the queue is never empty and the watchdog releases them
 	tc -n "$NS_A" qdisc add dev "$IF_A" root tbf rate 10mbit burst 1600 latency 50ms ||
 		{ fail "cannot add tbf"; return 1; }
-	serve udp 5204 --duration-s 8 || return 1
 	start_tool "$out" -n "/run/netns/$NS_B" -e udp-socket-enqueued || return 1
 	for ((cpu = 0; cpu < $(nproc); cpu++)); do
 		"$PYTHON" -c "$UNIX_LOAD" "$cpu" 5.5 &
 		BG_PIDS+=($!)
 		pids+=($!)
 	done
+	tids0=" $(ls /proc/1/task | tr '\n' ' ')"
 	init_ctx_start sock:sk_data_ready "protocol == 17"
+	serve udp 5204 --duration-s 8 || return 1
 	client udp 5204 --count 1000000 --msg-size 1000 --interval-us 700 --duration-s 5
 	wait "${pids[@]}"
 	wait_server
 	init_ctx_stop
 	init=${INIT_CTX[0]:-0}
+	# PID 1's threads now that were not there before perf started
+	new=
+	for x in /proc/1/task/*; do [[ $tids0 == *" ${x##*/} "* ]] || new+=" ${x##*/}"; done
 	# what the kernel counted for the tool's program, read before the
 	# tool's last report (which reads the same counter later: >=)
 	kernel=$(prog_recursion_misses "$TOOL_PID" tp_data_ready)
@@ -303,12 +336,16 @@ recursion_attempt() {
 	echo "  $reads datagrams read: $n samples, $c in counters" \
 	     "($($JQ "$out" counters udp-socket-enqueued)), tp_data_ready recursion_misses $MISS" \
 	     "(the kernel's count before the last report: $kernel)," \
-	     "UDP sk_data_ready calls in PID 1's context ${INIT_CTX_WHY:-$init}"
+	     "UDP sk_data_ready calls in PID 1's context ${INIT_CTX_WHY:-$init}${new:+ (new threads of PID 1:$new)}"
 	expect "recursion_misses in the report (a number)" "$MISS" -ge 0 || return 1
 	expect "recursion_misses in the report, at least the kernel's count read before it" \
 		"$MISS" -ge "$kernel" || return 1
-	expect "datagrams read (tbf drops the excess)" "$reads" -ge 3000 || return 1
+	expect "datagrams read (as many as tbf released: see above)" "$reads" -gt 0 || return 1
 	expect "samples + counters, at most one per datagram" "$((n + c))" -le "$reads" || return 1
+	if [ "$((n + c + MISS + init))" -lt "$reads" ] && [ -n "$new" ] && [ -z "$INIT_CTX_WHY" ]; then
+		echo "  $((reads - n - c - MISS - init)) datagrams short, and PID 1 started threads perf did not count (tids$new): again"
+		return 2
+	fi
 	expect "samples + counters + recursion_misses + calls in PID 1's context${INIT_CTX_WHY:+ ($INIT_CTX_WHY)}, at least one per datagram" \
 		"$((n + c + MISS + init))" -ge "$reads" || return 1
 }
@@ -317,17 +354,20 @@ recursion_attempt() {
 # matter of timing: 50-82 misses a run here when written, 0-14 a run at
 # cb7f292, and a CI run saw none (every datagram then a sample or a
 # counter). Up to five provocations, the next only where the last nested
-# nothing; the sums must hold in each, and where none nested, the test
-# says so (tests/expected-skips). A heavier load (perf bench's messaging)
-# provoked fewer, not more: the softirqs then wait for ksoftirqd.
+# nothing (or could not be judged: above); the sums must hold in each,
+# and where none nested, the test says so (tests/expected-skips). A
+# heavier load (perf bench's messaging) provoked fewer, not more: the
+# softirqs then wait for ksoftirqd.
 test_recursion_misses_counted() {
-	local try
+	local rc
 	"$NSL" -l -e udp-socket-enqueued | grep -Eq "^  udp-socket-enqueued +tracepoint " ||
 		{ skip "udp-socket-enqueued does not attach by tracepoint here"; return; }
-	for try in 1 2 3 4 5; do
-		recursion_attempt || return
-		[ "$MISS" -gt 0 ] && return
+	for _ in 1 2 3 4 5; do
+		recursion_attempt; rc=$?
+		[ $rc = 1 ] && return
+		[ $rc = 0 ] && [ "$MISS" -gt 0 ] && return
 	done
+	[ $rc = 2 ] && { fail "PID 1's new threads left the count open in the last try"; return; }
 	skip "no recursion provoked in 5 tries (the kernel nested no run of tp_data_ready)"
 }
 

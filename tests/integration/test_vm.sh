@@ -16,7 +16,9 @@
 # script runs in line, on a machine of its own.
 source "$(dirname "$0")/lib.sh"
 
-VM=$ROOT/.output/vm
+# VM_DIR: another place for the guests' files (a second run beside
+# make test's, which uses .output/vm)
+VM=${VM_DIR:-$ROOT/.output/vm}
 # one guest after the other: this machine has 2 cores, a guest uses both
 read -ra KERNELS <<< "${VM_KERNELS:-5.10 6.1 6.12 sid}"
 # limit per guest: all hung and killed, the whole test stays under
@@ -782,13 +784,14 @@ vm_fallback_udp_read_agrees() {
 	echo "  p50/p90/p99 (ns): fentry ${as[*]}, fallback ${bs[*]}"
 }
 
-# Both attach modes of every hook on the same traffic (run_agree). Both
+# Both attach modes of every hook on the same traffic (run_agree): AGREE_N
+# TCP messages and AGREE_N UDP datagrams, at --resolution 8. Both
 # instances are attached before the first packet and after the last, and
 # IPv6 (neighbour discovery at random times) is off: the counts must be
-# equal. On every packet the two methods' programs run in a fixed order,
-# one clock read after the other on the same timestamp, so the method
-# that measures later is at least as high on every sample, hence at every
-# percentile (exactly, buckets included). Who measures first:
+# equal (but for the UDP enqueue fallback's race, below). On every packet
+# the two methods' programs run in a fixed order, one clock read after the
+# other on the same timestamp, so the method that measures later is at
+# least as high on every sample. Who measures first:
 #   ip-start   fentry ip_rcv_core runs before netfilter PRE_ROUTING
 #   tcp-start, udp-start   netfilter LOCAL_IN before tcp_v4_rcv/udp_rcv
 #   tcp-, udp-socket-read   fentry inside recvmsg, the fallback's clock at
@@ -799,32 +802,58 @@ vm_fallback_udp_read_agrees() {
 #   udp-socket-enqueued   fentry reads its clock as __udp_enqueue_schedule_skb
 #                         starts, sk_data_ready fires after the datagram is
 #                         queued, inside it
+# What follows from that alone, exactly, for every hook (agreecheck.py):
+# the later method's sum is at least the earlier's, and at every bucket
+# bound it has no more samples at or below it than the earlier (each of
+# them is a packet whose earlier sample is at or below it too).
+# The UDP enqueue fallback reads the tail of the queue after UDP dropped
+# the queue's lock (bpf/tracepoint.bpf.h): a reader on the other CPU may
+# have taken the datagram (queue_empty), or a newer one queued meanwhile
+# is sampled in its place and its own call finds it again
+# (unchanged_tail). Each datagram's call is one of the three, so samples
+# + queue_empty + unchanged_tail = fentry's samples, exactly; the newer
+# one sampled early is still measured after its own fentry run, so the
+# order holds of the datagrams sampled (and so at every bucket bound: the
+# argument above needs no more), the sums not.
 # How much later: between the two clocks run the kernel code between the
-# two points and the other instance's program, microseconds each under
-# TCG (means of 4-44 us measured), more on a packet
-# that meets an interrupt or a descheduled vCPU. For all but the enqueue
-# hooks the mean shift must stay under 150 us, and each percentile of the
-# later method within one bucket of the earlier's shifted by up to that,
-# the earlier's taken k = ceil(n / 100) ranks higher (1 in 100 samples,
-# at least 1): a sample whose two programs a descheduled vCPU separates
-# moves by milliseconds, alone, and at p99 of 200 samples one such move
-# is a move of the percentile. Measured once in four full runs here: a
-# tcp-socket-read sample from fentry's <= 4 ms bucket into the fallback's
-# 8-16 ms one, the sums 13.4 ms apart (193 samples, every other bucket
-# within one sample). The mean shift bounds what those few add in all.
-# The enqueue hooks have real work in between (above, up to milliseconds
-# under TCG): only the order is checked there.
+# two points and the other instance's program, microseconds under TCG
+# (mean shifts of 4-44 us measured), and on a few packets whatever
+# interrupts the vCPU between them: the host's scheduler taking its thread
+# away (milliseconds: one read went from fentry's <= 4 ms bucket to the
+# fallback's 8-16 ms one, the sums 13.4 ms apart, in one full run of four
+# when the check was a p99 of 200 samples) or a guest interrupt. No
+# kernel bounds that pause, so no single sample and no mean is bounded
+# (one such sample moves a p99 of 200 by buckets, their mean by 67 us);
+# what is bounded is how many samples it can reach. The host's fair
+# scheduler lets a running vCPU thread have its slice before an equal
+# thread takes the CPU (EEVDF's base slice, 0.75 ms x (1 + log2 CPUs) =
+# 1.5 ms on 2 CPUs), so a window of w us is hit with a chance of about
+# w / 1500 at most: 3 % for w = 44 us, with the host's CPUs taken all
+# along. So, for all but the enqueue hooks: all but AGREE_MOVED_PCT = 5 %
+# of the samples must be within AGREE_MAX_SHIFT_NS = 150 us (over three
+# times the largest mean shift) and one bucket (9 %) of the earlier
+# method's. With 1,000 samples at 3 % (30 expected), more than 50 is a
+# binomial tail of 2.4e-4 per hook, 3e-9 at 2 %. Measured, at load
+# averages of 3 to 9: 0 to 7 samples of 1,000-2,000 moved further.
+# This still fails for a method that takes its clock or its timestamp
+# from somewhere else (order, or most samples moved), samples other
+# packets (counts), or measures later by 150 us more than it should on
+# more than 1 packet in 20. The enqueue hooks have real work in between
+# (above, up to milliseconds under TCG): only the counts and the order are
+# checked there, and how many moved further is printed.
 # (docs/hooks.md: what a user sees when switching.)
 declare -A AGREE_EARLIER=([ip-start]=fentry [tcp-start]=fallback
 	[udp-start]=fallback [tcp-socket-enqueued]=fentry
 	[udp-socket-enqueued]=fentry [tcp-socket-read]=fentry
 	[udp-socket-read]=fentry)
+AGREE_N=1000	# guest.sh run_agree: messages of each protocol
 AGREE_MAX_SHIFT_NS=150000
+AGREE_MOVED_PCT=5
+# the percentiles vm_fallback_udp_read_agrees compares
 AGREE_PCTS=(0.5 0.9 0.99)
 
 vm_fallback_hooks_agree() {
-	local h i p n_a n_b reads e l ef lf n k s_e s_l d line only other
-	local -a pe pl pk
+	local h n_a n_b reads e l n m miss s_e s_l line only other r
 	for h in $HOOKS; do
 		# a hook with one method on this kernel (the table): nothing to
 		# compare; it records the traffic in that one, and does not run
@@ -836,12 +865,12 @@ vm_fallback_hooks_agree() {
 			n=$($JQ "$OUT/agree-$only.json" count $h) || { fail "no $only report of $h"; return; }
 			# the enqueue fallback may find a datagram read already
 			# (queue_empty) or see its tail again (unchanged_tail):
-			# each of the 200 is one of the three (expect_unstamped;
-			# sid, once under TCG: 199 samples and a queue_empty)
+			# each datagram is one of the three (above; sid, once
+			# under TCG: 199 samples and a queue_empty)
 			[ $h = udp-socket-enqueued ] && [ $only = fallback ] &&
 				n=$((n + $($JQ "$OUT/agree-fallback.json" counter $h queue_empty) +
 				       $($JQ "$OUT/agree-fallback.json" counter $h unchanged_tail)))
-			expect "$h: samples ($only, its only method here; fallback's udp-socket-enqueued: + queue_empty + unchanged_tail)" "$n" -ge 200
+			expect "$h: samples ($only, its only method here; fallback's udp-socket-enqueued: + queue_empty + unchanged_tail)" "$n" -ge $AGREE_N
 			[ $only = fentry ] && other=fallback || other=fentry
 			expect "$h: does not run in the $other report, where it is unavailable" \
 				"$($JQ "$OUT/agree-$other.json" runs $h)" = no
@@ -849,36 +878,35 @@ vm_fallback_hooks_agree() {
 		fi
 		n_a=$($JQ "$OUT/agree-fentry.json" count $h) || { fail "no fentry report of $h"; return; }
 		n_b=$($JQ "$OUT/agree-fallback.json" count $h) || { fail "no fallback report of $h"; return; }
-		expect "$h: samples (fentry $n_a)" "$n_b" -eq "$n_a"
+		miss=0
+		if [ $h = udp-socket-enqueued ]; then
+			miss=$(($($JQ "$OUT/agree-fallback.json" counter $h queue_empty) +
+				$($JQ "$OUT/agree-fallback.json" counter $h unchanged_tail)))
+			expect "$h: fallback samples + queue_empty + unchanged_tail (fentry's samples $n_a)" \
+				"$((n_b + miss))" -eq "$n_a"
+		else
+			expect "$h: samples (fentry $n_a)" "$n_b" -eq "$n_a"
+		fi
 		case $h in
 		tcp-socket-read)	# one per read; TCP may read two messages at once
 			reads=$(json_field "$OUT/agree-tcp.server" reads) || { fail "no TCP server report"; return; }
 			expect "$h: samples (server reads)" "$n_a" -eq "$reads" ;;
-		*) expect "$h: samples" "$n_a" -ge 200 ;;
+		*) expect "$h: samples" "$n_a" -ge $AGREE_N ;;
 		esac
-		[ "$n_a" -eq "$n_b" ] && [ "$n_a" -gt 0 ] || continue
-		n=$n_a e=${AGREE_EARLIER[$h]} k=$(((n_a + 99) / 100))
+		[ "$((n_b + miss))" -eq "$n_a" ] && [ "$n_b" -gt 0 ] || continue
+		n=$n_a e=${AGREE_EARLIER[$h]} m=$(((n_a * AGREE_MOVED_PCT + 99) / 100))
 		[ "$e" = fentry ] && l=fallback || l=fentry
-		ef=$OUT/agree-$e.json lf=$OUT/agree-$l.json
-		s_e=$($JQ "$ef" sum $h) s_l=$($JQ "$lf" sum $h)
-		d=$(((s_l - s_e) / n))
-		# each jsonq query is a python start: every percentile once
-		pe=() pl=() pk=()
-		for p in "${AGREE_PCTS[@]}"; do
-			pe+=("$($JQ "$ef" pct $h $p)") pl+=("$($JQ "$lf" pct $h $p)")
-			pk+=("$($JQ "$ef" pct $h $p +$k)")
-		done
-		echo "  $h: $n samples, $e first; p50/p90/p99 (ns) $e ${pe[*]}, $l ${pl[*]}; mean shift $d ns"
-		expect "$h: $l's sum (measures after $e)" "$s_l" -ge "$s_e"
-		for i in 0 1 2; do
-			p=${AGREE_PCTS[i]}
-			expect "$h p$p: $l's bucket bound (not below $e's)" "${pl[i]}" -ge "${pe[i]}"
-			case $h in *-enqueued) continue ;; esac
-			[ "${pl[i]}" -le $((2 * (pk[i] + AGREE_MAX_SHIFT_NS))) ] ||
-				fail "$h p$p: $e <= ${pe[i]} ns (<= ${pk[i]} ns $k ranks higher), $l <= ${pl[i]} ns: more than one bucket above $e's shifted by $AGREE_MAX_SHIFT_NS ns"
-		done
-		case $h in *-enqueued) ;; *)
-			expect "$h: mean shift in ns" "$d" -le $AGREE_MAX_SHIFT_NS ;;
+		s_e=$($JQ "$OUT/agree-$e.json" sum $h) s_l=$($JQ "$OUT/agree-$l.json" sum $h)
+		line=$("$PYTHON" "$ROOT/tests/integration/agreecheck.py" "$OUT/agree-$e.json" \
+			"$OUT/agree-$l.json" $h $AGREE_MAX_SHIFT_NS $m $miss); r=$?
+		echo "  $h: $n samples, $e first, mean shift $(((s_l - s_e) / n)) ns; $line"
+		# the sums of the same samples (not where the fallback sampled fewer)
+		[ "$miss" = 0 ] && expect "$h: $l's sum (measures after $e)" "$s_l" -ge "$s_e"
+		case $h in
+		*-enqueued)
+			[[ $line == "order ok;"* ]] || fail "$h: $l below $e in a bucket: $line" ;;
+		*)
+			[ $r = 0 ] || fail "$h: $line" ;;
 		esac
 	done
 }

@@ -327,10 +327,13 @@ run_pair() {
 }
 
 # Every hook in both attach modes side by side on the same traffic: TCP
-# and UDP over the TUN wire (RX timestamps as from a NIC), 200 messages
-# each, one instance per mode. IPv6 is off in both namespaces meanwhile,
-# so that no neighbour discovery lands in one instance's window and not
-# the other's (they start and stop one after the other). run_agree NAME
+# and UDP over the TUN wire (RX timestamps as from a NIC), 1,000 messages
+# each (AGREE_N in test_vm.sh: enough that the few samples a descheduled
+# vCPU moves are a small share), one instance per mode, at --resolution 8
+# (buckets 9 % wide: the host compares them sample for sample, nearly).
+# IPv6 is off in both namespaces meanwhile, so that no neighbour
+# discovery lands in one instance's window and not the other's (they
+# start and stop one after the other). run_agree NAME
 run_agree() {
 	local fpid tjob ns
 	for ns in A B; do
@@ -338,12 +341,12 @@ run_agree() {
 	done
 	SRV_ADDR=$WIRE_ADDR serve $1-tcp tcp 5011
 	tjob=$SERVER_JOB
-	SRV_ADDR=$WIRE_ADDR serve $1-udp udp 5012 --count 200 --duration-s 60
-	tool_start $1-fentry --attach=fentry -n /run/netns/B
+	SRV_ADDR=$WIRE_ADDR serve $1-udp udp 5012 --count 1000 --duration-s 60
+	tool_start $1-fentry --attach=fentry -n /run/netns/B --resolution 8
 	fpid=$TOOL_PID
-	tool_start $1-fallback --attach=fallback -n /run/netns/B
-	SRV_ADDR=$WIRE_ADDR client $1-tcp tcp 5011 --count 200 --interval-us 1000
-	SRV_ADDR=$WIRE_ADDR client $1-udp udp 5012 --count 200 --interval-us 1000
+	tool_start $1-fallback --attach=fallback -n /run/netns/B --resolution 8
+	SRV_ADDR=$WIRE_ADDR client $1-tcp tcp 5011 --count 1000 --interval-us 1000
+	SRV_ADDR=$WIRE_ADDR client $1-udp udp 5012 --count 1000 --interval-us 1000
 	wait $tjob $SERVER_JOB
 	sleep 0.2
 	tool_stop $1-fallback
