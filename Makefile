@@ -271,12 +271,16 @@ soak: deps-test
 
 # What the tool costs here, for docs/performance.md (slow, needs root, not
 # part of `make test`): make bench ARGS="--runs 7". Then the walk of dead
-# namespaces at 1,000 and 10,000 of them (scripts/bench-netns-walk).
+# namespaces at 1,000 and 10,000 of them (scripts/bench-netns-walk), and
+# the standing hooks' walk of 1,000 and 10,000 sockets
+# (scripts/bench-socket-walk, UDP and TCP).
 .PHONY: bench
 bench: deps-test
 	$(Q)$(MAKE) --no-print-directory all $(OUTPUT)/tests/trafficgen
 	$(Q)scripts/bench $(ARGS)
 	$(Q)scripts/bench-netns-walk
+	$(Q)scripts/bench-socket-walk --proto udp
+	$(Q)scripts/bench-socket-walk --proto tcp
 
 # Issue #31: what the daemon's userspace takes at 4,096 groups (RSS,
 # render time of /metrics), for docs/performance.md; needs root, not part

@@ -253,14 +253,26 @@ int BPF_PROG(tp_udp_fail_queue, int rc, struct sock *sk)
 __u32 nsl_walk_round = 0;
 
 static __always_inline void walk_sock(struct bpf_iter_meta *meta, struct sock *sk,
-				      __u32 hook)
+				      __u32 hook, int all_selected)
 {
 	struct nsl_standing_state *st;
 	struct nsl_group_key key = {};
 	__u32 round = nsl_walk_round;
 	int standing;
 
-	if (!hook_on(hook) || !sk_netns_selected(sk))
+	if (!hook_on(hook))
+		return;
+	/*
+	 * The common socket, with nothing queued and no run, in two loads:
+	 * nothing is charged to its receive memory (sk_rmem_alloc) while
+	 * anything waits in its queues (skb_set_owner_r() charges an skb as
+	 * it is queued; sock_rfree() and udp_rmem_release() uncharge it as
+	 * it leaves), and no storage at all (may_hold_run()).
+	 */
+	if (!sk->sk_backlog.rmem_alloc.counter && !may_hold_run(sk))
+		return;
+	/* a sockets' walk sees the namespace -n selects, and no other */
+	if (!all_selected && !sk_netns_selected(sk))
 		return;
 	standing = standing_look(sk, hook, 1);
 	/* a look that said nothing changed nothing: the run, if any, is as it was */
@@ -294,7 +306,7 @@ int standing_walk_tcp(struct bpf_iter__tcp *ctx)
 		return 0;
 	tp = bpf_skc_to_tcp_sock(skc);
 	if (tp && tp->inet_conn.icsk_inet.sk.__sk_common.skc_state != TCP_LISTEN)
-		walk_sock(ctx->meta, (struct sock *)tp, NSL_HOOK_TCP_STANDING);
+		walk_sock(ctx->meta, (struct sock *)tp, NSL_HOOK_TCP_STANDING, 1);
 	return 0;
 }
 
@@ -309,7 +321,7 @@ int standing_walk_udp(struct bpf_iter__udp *ctx)
 	struct udp_sock *up = ctx->udp_sk;
 
 	if (up)
-		walk_sock(ctx->meta, (struct sock *)up, NSL_HOOK_UDP_STANDING);
+		walk_sock(ctx->meta, (struct sock *)up, NSL_HOOK_UDP_STANDING, 1);
 	return 0;
 }
 
@@ -328,7 +340,7 @@ int standing_walk_runs(struct bpf_iter__bpf_sk_storage_map *ctx)
 
 	if (sk && ctx->value)
 		walk_sock(ctx->meta, sk, sk->sk_protocol == IPPROTO_TCP ?
-			  NSL_HOOK_TCP_STANDING : NSL_HOOK_UDP_STANDING);
+			  NSL_HOOK_TCP_STANDING : NSL_HOOK_UDP_STANDING, 0);
 	return 0;
 }
 

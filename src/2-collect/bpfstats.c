@@ -67,6 +67,17 @@ int nsl_bpfstats_init(struct nsl_bpfstats *s, const struct nsl_loader *l,
 			s->nr++;
 		}
 	}
+	/* the standing hooks' walks, run by the reader at each report */
+	for (int w = 0; w < NSL_NR_WALKS && s->nr < NSL_MAX_REPORT_PROGS; w++) {
+		if (!l->walk_links[w])
+			continue;
+		s->prog_fd[s->nr] = bpf_program__fd(bpf_object__find_program_by_name(
+			l->skel->obj, nsl_walks[w].prog));
+		s->prev[s->nr].hooks = nsl_walks[w].hooks;
+		snprintf(s->prev[s->nr].prog, sizeof(s->prev[s->nr].prog), "%s",
+			 nsl_walks[w].prog);
+		s->nr++;
+	}
 	return 0;
 }
 
