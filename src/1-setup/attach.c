@@ -3,7 +3,8 @@
  * Attaching: the filters resolved, the object loaded, the maps filled, the
  * clock set and RX timestamps on before any program runs; then each hook's
  * programs attached (netfilter links inside the target netns, the others
- * by libbpf), and the standing hooks' walks. And nsl_loader_close(), which undoes all of it.
+ * by libbpf), and the standing hooks' walks. And nsl_loader_close(),
+ * which undoes all of it.
  */
 #include <errno.h>
 #include <limits.h>

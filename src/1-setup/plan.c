@@ -347,9 +347,9 @@ static int move_rejected_hooks(struct nsl_loader *l, const struct nsl_options *o
 }
 
 /*
- * After a failed load: the walks that the kernel refuses, each loaded with
- * its hooks' programs (and the maps), are left off. Returns whether one
- * was.
+ * After a failed load: the walks that the kernel refuses are left off, each
+ * one whose hooks' programs (and the maps) load without it and not with
+ * it. Returns whether one was.
  */
 static bool drop_refused_walks(struct nsl_loader *l, const struct nsl_options *o)
 {
@@ -360,6 +360,12 @@ static bool drop_refused_walks(struct nsl_loader *l, const struct nsl_options *o
 
 		if (!(on & (1u << w)))
 			continue;
+		/* its hooks fail without it: not the walk's doing */
+		l->walks_on = 0;
+		if (nsl_object_try(l, o, nsl_walks[w].hooks)) {
+			ok |= 1u << w;
+			continue;
+		}
 		l->walks_on = 1u << w;
 		err = nsl_object_try(l, o, nsl_walks[w].hooks);
 		if (!err)

@@ -125,8 +125,11 @@ int nsl_privs_drop(const char *user, int probe_fd, bool *kept_bpf)
 
 int nsl_privs_keep_only(int cap)
 {
-	const uint64_t keep = cap >= 0 ? 1ULL << cap : 0;
+	return nsl_privs_keep(cap >= 0 ? 1ULL << cap : 0);
+}
 
+int nsl_privs_keep(uint64_t keep)
+{
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
 		return -errno;
 	nsl_privs_empty_bounding_set();

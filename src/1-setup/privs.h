@@ -7,6 +7,7 @@
 #define NSL_PRIVS_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 /* Does the process hold what loading needs (CAP_BPF and CAP_PERFMON, or CAP_SYS_ADMIN)? */
 bool nsl_privs_can_load(void);
@@ -26,6 +27,9 @@ int nsl_privs_drop(const char *user, int probe_fd, bool *kept_bpf);
  * namer's (src/2-collect/namer.c). Returns 0 or -errno.
  */
 int nsl_privs_keep_only(int cap);
+
+/* The same for a set of capabilities (a bit mask of caps < 64). */
+int nsl_privs_keep(uint64_t caps);
 
 /*
  * Empties the calling thread's capability bounding set, as far as it

@@ -5,7 +5,8 @@
  * BPF_ITER_CREATE in this thread; DROP and DROP_BPF set its capabilities
  * (capset() and the bounding set are per thread: the tool's own drop
  * does not reach it, and a thread left with root's capabilities in the
- * tool's address space would be the tool's); STOP ends it. It blocks
+ * tool's address space would be the tool's; --user's ids reach it, and
+ * clear its capabilities, as its keep-caps flag is off); STOP ends it. It blocks
  * every signal, so that the tool's go to the main thread.
  */
 #define _GNU_SOURCE
@@ -58,8 +59,15 @@ static void *walkns_main(void *arg)
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, NULL);
 	err = setns(w->netns_fd, CLONE_NEWNET) ? -errno : 0;
+	/*
+	 * CAP_SETUID and CAP_SETGID until the tool's drop (nsl_walkns_drop()):
+	 * glibc makes every thread of the process take --user's ids
+	 * (setgroups, setgid, setuid: the setxid broadcast) and aborts the
+	 * process where one thread may not
+	 */
 	if (!err)
-		err = nsl_privs_keep_only(CAP_BPF);
+		err = nsl_privs_keep(1ULL << CAP_BPF | 1ULL << CAP_SETUID |
+				     1ULL << CAP_SETGID);
 	if (put_int(w->ans[1], err) || err)
 		return NULL;
 	while (!get_int(w->req[0], &req) && req != WALKNS_STOP) {

@@ -16,8 +16,9 @@
 struct nsl_walkns;
 
 /*
- * The thread, in the namespace at path, with no capability but CAP_BPF
- * (until nsl_walkns_drop()); NULL and errno where it cannot be had.
+ * The thread, in the namespace at path, with no capability but CAP_BPF,
+ * CAP_SETUID and CAP_SETGID (until nsl_walkns_drop()); NULL and errno
+ * where it cannot be had.
  */
 struct nsl_walkns *nsl_walkns_start(const char *path);
 

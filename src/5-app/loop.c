@@ -22,6 +22,7 @@
 #include "reader.h"
 #include "service.h"
 #include "clock.h"
+#include "walkns.h"
 #include "netstacklat.skel.h"
 
 static volatile sig_atomic_t stop_signal;	/* SIGINT, SIGTERM: the last report */
@@ -53,6 +54,10 @@ static int drop_privileges(const struct nsl_loader *l, const struct nsl_options 
 			pr_warn("cannot drop privileges: %s\n", strerror(-err));
 		return err;
 	}
+	/* capabilities are per thread: the one in -n PATH's namespace too */
+	if (l->walk_thread && (err = nsl_walkns_drop(l->walk_thread, kept_bpf)))
+		pr_debug("the walks' thread in -n's namespace kept no CAP_BPF: %s\n",
+			 strerror(-err));
 	if (kept_bpf)
 		pr_info("kept CAP_BPF only: this kernel checks it on every map read\n");
 	else
