@@ -226,7 +226,8 @@ test_standing_per_group() {
 		"$(standing_max udp-standing-queue)" -eq $((1 + in_a))
 }
 
-# A reader stopped (SIGSTOP) while 100 datagrams come, then nothing more:
+# A reader stopped (SIGSTOP) while 100 datagrams come, then nothing more
+# (the tool as nobody):
 # no arrival, no read, no drop, nothing looks at its queue, which stands
 # all the same. The reports' walk of the sockets (bpf/standing.bpf.h,
 # standing_walk_udp, made in -n PATH's namespace) looks at it: each report written in the silence has
@@ -237,7 +238,16 @@ test_standing_silent() {
 	lacks=$("$NSL" -l -n "/run/netns/$NS_B" -e udp-standing-queue 2>&1 | grep -o "lacks.*")
 	[ -z "$lacks" ] || { skip "no walk of the sockets here: $lacks"; return; }
 	serve udp 7107 --duration-s 6 --rx-stamps || return
-	REPORT_EVERY=0.5 standing_tool udp-standing-queue || return
+	# as nobody: the walk is made by a thread in -n's namespace, which
+	# takes --user's ids with the tool (glibc aborted the tool where it
+	# could not) and keeps no capability the tool dropped
+	REPORT_EVERY=0.5 standing_tool udp-standing-queue --user nobody || return
+	expect "capabilities of the tool's threads (the walks' one in $NS_B)" \
+		"$(cat /proc/"$TOOL_PID"/task/*/status | awk '$1 == "CapEff:" || $1 == "CapPrm:"' |
+		   sort -u | awk '{ print $2 }' | sort -u | tr '\n' ' ')" = "0000000000000000 "
+	expect "threads of the tool in $NS_B's namespace" \
+		"$(for t in /proc/"$TOOL_PID"/task/*; do readlink "$t/ns/net"; done |
+		   grep -c "$(stat -Lc %i "/run/netns/$NS_B")")" -eq 1
 	kill -STOP "$SERVER_PID"
 	client udp 7107 --interval-us 1000 --count 100 --msg-size 100
 	t_quiet=$(date +%s.%N)
