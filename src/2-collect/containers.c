@@ -360,6 +360,22 @@ struct nsl_container *nsl_container_of_cgroup(const char *path)
 	return c;
 }
 
+struct nsl_container *nsl_container_dup(const struct nsl_container *c)
+{
+	struct nsl_container *d = c ? calloc(1, sizeof(*d)) : NULL;
+
+	if (!d)
+		return NULL;
+	d->runtime = c->runtime;
+	memcpy(d->id, c->id, sizeof(d->id));
+#define DUP(f) (d->f = c->f ? strdup(c->f) : NULL, !c->f || d->f)
+	if (DUP(name) && DUP(pod) && DUP(pod_namespace) && DUP(pod_uid) && DUP(container))
+		return d;
+#undef DUP
+	nsl_container_free(d);
+	return NULL;
+}
+
 void nsl_container_free(struct nsl_container *c)
 {
 	if (!c)
@@ -372,8 +388,8 @@ void nsl_container_free(struct nsl_container *c)
 	free(c);
 }
 
-/* The cgroup v2 path of process dir (a /proc/PID) in buf, or NULL */
-static char *proc_cgroup(int dir, char *buf, size_t size)
+/* /proc/PID/cgroup's "0::" line's path, in buf, or NULL */
+static char *read_cgroup(int dir, char *buf, size_t size)
 {
 	int fd = openat(dir, "cgroup", O_RDONLY | O_CLOEXEC);
 	ssize_t n;
@@ -394,6 +410,19 @@ static char *proc_cgroup(int dir, char *buf, size_t size)
 			return line;
 		}
 	return NULL;
+}
+
+/*
+ * The cgroup v2 path of process dir (a /proc/PID) in buf, as a path of the
+ * hierarchy (targets.h: the tool may be in a cgroup namespace of its
+ * own), or NULL
+ */
+static const char *proc_cgroup(int dir, char *buf, size_t size)
+{
+	static char abs[4096];
+	char *line = read_cgroup(dir, buf, size);
+
+	return line ? nsl_cgroup_path_of_proc(line, abs, sizeof(abs)) : NULL;
 }
 
 /*
@@ -482,7 +511,9 @@ static void unseen_by_state(struct nsl_netns_ask *ask, size_t n, const struct ne
 	bool any = false;
 
 	for (size_t i = 0; ino && ids && all && i < n; i++) {
-		ino[i] = seen[i].path || seen[i].mixed ? 0 : ask[i].ino;
+		/* (one that was asked before, i.e. another hook's group: its first's) */
+		ino[i] = seen[i].path || seen[i].mixed || asked(ask, i, ask[i].ino) < i ?
+			 0 : ask[i].ino;
 		any |= ino[i] != 0;
 	}
 	for (size_t s = 0; any && s < sizeof(netns_sources) / sizeof(netns_sources[0]); s++) {
@@ -548,7 +579,7 @@ void nsl_containers_of_netns(struct nsl_netns_ask *ask, size_t n)
 	 */
 	while ((e = readdir(d))) {
 		uint64_t ino;
-		char *path;
+		const char *path;
 		size_t i;
 		int dir;
 
@@ -569,6 +600,13 @@ void nsl_containers_of_netns(struct nsl_netns_ask *ask, size_t n)
 		if (seen[i].path && !seen[i].mixed)
 			ask[i].c = pod_netns(nsl_container_of_cgroup(seen[i].path));
 	unseen_by_state(ask, n, seen);
+	/* the others of a namespace asked more than once: its first's answer */
+	for (size_t i = 0; i < n; i++) {
+		size_t first = asked(ask, i, ask[i].ino);
+
+		if (first < i && ask[first].c)
+			ask[i].c = nsl_container_dup(ask[first].c);
+	}
 out:
 	if (d)
 		closedir(d);

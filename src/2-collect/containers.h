@@ -18,6 +18,8 @@
  */
 struct nsl_container *nsl_container_of_cgroup(const char *path);
 void nsl_container_free(struct nsl_container *c);
+/* A copy of c (NULL: none, or no memory) */
+struct nsl_container *nsl_container_dup(const struct nsl_container *c);
 
 /*
  * The containers of network namespaces, by inode: ask[i].c is set to the
@@ -30,6 +32,8 @@ void nsl_container_free(struct nsl_container *c);
  * cache and of podman's state, for all of ask: the caller
  * gathers the namespaces first seen in a report. Needs root (a process's
  * ns/net is behind ptrace's read check): another user sees none.
+ * A namespace asked more than once (its groups of several hooks) gets
+ * the same answer each time.
  */
 struct nsl_netns_ask {
 	uint64_t ino;

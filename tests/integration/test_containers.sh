@@ -15,7 +15,7 @@ source "$(dirname "$0")/lib.sh"
 TESTS=(test_container_pod_names test_container_docker_name test_container_state_untrusted
        test_container_tenant_cgroup test_container_netns_pod test_container_netns_shared
        test_container_names_as_user test_container_pod_veth test_namer_shut_in
-       test_container_netns_cni)
+       test_container_netns_cni test_container_netns_hooks test_container_private_cgroupns)
 
 UID_=1e2d3c4b_5a69_4788_9a0b_c1d2e3f40516
 POD_UID=${UID_//_/-}
@@ -391,6 +391,102 @@ iface_container_of() {
 	            last = json.dumps(h.get("container", "absent"), sort_keys=True)
 	print(last)
 	PY
+}
+
+# netns_groups_of OUT: each hook's group of B's namespace in OUT's last
+# report with its container object, one "HOOK JSON" line each, sorted
+netns_groups_of() {
+	"$PYTHON" - "$1" "$(stat -L -c %i "/run/netns/$NS_B")" <<-'PY'
+	import json, sys
+	last = {}
+	for line in open(sys.argv[1]):
+	    for h in json.loads(line)["histograms"]:
+	        if h.get("netns") == int(sys.argv[2]):
+	            last[h["hook"]] = json.dumps(h.get("container", "absent"), sort_keys=True)
+	for hook in sorted(last):
+	    print(hook, last[hook])
+	PY
+}
+
+# pod_sandbox NAME: B's namespace a pod's, as test_container_netns_pod
+# lays it out: the sandbox's cgroup and bundle, a process of it in B
+pod_sandbox() {
+	local sid=$(printf '%064x' $((ID * 7919 + 3)))
+	local slice=kubepods.slice/kubepods-besteffort.slice/kubepods-besteffort-pod$UID_.slice
+	container_cgroup "$slice/cri-containerd-$sid.scope" || { fail "cannot make the sandbox's cgroup"; return 1; }
+	state "/run/containerd/io.containerd.runtime.v2.task/k8s.io/$sid/config.json" \
+		'{"ociVersion":"1.0.2","annotations":{"io.kubernetes.cri.container-type":"sandbox",
+		"io.kubernetes.cri.sandbox-name":"'"$1"'","io.kubernetes.cri.sandbox-namespace":"shop",
+		"io.kubernetes.cri.sandbox-uid":"'"$POD_UID"'"}}' 0644
+	dweller "$CG" || return 1
+	pod_state
+}
+
+# Issue #58 item 1: every hook's group of a pod's namespace carries the
+# pod's names, not one of them (the namer was asked once per group, and
+# answered the first of a namespace only). The default hooks: a TCP
+# reader in B makes at least its enqueue's and its read's groups there.
+test_container_netns_hooks() {
+	local out=$TMP/hooks.json groups want
+	have_cgroup2 || { skip "no writable cgroup v2 at $CG_ROOT"; return; }
+	want='{"container": null, "id": null, "name": null, "namespace": "shop", "pod": "web-2", "pod_uid": "'"$POD_UID"'", "runtime": "containerd"}'
+	pod_sandbox web-2 || return
+	serve tcp 5701 || return
+	NSL_TEST_STATE_ROOT=$STATE start_tool "$out" -I -n -1 || return
+	client tcp 5701 --count 50 --interval-us 1000
+	wait_server
+	sleep 1.2	# a report after the reads
+	stop_tool
+	dwellers_gone
+	groups=$(netns_groups_of "$out")
+	expect "groups of B's namespace (several hooks)" "$(grep -c . <<< "$groups")" -ge 2
+	expect "groups of B's namespace not named $want" \
+		"$(grep -vcF " $want" <<< "$groups")" -eq 0 || sed 's/^/  /' <<< "$groups"
+}
+
+# Issue #58 item 2, and the node's layout: cgroup v2 alone at
+# /sys/fs/cgroup (a mount namespace of the tool's, the hierarchy mounted
+# there before it leaves the host's cgroup namespace, as a DaemonSet's
+# hostPath of the node's /sys/fs/cgroup), and the tool in a cgroup
+# namespace of its own rooted at a cgroup of this test's, as containerd's
+# CRI and CRI-O give every container on a cgroup v2 node: the pod's
+# processes read "0::/../kubepods.slice/..." there. The tool names B's
+# namespace by them all the same, as nobody with its namer.
+test_container_private_cgroupns() {
+	local out=$TMP/cgns.json want tool_cg seen
+	have_cgroup2 || { skip "no writable cgroup v2 at $CG_ROOT"; return; }
+	id nobody > /dev/null 2>&1 || { skip "no user nobody"; return; }
+	unshare --help 2>&1 | grep -q -- --cgroup || { skip "no unshare --cgroup (util-linux)"; return; }
+	want='{"container": null, "id": null, "name": null, "namespace": "shop", "pod": "web-3", "pod_uid": "'"$POD_UID"'", "runtime": "containerd"}'
+	pod_sandbox web-3 || return
+	container_cgroup tool || { fail "cannot make the tool's cgroup"; return; }
+	tool_cg=${CG#"$CG_ROOT"}
+	# in-node CMD...: CMD there (each exec'd: the tool keeps its pid)
+	cat > "$TMP/in-node" <<-EOF
+	#!/bin/sh
+	[ "\$1" = --inner ] || exec unshare --mount --propagation private "\$0" --inner "\$@"
+	shift
+	umount -R /sys/fs/cgroup 2> /dev/null || umount -l /sys/fs/cgroup || exit 1
+	mount -t cgroup2 cgroup2 /sys/fs/cgroup || exit 1
+	echo \$\$ > "/sys/fs/cgroup$tool_cg/cgroup.procs" || exit 1
+	exec unshare --cgroup "\$@"
+	EOF
+	printf '#!/bin/sh\nexec %s %s "$@"\n' "$TMP/in-node" "$NSL" > "$TMP/nsl-node"
+	chmod +x "$TMP/in-node" "$TMP/nsl-node"
+	seen=$("$TMP/in-node" cat "/proc/${DWELLERS[0]}/cgroup" | sed -n 's/^0:://p')
+	expect "a pod's process's cgroup, seen from the tool's cgroup namespace ($seen)" "${seen:0:4}" = "/../"
+	expect "cgroup2 mounts in the tool's mount namespace" \
+		"$("$TMP/in-node" awk '$3 == "cgroup2" { print $2 }' /proc/self/mounts)" = /sys/fs/cgroup
+	serve tcp 5701 || return
+	NSL_TEST_STATE_ROOT=$STATE NSL=$TMP/nsl-node start_tool "$out" -I -n -1 -e tcp-socket-read \
+		--user nobody || return
+	client tcp 5701 --count 50 --interval-us 1000
+	wait_server
+	sleep 1.2
+	stop_tool
+	dwellers_gone
+	expect "JSON container of B's namespace, the tool in its own cgroup namespace" \
+		"$(netns_container_of "$out")" = "$want"
 }
 
 # check_metrics FILE: promtool finds nothing to say, where it is installed
