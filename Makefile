@@ -133,10 +133,12 @@ $(OUTPUT)/tests/test_%: tests/unit/test_%.c $(CORE_OBJS) $(PB_OBJS) | $(OUTPUT)/
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $< $(CORE_OBJS) $(PB_OBJS) -lcmocka $(MATH_LIBS) $(PB_LIBS) -lz -o $@
 
-# containers.c (and peers.c, whose walk helper it shares; statefile.c, cni.c, podman.c), on state files under the test's NSL_TEST_STATE_ROOT
+# containers.c (and peers.c, whose walk helper it shares; statefile.c, cni.c, the
+# runtimes' rows), on state files under the test's NSL_TEST_STATE_ROOT
 $(OUTPUT)/tests/test_containers: tests/unit/test_containers.c $(OUTPUT)/2-collect/containers.o \
 		$(OUTPUT)/2-collect/peers.o $(OUTPUT)/2-collect/statefile.o $(OUTPUT)/2-collect/cni.o \
-		$(OUTPUT)/2-collect/podman.o | $(OUTPUT)/tests
+		$(OUTPUT)/2-collect/runtimes.o $(patsubst src/%.c,$(OUTPUT)/%.o,$(wildcard src/2-collect/rt_*.c)) \
+		| $(OUTPUT)/tests
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $^ -lcmocka $(JSON_LIBS) -o $@
 

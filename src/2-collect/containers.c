@@ -4,31 +4,24 @@
  * (docs/containers.md). No API, no daemon: files a root process reads.
  *
  * 1. The cgroup path. Each runtime names a container's cgroup after its
- *    id, with the systemd cgroup driver as a scope, with cgroupfs as a
- *    directory:
- *      docker-ID.scope              /docker/ID              docker
- *      libpod-ID.scope              /libpod_parent/libpod-ID podman
- *      cri-containerd-ID.scope                              containerd
- *      crio-ID.scope                                        CRI-O
- *      kubepods[-QOS]-podUID.slice  /kubepods[/QOS]/podUID/ID   a pod
- *    (ID: 64 hex digits; the slice's UID has '_' for '-'; k3s lays its
- *    pods out as kubelet does). The container's processes may make
- *    cgroups of their own below its scope: the nearest one up counts.
- *    The runtimes' conmon scopes (libpod-conmon-ID, crio-conmon-ID)
- *    hold a monitor, not the container: no name.
- * 2. The runtime's state, by id:
- *      containerd  /run/containerd/io.containerd.runtime.v2.task/NS/ID/
- *                  config.json, the OCI bundle: the CRI plugin's
- *                  annotations io.kubernetes.cri.sandbox-name,
- *                  -namespace, -uid, container-name
- *      CRI-O       /run/containers/storage/overlay-containers/ID/userdata/
- *                  config.json: io.kubernetes.pod.name, .namespace, .uid,
- *                  io.kubernetes.container.name
- *      podman      /var/lib/containers/storage/overlay-containers/
- *                  containers.json (containers/storage): its "names"
- *      docker      /var/lib/docker/containers/ID/config.v2.json: "Name"
- *    A pod's containers under cgroupfs do not say their runtime: both
- *    CRI runtimes' state is looked at.
+ *    id (64 hex digits), with the systemd cgroup driver as a scope
+ *    (docker-ID.scope, libpod-ID.scope, cri-containerd-ID.scope,
+ *    crio-ID.scope), with cgroupfs as a directory (/docker/ID,
+ *    /libpod_parent/libpod-ID); kubelet's pods as
+ *    kubepods[-QOS]-podUID.slice/... (the slice's UID has '_' for '-') or
+ *    /kubepods[/QOS]/podUID/ID: each runtime's row (runtimes.h) lists its
+ *    layouts. The container's processes may make cgroups of their own
+ *    below its cgroup, and a privileged one may name one of them after
+ *    another container (docker-VICTIM.scope under its own scope): the
+ *    outermost match is the container. The runtimes' conmon scopes
+ *    (libpod-conmon-ID, crio-conmon-ID) hold a monitor, not a container.
+ * 2. The runtime's state, by id: each runtime's row reads its own
+ *    (rt_*.c: containerd's and CRI-O's OCI bundles and their CRI
+ *    annotations, docker's config.v2.json, podman's containers.json).
+ *    Where the state says which cgroup the runtime put the container in
+ *    (a bundle's linux.cgroupsPath) and which pod, they must be the
+ *    cgroup's. A pod's container under kubelet's cgroupfs driver does
+ *    not say its runtime: the CRI runtimes' state is looked at in turn.
  *
  * Only a cgroup that root made names a container: a tenant can name a
  * cgroup of its own subtree after another's container (and a rootless
@@ -50,7 +43,7 @@
  *    does a tenant's process that entered it. The host's namespace (PID
  *    1's) is never named. A namespace no process is seen in (a tool
  *    without the host's PIDs) is named by the CNI result cache (cni.c)
- *    or podman's own state (podman.c), whichever backend set it up: the
+ *    or podman's own state (rt_podman.c), whichever backend set it up: the
  *    pod sandbox or podman container it was set up for, by its state.
  *
  * Test seam: NSL_TEST_STATE_ROOT prefixes every state path
@@ -70,14 +63,10 @@
 #include "cni.h"
 #include "containers.h"
 #include "peers.h"
-#include "podman.h"
+#include "rt_podman.h"
+#include "runtimes.h"
 #include "statefile.h"
 #include "targets.h"
-
-#define CONTAINERD_TASKS "/run/containerd/io.containerd.runtime.v2.task"
-#define CRIO_CONTAINERS "/run/containers/storage/overlay-containers"
-#define PODMAN_CONTAINERS "/var/lib/containers/storage/overlay-containers/containers.json"
-#define DOCKER_CONTAINERS "/var/lib/docker/containers"
 
 /* component [s, s + n) is PREFIX ID SUFFIX: the id copied into id */
 static bool named(const char *s, size_t n, const char *prefix, const char *suffix,
@@ -125,42 +114,49 @@ static char *pod_uid_of(const char *s, size_t n)
 	return uid;
 }
 
-/*
- * The cgroups of a container, per runtime and cgroup driver: the
- * component PREFIX ID SUFFIX, under a parent named PARENT (exactly; with
- * pod set: starting so, under kubepods), or under any parent
- */
-static const struct layout {
-	const char *prefix, *suffix, *parent;
-	bool pod;
-	const char *runtime;		/* NULL: a CRI runtime's, which one unsaid */
-} layouts[] = {
-	{ "docker-", ".scope", NULL, false, "docker" },
-	{ "libpod-", ".scope", NULL, false, "podman" },
-	{ "cri-containerd-", ".scope", NULL, false, "containerd" },
-	{ "crio-", ".scope", NULL, false, "cri-o" },
-	{ "", "", "docker", false, "docker" },			/* cgroupfs */
-	{ "libpod-", "", "libpod_parent", false, "podman" },	/* cgroupfs */
-	{ "", "", "pod", true, NULL },				/* kubelet's cgroupfs */
-};
-
-static bool parent_is(const struct layout *l, const char *parent, size_t n, bool kubepods)
+/* Whether [s, s + n) is layout l's, under parent [parent, + plen) */
+static bool layout_of(const struct nsl_cgroup_layout *l, const char *s, size_t n,
+		      const char *parent, size_t plen, bool kubepods,
+		      char id[NSL_CONTAINER_ID_LEN + 1])
 {
 	size_t want = l->parent ? strlen(l->parent) : 0;
 
+	if (!named(s, n, l->prefix, l->suffix, id))
+		return false;
 	if (!l->parent)
 		return true;
 	if (l->pod)
-		return kubepods && n > want && !strncmp(parent, l->parent, want);
-	return n == want && !strncmp(parent, l->parent, want);
+		return kubepods && plen > want && !strncmp(parent, l->parent, want);
+	return plen == want && !strncmp(parent, l->parent, want);
+}
+
+/* kubelet's cgroupfs driver: a pod's container, its runtime unsaid */
+static const struct nsl_cgroup_layout pod_layout = { "", "", "pod", true };
+
+/* The runtime whose layout component i is (NULL: a pod's, unsaid), *hit whether any */
+static const struct nsl_runtime *runtime_of(const char *const *comp, const size_t *len,
+					    size_t i, bool kubepods, struct nsl_container *c,
+					    bool *hit)
+{
+	const char *parent = i ? comp[i - 1] : "";
+	size_t plen = i ? len[i - 1] : 0;
+
+	*hit = true;
+	for (size_t r = 0; r < nsl_nr_runtimes; r++)
+		for (const struct nsl_cgroup_layout *l = nsl_runtimes[r]->layouts; l->prefix; l++)
+			if (layout_of(l, comp[i], len[i], parent, plen, kubepods, c->id))
+				return nsl_runtimes[r];
+	*hit = layout_of(&pod_layout, comp[i], len[i], parent, plen, kubepods, c->id);
+	return NULL;
 }
 
 int nsl_container_parse_path(const char *path, struct nsl_container *c)
 {
 	const char *comp[64] = { 0 };
-	size_t len[64] = { 0 }, n = 0, i, k;
+	size_t len[64] = { 0 }, n = 0, i;
 	const char *s = path;
-	bool kubepods = false;
+	bool kubepods = false, hit = false;
+	const struct nsl_runtime *rt = NULL;
 	int end;
 
 	while (*s && n < 64) {
@@ -176,140 +172,21 @@ int nsl_container_parse_path(const char *path, struct nsl_container *c)
 		n++;
 		s = e;
 	}
-	/* the nearest container up from the cgroup itself */
-	for (i = n; i-- > 0;) {
-		for (k = 0; k < sizeof(layouts) / sizeof(layouts[0]); k++) {
-			const struct layout *l = &layouts[k];
-
-			if (named(comp[i], len[i], l->prefix, l->suffix, c->id) &&
-			    parent_is(l, i ? comp[i - 1] : "", i ? len[i - 1] : 0, kubepods))
-				break;
-		}
-		if (k < sizeof(layouts) / sizeof(layouts[0])) {
-			c->runtime = layouts[k].runtime;
-			break;
-		}
-	}
-	if (i == (size_t)-1)
+	/*
+	 * the outermost container down from the hierarchy's root: one below
+	 * it is its processes' own cgroup, whatever they named it
+	 */
+	for (i = 0; i < n && !hit; i++)
+		rt = runtime_of(comp, len, i, kubepods, c, &hit);
+	if (!hit)
 		return -1;
+	i--;
+	c->runtime = rt ? rt->name : NULL;
 	end = (int)(comp[i] + len[i] - path);
 	/* a pod's slice or directory above it */
 	while (kubepods && i-- > 0 && !c->pod_uid)
 		c->pod_uid = pod_uid_of(comp[i], len[i]);
 	return end;
-}
-
-static void set_name(char **field, char *value)
-{
-	if (*field || !value) {
-		free(value);
-		return;
-	}
-	*field = value;
-}
-
-/* An OCI bundle's config.json: a pod's names from its annotations. */
-static bool from_bundle(struct nsl_container *c, const char *path, const char *pfx,
-			const char *pod_key, const char *ns_key, const char *uid_key,
-			const char *container_key)
-{
-	json_object *cfg = nsl_state_json(path), *ann = NULL;
-	char key[96];
-
-	if (!cfg)
-		return false;
-	if (json_object_object_get_ex(cfg, "annotations", &ann)) {
-#define ANN(k) (snprintf(key, sizeof(key), "%s%s", pfx, k), nsl_str_of(ann, key))
-		set_name(&c->pod, ANN(pod_key));
-		set_name(&c->pod_namespace, ANN(ns_key));
-		set_name(&c->pod_uid, ANN(uid_key));
-		set_name(&c->container, ANN(container_key));
-#undef ANN
-	}
-	json_object_put(cfg);
-	return true;
-}
-
-/* containerd: the task's bundle, in whichever of its namespaces it is */
-static bool containerd_names(struct nsl_container *c)
-{
-	char dir[4096], path[4096];
-	struct dirent *d;
-	bool found = false;
-	DIR *ns;
-
-	ns = nsl_state_path(dir, CONTAINERD_TASKS) ? NULL : opendir(dir);
-	if (!ns)
-		return false;
-	while (!found && (d = readdir(ns))) {
-		if (d->d_name[0] == '.' || strlen(d->d_name) > 255)
-			continue;
-		snprintf(path, sizeof(path), "%s/%s/%s/config.json", CONTAINERD_TASKS,
-			 d->d_name, c->id);
-		found = from_bundle(c, path, "io.kubernetes.cri.", "sandbox-name",
-				    "sandbox-namespace", "sandbox-uid", "container-name");
-	}
-	closedir(ns);
-	if (found)
-		c->runtime = "containerd";
-	return found;
-}
-
-static bool crio_names(struct nsl_container *c)
-{
-	char path[256];
-
-	snprintf(path, sizeof(path), "%s/%s/userdata/config.json", CRIO_CONTAINERS, c->id);
-	if (!from_bundle(c, path, "io.kubernetes.", "pod.name", "pod.namespace",
-			 "pod.uid", "container.name"))
-		return false;
-	c->runtime = "cri-o";
-	return true;
-}
-
-/* podman: containers/storage's list of containers, their names */
-static void podman_names(struct nsl_container *c)
-{
-	json_object *all = nsl_state_json(PODMAN_CONTAINERS), *names;
-	size_t n = all && json_object_is_type(all, json_type_array) ?
-		   json_object_array_length(all) : 0;
-
-	for (size_t i = 0; i < n; i++) {
-		json_object *e = json_object_array_get_idx(all, i);
-		char *id = nsl_str_of(e, "id");
-		bool match = id && !strcmp(id, c->id);
-
-		free(id);
-		if (!match)
-			continue;
-		if (json_object_object_get_ex(e, "names", &names) &&
-		    json_object_is_type(names, json_type_array) &&
-		    json_object_array_length(names) > 0 &&
-		    json_object_is_type(json_object_array_get_idx(names, 0), json_type_string))
-			set_name(&c->name, strndup(json_object_get_string(
-				json_object_array_get_idx(names, 0)), NSL_NAME_MAX));
-		break;
-	}
-	json_object_put(all);
-}
-
-static void docker_names(struct nsl_container *c)
-{
-	char path[256], *name;
-	json_object *cfg;
-
-	snprintf(path, sizeof(path), "%s/%s/config.v2.json", DOCKER_CONTAINERS, c->id);
-	cfg = nsl_state_json(path);
-	name = nsl_str_of(cfg, "Name");
-	/* docker keeps the name with a leading '/' */
-	if (name && name[0] == '/')
-		memmove(name, name + 1, strlen(name));
-	if (name && !*name) {
-		free(name);
-		name = NULL;
-	}
-	set_name(&c->name, name);
-	json_object_put(cfg);
 }
 
 /*
@@ -333,29 +210,37 @@ static bool made_by_root(const char *path, int len)
 	       st.st_uid == 0;
 }
 
+/*
+ * c's names from the state of its runtime (or, where its cgroup said
+ * none, of the first CRI runtime that keeps its id); cgroup: as names()
+ * has it. -1 where the state puts it elsewhere.
+ */
+static int names_of(struct nsl_container *c, const char *cgroup)
+{
+	const struct nsl_runtime *rt = nsl_runtime_named(c->runtime);
+	int found = 0;
+
+	if (rt)
+		return rt->names(c, cgroup);
+	for (size_t r = 0; r < nsl_nr_runtimes && !found; r++)
+		if (nsl_runtimes[r]->cri)
+			found = nsl_runtimes[r]->names(c, cgroup);
+	return found;
+}
+
 struct nsl_container *nsl_container_of_cgroup(const char *path)
 {
 	struct nsl_container *c = calloc(1, sizeof(*c));
+	char own[4096];
 	int len;
 
 	if (!c)
 		return NULL;
-	if (!path || (len = nsl_container_parse_path(path, c)) < 0 || !made_by_root(path, len)) {
-		free(c->pod_uid);
-		free(c);
+	if (!path || (len = nsl_container_parse_path(path, c)) < 0 || !made_by_root(path, len) ||
+	    snprintf(own, sizeof(own), "%.*s", len, path) >= (int)sizeof(own) ||
+	    names_of(c, own) < 0) {
+		nsl_container_free(c);
 		return NULL;
-	}
-	if (!c->runtime) {
-		if (!containerd_names(c))
-			crio_names(c);
-	} else if (!strcmp(c->runtime, "containerd")) {
-		containerd_names(c);
-	} else if (!strcmp(c->runtime, "cri-o")) {
-		crio_names(c);
-	} else if (!strcmp(c->runtime, "podman")) {
-		podman_names(c);
-	} else {
-		docker_names(c);
 	}
 	return c;
 }
@@ -493,7 +378,7 @@ static struct nsl_container *pod_netns(struct nsl_container *c)
 static size_t (*const netns_sources[])(const uint64_t *ino, size_t n,
 				       char (*ids)[NSL_CONTAINER_ID_LEN + 1]) = {
 	nsl_cni_sandboxes,	/* cni.c: libcni's result cache (containerd, CRI-O, podman's CNI) */
-	nsl_podman_netns,	/* podman.c: podman's own state, any network backend */
+	nsl_podman_netns,	/* rt_podman.c: podman's own state, any network backend */
 };
 
 /*
@@ -535,22 +420,16 @@ static void unseen_by_state(struct nsl_netns_ask *ask, size_t n, const struct ne
 		if (!ino[i] || !all[i][0] || all[i][0] == '-' || !(c = calloc(1, sizeof(*c))))
 			continue;
 		memcpy(c->id, all[i], sizeof(c->id));
-		if ((containerd_names(c) || crio_names(c)) && nsl_container_in_pod(c)) {
+		/* whichever runtime keeps that id: a pod's sandbox, or a container */
+		for (size_t r = 0; r < nsl_nr_runtimes && !c->runtime; r++)
+			if (nsl_runtimes[r]->names(c, NULL) <= 0)
+				c->runtime = NULL;
+		if (c->runtime && nsl_container_in_pod(c))
 			ask[i].c = pod_netns(c);
-			continue;
-		}
-		/* podman: the container's own namespace */
-		nsl_container_free(c);
-		if (!(c = calloc(1, sizeof(*c))))
-			continue;
-		memcpy(c->id, all[i], sizeof(c->id));
-		podman_names(c);
-		if (c->name) {
-			c->runtime = "podman";
-			ask[i].c = c;
-			continue;
-		}
-		nsl_container_free(c);
+		else if (c->runtime && c->name)
+			ask[i].c = c;	/* podman's (docker's): the container's own namespace */
+		else
+			nsl_container_free(c);
 	}
 	free(all);
 	free(ids);

@@ -26,7 +26,7 @@ struct nsl_container *nsl_container_dup(const struct nsl_container *c);
  * container (or, for a pod's namespace, the pod: no container name) that
  * every process living in namespace ask[i].ino belongs to; where no
  * process is seen in it, the pod sandbox or podman container the CNI
- * result cache (cni.c) or podman's own state (podman.c) says it was set
+ * result cache (cni.c) or podman's own state (rt_podman.c) says it was set
  * up for; else left NULL (a process in no container or in another one,
  * the host's namespace, no memory). One walk of /proc, and one of the CNI
  * cache and of podman's state, for all of ask: the caller

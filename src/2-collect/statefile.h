@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The runtimes' state files as the container naming reads them
- * (containers.c, cni.c, podman.c): only regular files that root owns and only root
+ * (containers.c, cni.c, rt_*.c): only regular files that root owns and only root
  * may write, not through a symbolic link, at most NSL_STATE_MAX bytes. A
  * rootless runtime keeps its state in its user's home, which a tenant
  * writes: never read. Test seam: NSL_TEST_STATE_ROOT prefixes every path

@@ -15,7 +15,8 @@ source "$(dirname "$0")/lib.sh"
 TESTS=(test_container_pod_names test_container_docker_name test_container_state_untrusted
        test_container_tenant_cgroup test_container_netns_pod test_container_netns_shared
        test_container_names_as_user test_container_pod_veth test_namer_shut_in
-       test_container_netns_cni test_container_netns_hooks test_container_private_cgroupns)
+       test_container_netns_cni test_container_netns_hooks test_container_private_cgroupns
+       test_container_runtime_layouts test_container_nested_pose)
 
 UID_=1e2d3c4b_5a69_4788_9a0b_c1d2e3f40516
 POD_UID=${UID_//_/-}
@@ -487,6 +488,70 @@ test_container_private_cgroupns() {
 	dwellers_gone
 	expect "JSON container of B's namespace, the tool in its own cgroup namespace" \
 		"$(netns_container_of "$out")" = "$want"
+}
+
+# Issue #58 item 6: the layouts of the runtimes a node may have, each a
+# cgroup of a real hierarchy with a reader in it and its runtime's state
+# where that runtime keeps it (-C): k3s' and RKE2's containerd
+# (/run/k3s/containerd), MicroK8s' (/var/snap/microk8s/...), CRI-O under
+# cgroupfs (.../podUID/crio-ID, no scope), cri-dockerd (docker-ID.scope
+# under kubepods, the pod's names in config.v2.json's labels). Each
+# layout's reader's group carries the pod's names.
+test_container_runtime_layouts() {
+	local rel out=$TMP/layouts.json k3s mk8s crio dockerd got
+	have_cgroup2 || { skip "no writable cgroup v2 at $CG_ROOT"; return; }
+	k3s=$(printf '%064x' $((ID * 7919 + 11))) mk8s=$(printf '%064x' $((ID * 7919 + 12)))
+	crio=$(printf '%064x' $((ID * 7919 + 13))) dockerd=$(printf '%064x' $((ID * 7919 + 14)))
+	local ann='"io.kubernetes.cri.sandbox-name":"web-0","io.kubernetes.cri.sandbox-namespace":"shop","io.kubernetes.cri.sandbox-uid":"'"$POD_UID"'","io.kubernetes.cri.container-name":"nginx"'
+	state "/run/k3s/containerd/io.containerd.runtime.v2.task/k8s.io/$k3s/config.json" \
+		'{"annotations":{'"$ann"'},"linux":{"cgroupsPath":"/kubepods/besteffort/pod'"$POD_UID/$k3s"'"}}' 0644
+	state "/var/snap/microk8s/common/run/containerd/io.containerd.runtime.v2.task/k8s.io/$mk8s/config.json" \
+		'{"annotations":{'"$ann"'}}' 0644
+	state "/run/containers/storage/overlay-containers/$crio/userdata/config.json" \
+		'{"annotations":{"io.kubernetes.pod.name":"web-0","io.kubernetes.pod.namespace":"shop",
+		"io.kubernetes.pod.uid":"'"$POD_UID"'","io.kubernetes.container.name":"nginx"},
+		"linux":{"cgroupsPath":"/kubepods/burstable/pod'"$POD_UID/crio-$crio"'"}}' 0600
+	state "/var/lib/docker/containers/$dockerd/config.v2.json" '{"Name":"/k8s_nginx_web-0_shop_'"$POD_UID"'_0",
+		"Config":{"Labels":{"io.kubernetes.pod.name":"web-0","io.kubernetes.pod.namespace":"shop",
+		"io.kubernetes.pod.uid":"'"$POD_UID"'","io.kubernetes.container.name":"nginx"}}}' 0600
+	for rel in "kubepods/besteffort/pod$POD_UID/$k3s" "kubepods/burstable/pod$POD_UID/$mk8s" \
+		"kubepods/burstable/pod$POD_UID/crio-$crio" \
+		"kubepods.slice/kubepods-pod$UID_.slice/docker-$dockerd.scope"; do
+		container_cgroup "$rel" || { fail "cannot make the cgroup $rel"; return; }
+		served_in_cgroup "$out" json || return
+		got=$(container_of "$out" "/nsl$ID/$rel")
+		for want in '"namespace": "shop"' '"pod": "web-0"' '"container": "nginx"' \
+			"\"pod_uid\": \"$POD_UID\""; do
+			[[ "$got" == *"$want"* ]] || fail "$rel: $want not in $got"
+		done
+	done
+}
+
+# Issue #58 item 8: a container's processes (a privileged container's:
+# cgroupfs writable, root) name a cgroup of their own after another
+# container, below their own: the group is theirs (the outermost match),
+# not the other's. And a cgroup where the runtime's own spec says it did
+# not put that container (linux.cgroupsPath) is no container at all.
+test_container_nested_pose() {
+	local out=$TMP/pose.json outer=system.slice/docker-$CID.scope victim
+	local sid=$(printf '%064x' $((ID * 7919 + 15)))
+	victim=$(printf '%064x' $((ID * 7919 + 16)))
+	have_cgroup2 || { skip "no writable cgroup v2 at $CG_ROOT"; return; }
+	state "/var/lib/docker/containers/$CID/config.v2.json" '{"Name":"/privileged"}'
+	state "/var/lib/docker/containers/$victim/config.v2.json" '{"Name":"/victim"}'
+	container_cgroup "$outer/docker-$victim.scope" || { fail "cannot make the nested cgroup"; return; }
+	served_in_cgroup "$out" json || return
+	expect "JSON container of a cgroup named after another, below a container's" \
+		"$(container_of "$out" "/nsl$ID/$outer/docker-$victim.scope")" = \
+		'{"container": null, "id": "'"$CID"'", "name": "privileged", "namespace": null, "pod": null, "pod_uid": null, "runtime": "docker"}'
+	state "/run/containerd/io.containerd.runtime.v2.task/k8s.io/$sid/config.json" \
+		'{"annotations":{"io.kubernetes.cri.sandbox-name":"web-0","io.kubernetes.cri.sandbox-namespace":"shop",
+		"io.kubernetes.cri.container-name":"nginx"},
+		"linux":{"cgroupsPath":"kubepods-besteffort-pod'"$UID_"'.slice:cri-containerd:'"$sid"'"}}' 0644
+	container_cgroup "system.slice/cri-containerd-$sid.scope" || { fail "cannot make the posing cgroup"; return; }
+	served_in_cgroup "$out" json || return
+	expect "JSON container of a cgroup its runtime did not put it in" \
+		"$(container_of "$out" "/nsl$ID/system.slice/cri-containerd-$sid.scope")" = null
 }
 
 # check_metrics FILE: promtool finds nothing to say, where it is installed

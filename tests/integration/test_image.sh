@@ -11,7 +11,7 @@
 #    namespace, named after it though the pod sees none of the host's
 #    processes (podman 4.3's kube play leaves hostPID private): the
 #    container's OCI spec names the namespace podman pinned for it, and
-#    containers.json its name (src/2-collect/podman.c). Once with each of
+#    containers.json its name (src/2-collect/rt_podman.c). Once with each of
 #    podman's network backends, as a host's podman may use either:
 #    netavark (its default where installed; it writes no CNI result
 #    cache) and CNI (which also writes the cache: src/2-collect/cni.c).

@@ -5,7 +5,7 @@
  * laid out under a directory the test gives as NSL_TEST_STATE_ROOT. What
  * must name nothing: a conmon scope, a path without a container, a state
  * file that is a link, writable by others, or not root's. podman's
- * namespaces (src/2-collect/podman.c): its state as root podman 4.3 lays
+ * namespaces (src/2-collect/rt_podman.c): its state as root podman 4.3 lays
  * it out, naming network namespaces the test makes and pins under
  * /run/netns (as podman does).
  */
@@ -26,11 +26,21 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include "containers.h"
-#include "podman.h"
+#include "rt_podman.h"
+#include "runtimes.h"
 
 #define ID "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
 #define UID "1e2d3c4b-5a69-4788-9a0b-c1d2e3f40516"
 #define UID_ "1e2d3c4b_5a69_4788_9a0b_c1d2e3f40516"
+#define PB "b000000000000000000000000000000000000000000000000000000000000000"
+#define PA "a000000000000000000000000000000000000000000000000000000000000000"
+#define PC "c000000000000000000000000000000000000000000000000000000000000000"
+#define PD "d000000000000000000000000000000000000000000000000000000000000000"
+#define PE "e000000000000000000000000000000000000000000000000000000000000000"
+#define PF "f000000000000000000000000000000000000000000000000000000000000000"
+#define PG "0a00000000000000000000000000000000000000000000000000000000000000"
+#define PH "0b00000000000000000000000000000000000000000000000000000000000000"
+#define PS "0c00000000000000000000000000000000000000000000000000000000000000"
 
 static char root[64];
 static char cgroot[96];
@@ -39,6 +49,14 @@ static char cgroot[96];
 const char *nsl_cgroup2_root(void)
 {
 	return cgroot;
+}
+
+/* and how /proc/PID/cgroup's paths are the hierarchy's: here, as they are */
+const char *nsl_cgroup_path_of_proc(const char *path, char *buf, size_t size)
+{
+	(void)buf;
+	(void)size;
+	return path;
 }
 
 /* the cgroup REL (and its parents) in the test's tree, owned by uid */
@@ -113,6 +131,40 @@ static void test_paths(void **state)
 	not_parsed("/system.slice/docker-0123456789ABCDEF0123456789abcdef0123456789abcdef0123456789abcdef.scope");
 	not_parsed("/tenant/" ID);		/* 64 hex digits, no runtime's place */
 	not_parsed("/kubepods/besteffort/" ID);	/* under kubepods, not a pod's */
+	/* CRI-O under cgroupfs; cri-dockerd's docker under systemd's driver */
+	parsed("/kubepods/besteffort/pod" UID "/crio-" ID, "cri-o", UID);
+	parsed("/kubepods.slice/kubepods-pod" UID_ ".slice/docker-" ID ".scope", "docker", UID);
+	/* a container's own cgroup named after another: the outermost is it */
+	parsed("/system.slice/docker-" ID ".scope/docker-" PB ".scope", "docker", NULL);
+	parsed("/kubepods/pod" UID "/" ID "/kubepods/pod" UID "/" PB, NULL, UID);
+}
+
+static void test_cgroup_is(void **state)
+{
+	struct nsl_container c = { .pod_uid = UID };
+	const char *sd = "/kubepods.slice/kubepods-besteffort.slice/kubepods-besteffort-pod" UID_
+			 ".slice/cri-containerd-" ID ".scope";
+
+	(void)state;
+	/* systemd's driver: SLICE:PREFIX:NAME */
+	assert_true(nsl_cgroup_is(sd, "kubepods-besteffort-pod" UID_ ".slice:cri-containerd:" ID,
+				  &c, UID));
+	assert_true(nsl_cgroup_is(sd, ":cri-containerd:" ID, &c, NULL));
+	assert_false(nsl_cgroup_is(sd, "kubepods-besteffort-pod" UID_ ".slice:cri-containerd:" PB,
+				   &c, NULL));
+	assert_false(nsl_cgroup_is(sd, "system.slice:cri-containerd:" ID, &c, NULL));
+	assert_false(nsl_cgroup_is(sd, "kubepods-besteffort-pod" UID_ ".slice:crio:" ID, &c, NULL));
+	/* cgroupfs': the path, below whatever holds the hierarchy */
+	assert_true(nsl_cgroup_is("/kubepods/besteffort/pod" UID "/" ID,
+				  "/kubepods/besteffort/pod" UID "/" ID, &c, NULL));
+	assert_true(nsl_cgroup_is("/nsl1/kubepods/besteffort/pod" UID "/" ID,
+				  "/kubepods/besteffort/pod" UID "/" ID, &c, NULL));
+	assert_false(nsl_cgroup_is("/kubepods/besteffort/pod" UID "/" ID,
+				   "/kubepods/burstable/pod" UID "/" ID, &c, NULL));
+	assert_false(nsl_cgroup_is("/x/kubepods/besteffort/pod" UID "/" ID, "kubepods", &c, NULL));
+	/* nothing said: nothing to check; a pod uid that is not the path's */
+	assert_true(nsl_cgroup_is(sd, NULL, &c, NULL));
+	assert_false(nsl_cgroup_is(sd, NULL, &c, "00000000-5a69-4788-9a0b-c1d2e3f40516"));
 }
 
 static void put(const char *rel, const char *text, mode_t mode)
@@ -217,6 +269,40 @@ static void test_state(void **state)
 	    "{\"annotations\":{\"io.kubernetes.pod.name\":7}}", 0600);
 	names("/kubepods.slice/kubepods-pod" UID_ ".slice/crio-" ID ".scope", "cri-o",
 	      NULL, NULL, NULL, UID, NULL);
+	/* k3s' (and RKE2's) containerd, MicroK8s' */
+	put("/run/k3s/containerd/io.containerd.runtime.v2.task/k8s.io/" PB "/config.json",
+	    CRI_BUNDLE, 0644);
+	names("/kubepods/besteffort/pod" UID "/" PB, "containerd", NULL, "shop", "web-0", UID, "nginx");
+	put("/var/snap/microk8s/common/run/containerd/io.containerd.runtime.v2.task/k8s.io/" PC
+	    "/config.json", CRI_BUNDLE, 0644);
+	names("/kubepods/burstable/pod" UID "/" PC, "containerd", NULL, "shop", "web-0", UID, "nginx");
+	/* CRI-O under cgroupfs, its pod's infra container ("POD": the pod's) */
+	put("/run/containers/storage/overlay-containers/" PB "/userdata/config.json",
+	    "{\"annotations\":{\"io.kubernetes.pod.name\":\"db-1\",\"io.kubernetes.pod.namespace\":"
+	    "\"data\",\"io.kubernetes.pod.uid\":\"" UID "\",\"io.kubernetes.container.name\":\"POD\"},"
+	    "\"linux\":{\"cgroupsPath\":\"/kubepods/besteffort/pod" UID "/crio-" PB "\"}}", 0600);
+	names("/kubepods/besteffort/pod" UID "/crio-" PB, "cri-o", NULL, "data", "db-1", UID, NULL);
+	/* cri-dockerd: docker's container, the pod's names in its labels */
+	put("/var/lib/docker/containers/" PB "/config.v2.json", "{\"Name\":\"/k8s_app_web-0_shop_"
+	    UID "_0\",\"Config\":{\"Labels\":{\"io.kubernetes.pod.name\":\"web-0\","
+	    "\"io.kubernetes.pod.namespace\":\"shop\",\"io.kubernetes.pod.uid\":\"" UID "\","
+	    "\"io.kubernetes.container.name\":\"app\"}}}", 0600);
+	names("/kubepods.slice/kubepods-pod" UID_ ".slice/docker-" PB ".scope", "docker",
+	      "k8s_app_web-0_shop_" UID "_0", "shop", "web-0", UID, "app");
+	/* a bundle that puts its container in another cgroup, or another pod: no container */
+	put("/run/containerd/io.containerd.runtime.v2.task/k8s.io/" PD "/config.json",
+	    "{\"annotations\":{\"io.kubernetes.cri.sandbox-name\":\"web-0\"},\"linux\":"
+	    "{\"cgroupsPath\":\"kubepods-pod" UID_ ".slice:cri-containerd:" PD "\"}}", 0644);
+	cgroup("/kubepods.slice/kubepods-pod" UID_ ".slice/cri-containerd-" PD ".scope", 0);
+	names("/kubepods.slice/kubepods-pod" UID_ ".slice/cri-containerd-" PD ".scope", "containerd",
+	      NULL, NULL, "web-0", UID, NULL);
+	cgroup("/system.slice/cri-containerd-" PD ".scope", 0);
+	assert_null(nsl_container_of_cgroup("/system.slice/cri-containerd-" PD ".scope"));
+	put("/run/containerd/io.containerd.runtime.v2.task/k8s.io/" PE "/config.json",
+	    "{\"annotations\":{\"io.kubernetes.cri.sandbox-uid\":\"00000000-0000-4000-8000-"
+	    "000000000000\"}}", 0644);
+	cgroup("/kubepods/pod" UID "/" PE, 0);
+	assert_null(nsl_container_of_cgroup("/kubepods/pod" UID "/" PE));
 	/* a path that names no container: no container */
 	cgroup("/system.slice/ssh.service", 0);
 	assert_null(nsl_container_of_cgroup("/system.slice/ssh.service"));
@@ -242,15 +328,6 @@ static void test_state(void **state)
 }
 
 /* podman's namespaces: the containers' ids */
-#define PA "a000000000000000000000000000000000000000000000000000000000000000"
-#define PB "b000000000000000000000000000000000000000000000000000000000000000"
-#define PC "c000000000000000000000000000000000000000000000000000000000000000"
-#define PD "d000000000000000000000000000000000000000000000000000000000000000"
-#define PE "e000000000000000000000000000000000000000000000000000000000000000"
-#define PF "f000000000000000000000000000000000000000000000000000000000000000"
-#define PG "0a00000000000000000000000000000000000000000000000000000000000000"
-#define PH "0b00000000000000000000000000000000000000000000000000000000000000"
-#define PS "0c00000000000000000000000000000000000000000000000000000000000000"
 #define NPINS 4
 
 static char pins[NPINS + 1][64];	/* the namespaces pinned, and a link to the first */
@@ -391,6 +468,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_paths),
+		cmocka_unit_test(test_cgroup_is),
 		cmocka_unit_test(test_state),
 		cmocka_unit_test(test_podman_netns),
 	};

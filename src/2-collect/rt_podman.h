@@ -4,8 +4,8 @@
  * containers runs in, whichever network backend set it up (for
  * containers.c).
  */
-#ifndef NSL_PODMAN_H
-#define NSL_PODMAN_H
+#ifndef NSL_RT_PODMAN_H
+#define NSL_RT_PODMAN_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -25,4 +25,4 @@
 size_t nsl_podman_netns(const uint64_t *ino, size_t n,
 			char (*ids)[NSL_CONTAINER_ID_LEN + 1]);
 
-#endif /* NSL_PODMAN_H */
+#endif /* NSL_RT_PODMAN_H */

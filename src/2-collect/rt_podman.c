@@ -46,7 +46,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "podman.h"
+#include "rt_podman.h"
+#include "runtimes.h"
 #include "statefile.h"
 
 /* a pinned namespace, claimed by a container */
@@ -217,3 +218,52 @@ out:
 	json_object_put(all);
 	return found;
 }
+
+/*
+ * podman's row (runtimes.h): libpod-ID.scope under systemd's cgroup
+ * manager, /libpod_parent/libpod-ID under cgroupfs'; its names are
+ * containers/storage's, NSL_PODMAN_GRAPH/containers.json's "names" (the
+ * first). podman keeps no cgroup path to check in the list.
+ */
+static int podman_names(struct nsl_container *c, const char *cgroup)
+{
+	json_object *all = nsl_state_json(NSL_PODMAN_GRAPH "/containers.json"), *names;
+	size_t n = all && json_object_is_type(all, json_type_array) ?
+		   json_object_array_length(all) : 0;
+	int found = 0;
+
+	(void)cgroup;
+	for (size_t i = 0; i < n && !found; i++) {
+		json_object *e = json_object_array_get_idx(all, i);
+		char *id = nsl_str_of(e, "id");
+
+		found = id && !strcmp(id, c->id);
+		free(id);
+		if (!found)
+			continue;
+		if (!c->name && json_object_object_get_ex(e, "names", &names) &&
+		    json_object_is_type(names, json_type_array) &&
+		    json_object_array_length(names) > 0 &&
+		    json_object_is_type(json_object_array_get_idx(names, 0), json_type_string))
+			c->name = strndup(json_object_get_string(
+				json_object_array_get_idx(names, 0)), NSL_NAME_MAX);
+		c->runtime = nsl_rt_podman.name;
+	}
+	json_object_put(all);
+	return found;
+}
+
+static const char *const dirs[] = { NSL_PODMAN_GRAPH, NSL_PODMAN_RUN, NULL };
+
+static const struct nsl_cgroup_layout layouts[] = {
+	{ "libpod-", ".scope", NULL, false },
+	{ "libpod-", "", "libpod_parent", false },	/* cgroupfs */
+	{ NULL, NULL, NULL, false },
+};
+
+const struct nsl_runtime nsl_rt_podman = {
+	.name = "podman",
+	.layouts = layouts,
+	.names = podman_names,
+	.state_dirs = dirs,
+};
