@@ -136,7 +136,8 @@ $(OUTPUT)/tests/test_%: tests/unit/test_%.c $(CORE_OBJS) $(PB_OBJS) | $(OUTPUT)/
 # containers.c (and peers.c, whose walk helper it shares; statefile.c, cni.c, the
 # runtimes' rows), on state files under the test's NSL_TEST_STATE_ROOT
 $(OUTPUT)/tests/test_containers: tests/unit/test_containers.c $(OUTPUT)/2-collect/containers.o \
-		$(OUTPUT)/2-collect/peers.o $(OUTPUT)/2-collect/statefile.o $(OUTPUT)/2-collect/cni.o \
+		$(OUTPUT)/2-collect/netnsnames.o $(OUTPUT)/2-collect/peers.o $(OUTPUT)/2-collect/statefile.o \
+		$(OUTPUT)/2-collect/cni.o \
 		$(OUTPUT)/2-collect/runtimes.o $(patsubst src/%.c,$(OUTPUT)/%.o,$(wildcard src/2-collect/rt_*.c)) \
 		| $(OUTPUT)/tests
 	$(call msg,CC,$@)

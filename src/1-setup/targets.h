@@ -14,13 +14,6 @@ int nsl_netns_find(uint64_t ino, char *path, size_t len);
 int nsl_netns_enter(const char *path, int *saved);
 int nsl_netns_leave(int saved);
 
-/*
- * A cgroup path as /proc/PID/cgroup gives it (relative to the root of our
- * cgroup namespace, "/.." stepping out of it) as a path of the hierarchy
- * under the cgroup2 mount, in buf (or path itself, where the two are
- * one); NULL where that cannot be told (targets.c).
- */
-const char *nsl_cgroup_path_of_proc(const char *path, char *buf, size_t size);
 /* Mount point of cgroup v2, or NULL if there is none. */
 const char *nsl_cgroup2_root(void);
 /* cgroup v2 id (what bpf_get_current_cgroup_id() returns) of a cgroup dir. */

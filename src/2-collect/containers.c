@@ -33,37 +33,22 @@
  * that is not there, or not as expected, names nothing: a wrong name is
  * worse than none.
  *
- * 3. A network namespace: the container of the processes that live in it
- *    (/proc/PID/ns/net, then /proc/PID/cgroup and 1. and 2.), when they
- *    all belong to one container, or to one pod (its containers share the
- *    pod's namespace: the pod names it, no container does). One process
- *    of the host, or of another container, in it, and it stays unnamed:
- *    a container that joins another's namespace (docker's --network
- *    container:) or the host's (--network host) does not name it, nor
- *    does a tenant's process that entered it. The host's namespace (PID
- *    1's) is never named. A namespace no process is seen in (a tool
- *    without the host's PIDs) is named by the CNI result cache (cni.c)
- *    or podman's own state (rt_podman.c), whichever backend set it up: the
- *    pod sandbox or podman container it was set up for, by its state.
+ * 3. A network namespace: by its processes' containers, or the state
+ *    of the runtime that set it up (netnsnames.c).
  *
  * Test seam: NSL_TEST_STATE_ROOT prefixes every state path
  * (tests/integration/test_containers.sh).
  */
 #define _GNU_SOURCE
 #include <ctype.h>
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <json-c/json.h>
-#include "cni.h"
 #include "containers.h"
-#include "peers.h"
-#include "rt_podman.h"
 #include "runtimes.h"
 #include "statefile.h"
 #include "targets.h"
@@ -271,230 +256,4 @@ void nsl_container_free(struct nsl_container *c)
 	free(c->pod_uid);
 	free(c->container);
 	free(c);
-}
-
-/* /proc/PID/cgroup's "0::" line's path, in buf, or NULL */
-static char *read_cgroup(int dir, char *buf, size_t size)
-{
-	int fd = openat(dir, "cgroup", O_RDONLY | O_CLOEXEC);
-	ssize_t n;
-	char *line;
-
-	if (fd < 0)
-		return NULL;
-	n = read(fd, buf, size - 1);
-	close(fd);
-	if (n <= 0)
-		return NULL;
-	buf[n] = '\0';
-	/* "0::PATH": the unified hierarchy's line, also on a hybrid host */
-	for (line = buf; line; line = strchr(line, '\n'), line = line ? line + 1 : NULL)
-		if (!strncmp(line, "0::", 3)) {
-			line += 3;
-			line[strcspn(line, "\n")] = '\0';
-			return line;
-		}
-	return NULL;
-}
-
-/*
- * The cgroup v2 path of process dir (a /proc/PID) in buf, as a path of the
- * hierarchy (targets.h: the tool may be in a cgroup namespace of its
- * own), or NULL
- */
-static const char *proc_cgroup(int dir, char *buf, size_t size)
-{
-	static char abs[4096];
-	char *line = read_cgroup(dir, buf, size);
-
-	return line ? nsl_cgroup_path_of_proc(line, abs, sizeof(abs)) : NULL;
-}
-
-/*
- * What the walk learnt of one namespace: the first process's cgroup path
- * (a container's), and whether all its processes so far agree with it
- */
-struct netns_seen {
-	char *path;
-	struct nsl_container first;	/* id, pod_uid of path */
-	bool mixed;
-};
-
-/* Whether a and b are one container, or two of one pod */
-static bool one_owner(const struct nsl_container *a, const struct nsl_container *b)
-{
-	if (!strcmp(a->id, b->id))
-		return true;
-	return a->pod_uid && b->pod_uid && !strcmp(a->pod_uid, b->pod_uid);
-}
-
-/* A process of seen's namespace, in cgroup path: still one container, or one pod? */
-static void netns_saw(struct netns_seen *seen, const char *path)
-{
-	struct nsl_container c = { 0 };
-
-	if (seen->mixed)
-		return;
-	/* no container (-1): the host's cgroup, or a tenant's own */
-	bool found = nsl_container_parse_path(path, &c) >= 0;
-
-	if (found && !seen->path) {
-		seen->first = c;
-		seen->path = strdup(path);
-		seen->mixed = !seen->path;
-		return;
-	}
-	seen->mixed = !found || !seen->path || !one_owner(&c, &seen->first);
-	free(c.pod_uid);
-}
-
-/* The entry of ask for inode ino, or n */
-static size_t asked(const struct nsl_netns_ask *ask, size_t n, uint64_t ino)
-{
-	size_t i = 0;
-
-	while (i < n && ask[i].ino != ino)
-		i++;
-	return i;
-}
-
-/* A pod's container c as its pod's namespace: no container's name or id. */
-static struct nsl_container *pod_netns(struct nsl_container *c)
-{
-	if (c && nsl_container_in_pod(c)) {
-		free(c->container);
-		c->container = NULL;
-		c->id[0] = '\0';
-	}
-	return c;
-}
-
-/*
- * Where a namespace that no process is seen in is said to be a
- * container's: each source gives, per namespace, a container's id, "-"
- * (several claim it: none), or "" (not its). Sources that name different
- * containers name none.
- */
-static size_t (*const netns_sources[])(const uint64_t *ino, size_t n,
-				       char (*ids)[NSL_CONTAINER_ID_LEN + 1]) = {
-	nsl_cni_sandboxes,	/* cni.c: libcni's result cache (containerd, CRI-O, podman's CNI) */
-	nsl_podman_netns,	/* rt_podman.c: podman's own state, any network backend */
-};
-
-/*
- * The namespaces that the walk saw no process in (the tool without the
- * host's PIDs: a DaemonSet without hostPID), named by the container that
- * the sources say each was set up for: a CRI runtime's pod sandbox (its
- * bundle's names, as its cgroup's would give them), or a podman
- * container (its name in containers.json).
- */
-static void unseen_by_state(struct nsl_netns_ask *ask, size_t n, const struct netns_seen *seen)
-{
-	char (*ids)[NSL_CONTAINER_ID_LEN + 1] = calloc(n, sizeof(*ids));
-	char (*all)[NSL_CONTAINER_ID_LEN + 1] = calloc(n, sizeof(*all));
-	uint64_t *ino = calloc(n, sizeof(*ino));
-	bool any = false;
-
-	for (size_t i = 0; ino && ids && all && i < n; i++) {
-		/* (one that was asked before, i.e. another hook's group: its first's) */
-		ino[i] = seen[i].path || seen[i].mixed || asked(ask, i, ask[i].ino) < i ?
-			 0 : ask[i].ino;
-		any |= ino[i] != 0;
-	}
-	for (size_t s = 0; any && s < sizeof(netns_sources) / sizeof(netns_sources[0]); s++) {
-		netns_sources[s](ino, n, ids);
-		for (size_t i = 0; i < n; i++) {
-			if (!ino[i] || !ids[i][0] || all[i][0] == '-' || !strcmp(all[i], ids[i]))
-				continue;
-			if (all[i][0] || ids[i][0] == '-') {
-				all[i][0] = '-';
-				all[i][1] = '\0';
-			} else {
-				memcpy(all[i], ids[i], sizeof(all[i]));
-			}
-		}
-	}
-	for (size_t i = 0; any && i < n; i++) {
-		struct nsl_container *c;
-
-		if (!ino[i] || !all[i][0] || all[i][0] == '-' || !(c = calloc(1, sizeof(*c))))
-			continue;
-		memcpy(c->id, all[i], sizeof(c->id));
-		/* whichever runtime keeps that id: a pod's sandbox, or a container */
-		for (size_t r = 0; r < nsl_nr_runtimes && !c->runtime; r++)
-			if (nsl_runtimes[r]->names(c, NULL) <= 0)
-				c->runtime = NULL;
-		if (c->runtime && nsl_container_in_pod(c))
-			ask[i].c = pod_netns(c);
-		else if (c->runtime && c->name)
-			ask[i].c = c;	/* podman's (docker's): the container's own namespace */
-		else
-			nsl_container_free(c);
-	}
-	free(all);
-	free(ids);
-	free(ino);
-}
-
-void nsl_containers_of_netns(struct nsl_netns_ask *ask, size_t n)
-{
-	struct netns_seen *seen = calloc(n, sizeof(*seen));
-	int proc = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	uint64_t host;
-	char buf[4096];
-	struct dirent *e;
-	DIR *d = NULL;
-
-	if (!seen || proc < 0 || !(d = fdopendir(proc)))
-		goto out;
-	proc = -1;	/* d has it */
-	host = nsl_proc_netns(dirfd(d), "1");
-	/*
-	 * One fstatat() per process (some 12 us each here: 13 ms a walk with
-	 * 1,000 processes; opening each one's directory first took 16 ms).
-	 * A process in a namespace asked about is
-	 * looked at again through its directory, held open: a pid reused
-	 * meanwhile fails there instead of lending its cgroup.
-	 */
-	while ((e = readdir(d))) {
-		uint64_t ino;
-		const char *path;
-		size_t i;
-		int dir;
-
-		if (!isdigit((unsigned char)e->d_name[0]))
-			continue;
-		ino = nsl_proc_netns(dirfd(d), e->d_name);
-		if (!ino || ino == host || (i = asked(ask, n, ino)) == n)
-			continue;
-		dir = openat(dirfd(d), e->d_name, O_PATH | O_DIRECTORY | O_CLOEXEC);
-		if (dir < 0)
-			continue;
-		/* one that went away meanwhile says nothing */
-		if (nsl_proc_netns(dir, ".") == ino && (path = proc_cgroup(dir, buf, sizeof(buf))))
-			netns_saw(&seen[i], path);
-		close(dir);
-	}
-	for (size_t i = 0; i < n; i++)
-		if (seen[i].path && !seen[i].mixed)
-			ask[i].c = pod_netns(nsl_container_of_cgroup(seen[i].path));
-	unseen_by_state(ask, n, seen);
-	/* the others of a namespace asked more than once: its first's answer */
-	for (size_t i = 0; i < n; i++) {
-		size_t first = asked(ask, i, ask[i].ino);
-
-		if (first < i && ask[first].c)
-			ask[i].c = nsl_container_dup(ask[first].c);
-	}
-out:
-	if (d)
-		closedir(d);
-	if (proc >= 0)
-		close(proc);
-	if (seen)
-		for (size_t i = 0; i < n; i++) {
-			free(seen[i].path);
-			free(seen[i].first.pod_uid);
-		}
-	free(seen);
 }
