@@ -172,6 +172,36 @@ static __always_inline struct task_struct *nsl_current_task(void)
 }
 
 /*
+ * A network namespace's key for -I -n -1's groups: its inode number, and
+ * in the upper half the low 32 bits of its net_cookie. proc_alloc_inum()
+ * hands out the lowest free inode number, so a namespace made after one
+ * died takes the dead one's number at once, and the walk of dead
+ * namespaces may miss the death (bpf/netns_gone.bpf.h: off without
+ * /proc/kallsyms' addresses, refused, or in its window): its cookie
+ * tells it apart. v5.12 (commit 3d368ab87cf6, "net: initialize
+ * net->net_cookie at netns setup"): a u64 that setup_net() takes from a
+ * global 64-bit counter, so a new namespace's differs from every earlier
+ * one's (the low 32 bits repeat after 2^32 namespaces). v5.7 to v5.11: an
+ * atomic64_t made on first ask (bpf_get_netns_cookie() and the like),
+ * mostly never: 0 there, the inode number alone, as before. The reader
+ * shows the inode number (NSL_NETNS_INO()).
+ */
+struct net___atomic_cookie {
+	atomic64_t net_cookie;
+} __attribute__((preserve_access_index));
+
+static __always_inline __u64 nsl_netns_key(struct net *net)
+{
+	__u64 cookie = 0;
+
+	if (bpf_core_field_exists(net->net_cookie))
+		cookie = net->net_cookie;
+	else if (bpf_core_field_exists(((struct net___atomic_cookie *)net)->net_cookie))
+		cookie = ((struct net___atomic_cookie *)net)->net_cookie.counter;
+	return (__u64)net->ns.inum | cookie << 32;
+}
+
+/*
  * The current task's process (tgid) and cgroup (its cgroup v2 id: what
  * bpf_get_current_cgroup_id() reads, task_dfl_cgroup(current)->kn->id,
  * under the RCU read lock every tracing program runs in; kn->id is a u64

@@ -84,7 +84,7 @@ static __always_inline struct nsl_hist *group_hist_get(__u32 hook,
 	int err, by_cgroup = 0;
 
 	if (net)
-		key.netns = net->ns.inum;
+		key.netns = nsl_netns_key(net);
 	if (cfg.group_by_ifindex)
 		key.ifindex = ifindex;
 	/*

@@ -284,7 +284,7 @@ static __always_inline void walk_sock(struct bpf_iter_meta *meta, struct sock *s
 	st->walked = round;
 	key.hook = hook;
 	if (cfg.group_by_netns)
-		key.netns = sk_netns(sk);
+		key.netns = nsl_netns_key(sk_net(sk));
 	bpf_seq_write(meta->seq, &key, sizeof(key));
 }
 

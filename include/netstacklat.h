@@ -127,8 +127,17 @@ struct nsl_group_key {
 	__u32 hook;
 	__u32 ifindex;
 	__u64 cgroup;
-	__u64 netns;	/* -I with -n -1: interface indices are per netns */
+	/*
+	 * -I with -n -1: interface indices are per netns. Its inode number,
+	 * and above it the low half of its net_cookie (nsl_netns_key(),
+	 * bpf/compat.bpf.h): a namespace that takes a dead one's number is
+	 * another group
+	 */
+	__u64 netns;
 };
+
+/* The inode number of a group key's namespace */
+#define NSL_NETNS_INO(netns) ((__u32)(netns))
 
 /*
  * -I -n -1: a group whose namespace's inode number the kernel freed, its

@@ -174,7 +174,7 @@ static struct nsl_group *new_group(struct nsl_groups *g, const struct nsl_group_
  */
 static char naming_of(const struct nsl_groups *g, const struct nsl_group *gr)
 {
-	bool own = !g->c.group_netns || gr->key.netns == g->c.own_netns;
+	bool own = !g->c.group_netns || NSL_NETNS_INO(gr->key.netns) == g->c.own_netns;
 
 	if (gr->container)
 		return 0;
@@ -207,7 +207,7 @@ static void name_new(struct nsl_groups *g, const uint32_t *ids, size_t n)
 				continue;
 			asked[k] = gr;
 			ifindex[k] = gr->key.ifindex;
-			ask[k++].ino = gr->key.netns;
+			ask[k++].ino = NSL_NETNS_INO(gr->key.netns);
 		}
 		if (k && kinds[t] == 'N')
 			nsl_namer_netns(&g->namer, ask, k);

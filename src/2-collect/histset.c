@@ -25,6 +25,9 @@ int nsl_key_cmp(const void *a, const void *b)
 		return x->ifindex < y->ifindex ? -1 : 1;
 	if (x->cgroup != y->cgroup)
 		return x->cgroup < y->cgroup ? -1 : 1;
+	/* by inode number first, as shown (the cookie above it: its life) */
+	if (NSL_NETNS_INO(x->netns) != NSL_NETNS_INO(y->netns))
+		return NSL_NETNS_INO(x->netns) < NSL_NETNS_INO(y->netns) ? -1 : 1;
 	if (x->netns != y->netns)
 		return x->netns < y->netns ? -1 : 1;
 	return 0;

@@ -87,7 +87,7 @@ int nsl_ifindex_exists(struct nsl_groups *g, struct nsl_group *gr)
 {
 	struct ifreq ifr = { .ifr_ifindex = gr->key.ifindex };
 
-	if (g->c.ifname_fd < 0 || (g->c.group_netns && gr->key.netns != g->c.own_netns))
+	if (g->c.ifname_fd < 0 || (g->c.group_netns && NSL_NETNS_INO(gr->key.netns) != g->c.own_netns))
 		return UNKNOWN;
 	if (!ioctl(g->c.ifname_fd, SIOCGIFNAME, &ifr)) {
 		snprintf(gr->ifname, sizeof(gr->ifname), "%s", ifr.ifr_name);
@@ -104,7 +104,7 @@ int nsl_group_exists(struct nsl_groups *g, struct nsl_group *gr)
 		cg = cgroup_exists(g, gr);
 	if (g->c.group_ifindex && gr->key.ifindex)
 		ifc = nsl_ifindex_exists(g, gr);
-	else if (g->c.group_netns && gr->key.netns != g->c.own_netns)
+	else if (g->c.group_netns && NSL_NETNS_INO(gr->key.netns) != g->c.own_netns)
 		ifc = UNKNOWN;	/* no interface, another namespace */
 	if (cg == GONE || ifc == GONE)
 		return GONE;

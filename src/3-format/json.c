@@ -100,7 +100,7 @@ static void json_group(FILE *out, const struct nsl_report *r,
 			    sizeof(h->ifname));
 	}
 	if (r->group_netns)
-		fprintf(out, ",\"netns\":%" PRIu64, (uint64_t)h->key.netns);
+		fprintf(out, ",\"netns\":%" PRIu64, (uint64_t)NSL_NETNS_INO(h->key.netns));
 	if (r->group_cgroup) {
 		fprintf(out, ",\"cgroup\":%" PRIu64 ",\"cgroup_path\":",
 			(uint64_t)h->key.cgroup);

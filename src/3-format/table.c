@@ -151,7 +151,7 @@ static int table_hist_name(FILE *out, const struct nsl_report *r,
 	if (r->group_ifindex)
 		n += table_ifname(out, h);
 	if (r->group_netns)
-		n += fprintf(out, " [netns %" PRIu64 "]", (uint64_t)h->key.netns);
+		n += fprintf(out, " [netns %" PRIu64 "]", (uint64_t)NSL_NETNS_INO(h->key.netns));
 	if (r->group_cgroup)
 		n += table_cgroup(out, h);
 	else if (r->group_ifindex && h->container)	/* the namespace's, the peer's (-I) */

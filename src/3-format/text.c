@@ -91,7 +91,7 @@ void nsl_prom_labels(const struct nsl_report *r, const struct nsl_report_hist *h
 		l[out->n++] = (struct nsl_label){ "ifindex", out->num[0], SIZE_MAX };
 	}
 	if (r->group_netns) {
-		snprintf(out->num[2], sizeof(out->num[2]), "%" PRIu64, (uint64_t)h->key.netns);
+		snprintf(out->num[2], sizeof(out->num[2]), "%" PRIu64, (uint64_t)NSL_NETNS_INO(h->key.netns));
 		l[out->n++] = (struct nsl_label){ "netns", out->num[2], SIZE_MAX };
 	}
 	if (r->group_cgroup) {

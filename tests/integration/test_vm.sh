@@ -128,6 +128,8 @@ VM_TESTS_510=(boot kernel kernel_probe expected_methods fentry_attach fentry_sam
 VM_HOL_MORE_TESTS=(fentry_hol_no_loss fentry_hol_sampled fentry_hol_sampled_unselected
 		   fentry_hol_cgroup fentry_hol_wan)
 VM_HOL_MORE_KERNEL=6.1
+# and there, a namespace that takes a dead one's inode number (issue #58 item 5)
+VM_HOL_MORE_TESTS+=(netns_reuse)
 
 kernel_tests() {	# kernel_tests KERNEL: its test names, vm61_boot ...
 	local t tests=("${VM_TESTS[@]}")
@@ -444,6 +446,25 @@ vm_fentry_standing() {
 			expect "$h: reports that saw a socket standing" \
 				"$($JQ "$f" values $h standing_sockets | awk '$2 >= 1' | wc -l)" -ge 1
 	done
+}
+
+# Issue #58 item 5: R2 took R1's inode number after R1 died, unseen by
+# the walk of dead namespaces (refused): two groups of that number, R1's
+# 10 datagrams and R2's 20, not one of 30 (nor R2 with R1's names)
+vm_netns_reuse() {
+	local f=$OUT/netns-reuse.json a b
+	expect_guest_rc netns-reuse 0 || return
+	a=$(sed -n 1p "$OUT/netns-reuse.inos") b=$(sed -n 2p "$OUT/netns-reuse.inos")
+	[ -n "$a" ] && [ "$a" = "$b" ] || { fail "R2 did not take R1's inode number ($a, $b): nothing shown"; return; }
+	expect "groups of netns $a" "$("$PYTHON" - "$f" "$a" <<-'PY'
+	import json, sys
+	last = None
+	for line in open(sys.argv[1]):
+	    last = json.loads(line)
+	print(" ".join(sorted(str(h["count"]) for h in last["histograms"]
+	                      if h["hook"] == "udp-socket-enqueued" and h.get("netns") == int(sys.argv[2]))))
+	PY
+	)" = "10 20"
 }
 
 # 5.10: no socket storage in tracing programs, so no standing hooks; -l
