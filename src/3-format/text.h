@@ -35,9 +35,12 @@ struct nsl_label {
 	size_t len;		/* at most this many bytes of value */
 };
 
-/* Room for the labels of a histogram and the numbers among their values. */
+/*
+ * Room for the labels of a histogram (hook, interface, ifindex, netns,
+ * cgroup and the four names) and the numbers among their values.
+ */
 struct nsl_labels {
-	struct nsl_label l[8];
+	struct nsl_label l[9];
 	unsigned int n;
 	char num[3][24];
 };
@@ -46,14 +49,18 @@ struct nsl_labels {
  * The labels of histogram h, in both Prometheus formats: hook, then with
  * -I interface (its name, "" when none is known) and ifindex (always: a
  * label holds one kind of value), netns with -I -n -1, and with -C cgroup
- * (its path; its id when unknown) and, where its cgroup is a container's,
- * as kubelet and cAdvisor name them: namespace, pod and container (what
- * of them is known) for a Kubernetes pod's, else name (the runtime's name
- * for the container, or its id) (docs/containers.md).
+ * (its path; its id when unknown) and, with -I or -C, the names of its
+ * container as kubelet and cAdvisor give them, always all four, each ""
+ * where there is none: namespace, pod and container (what of them is
+ * known) for a Kubernetes pod's, else name (the runtime's name for the
+ * container, or its id) (docs/containers.md, docs/prometheus.md).
  */
 void nsl_prom_labels(const struct nsl_report *r, const struct nsl_report_hist *h,
 		     struct nsl_labels *out);
-/* A container's labels, as nsl_prom_labels() gives them, added to out. */
+/*
+ * A container's labels, as nsl_prom_labels() gives them, added to out:
+ * namespace, pod, container, name, each "" where c (NULL: none) has none.
+ */
 void nsl_container_labels(const struct nsl_container *c, struct nsl_labels *out);
 /*
  * The labels of netstacklat_hook_info for hook h, in both Prometheus

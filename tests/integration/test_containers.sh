@@ -90,7 +90,7 @@ test_container_pod_names() {
 	expect "JSON container" "$(container_of "$out" "/nsl$ID/$rel")" = \
 		'{"container": "nginx", "id": "'"$CID"'", "name": null, "namespace": "shop", "pod": "web-0", "pod_uid": "'"$POD_UID"'", "runtime": "containerd"}'
 	served_in_cgroup "$prom" prometheus || return
-	grep -q "^netstacklat_latency_seconds_count{hook=\"tcp-socket-read\",cgroup=\"/nsl$ID/$rel\",namespace=\"shop\",pod=\"web-0\",container=\"nginx\"} $READS$" "$prom" ||
+	grep -q "^netstacklat_latency_seconds_count{hook=\"tcp-socket-read\",cgroup=\"/nsl$ID/$rel\",namespace=\"shop\",pod=\"web-0\",container=\"nginx\",name=\"\"} $READS$" "$prom" ||
 		fail "no pod labels on the reader's series ($READS reads): $(grep 'tcp-socket-read' "$prom" | grep _count | head -2)"
 	check_metrics "$prom"
 }
@@ -104,7 +104,7 @@ test_container_docker_name() {
 	expect "JSON container" "$(container_of "$out" "/nsl$ID/$rel")" = \
 		'{"container": null, "id": "'"$CID"'", "name": "cache", "namespace": null, "pod": null, "pod_uid": null, "runtime": "docker"}'
 	served_in_cgroup "$TMP/docker.prom" prometheus || return
-	grep -q "^netstacklat_latency_seconds_count{hook=\"tcp-socket-read\",cgroup=\"/nsl$ID/$rel\",name=\"cache\"} $READS$" "$TMP/docker.prom" ||
+	grep -q "^netstacklat_latency_seconds_count{hook=\"tcp-socket-read\",cgroup=\"/nsl$ID/$rel\",namespace=\"\",pod=\"\",container=\"\",name=\"cache\"} $READS$" "$TMP/docker.prom" ||
 		fail "no name label ($READS reads): $(grep 'tcp-socket-read' "$TMP/docker.prom" | grep _count | head -2)"
 }
 
@@ -200,7 +200,7 @@ test_container_netns_pod() {
 	[ -s "$prom" ] || return
 	expect "JSON container of B's namespace" "$(netns_container_of "$out")" = \
 		'{"container": null, "id": null, "name": null, "namespace": "shop", "pod": "web-0", "pod_uid": "'"$POD_UID"'", "runtime": "containerd"}'
-	grep -Eq "^netstacklat_latency_seconds_count\{hook=\"tcp-socket-read\",interface=\"[^\"]*\",ifindex=\"[0-9]+\",netns=\"$ino\",namespace=\"shop\",pod=\"web-0\"\} $READS$" "$prom" ||
+	grep -Eq "^netstacklat_latency_seconds_count\{hook=\"tcp-socket-read\",interface=\"[^\"]*\",ifindex=\"[0-9]+\",netns=\"$ino\",namespace=\"shop\",pod=\"web-0\",container=\"\",name=\"\"\} $READS$" "$prom" ||
 		fail "no pod labels on B's series ($READS reads): $(grep 'tcp-socket-read' "$prom" | grep _count | head -2)"
 	check_metrics "$prom"
 }

@@ -221,7 +221,7 @@ image_daemonset_pod() {
 	(cd "$TMP" && podman kube play pod.yaml) > "$TMP/play.out" 2>&1 ||
 		{ fail "podman kube play: $(tail -2 "$TMP/play.out")"; return; }
 	AT_EXIT+=("CONTAINERS_CONF=$CONTAINERS_CONF podman kube down $TMP/pod.yaml")
-	measured "$POD-netstacklat" "netns=\"$TARGET_NS\",name=\"$TARGET\"" \
+	measured "$POD-netstacklat" "netns=\"$TARGET_NS\",namespace=\"\",pod=\"\",container=\"\",name=\"$TARGET\"" \
 		"udp-socket-enqueued samples in $TARGET's namespace ($1), named from podman's state"
 	# as the template says: root's uid dropped to the image's netstacklat,
 	# the root file system read-only
@@ -244,7 +244,7 @@ image_names_container() {
 	podman run -d --name "$RUNNER" "${args[@]}" > /dev/null 2> "$TMP/run.err" ||
 		{ fail "podman run of the template: $(tail -2 "$TMP/run.err")"; return; }
 	AT_EXIT=("CONTAINERS_CONF=$CONTAINERS_CONF podman rm -f -t 0 $RUNNER" "${AT_EXIT[@]}")
-	measured "$RUNNER" "netns=\"$TARGET_NS\",name=\"$TARGET\"" \
+	measured "$RUNNER" "netns=\"$TARGET_NS\",namespace=\"\",pod=\"\",container=\"\",name=\"$TARGET\"" \
 		"udp-socket-enqueued samples named $TARGET ($1)"
 	podman rm -f -t 0 "$RUNNER" > /dev/null 2>&1
 }

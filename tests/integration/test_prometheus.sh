@@ -9,7 +9,8 @@ TESTS=(test_prom_promtool test_prom_textfile_atomic test_prom_concurrent_scrapes
        test_prom_listen_in_use test_prom_signal_while_serving test_prom_real_server
        test_prom_bpf_stats_counters test_prom_textfile_unwritable test_prom_planted_links
        test_prom_http test_prom_jail test_prom_hostile_names test_prom_listen_every_address
-       test_prom_rules test_prom_dashboard test_prom_dashboard_sid)
+       test_prom_rules test_prom_dashboard test_prom_dashboard_sid
+       test_prom_k8s_scrapes test_prom_k8s_scrapes_sid)
 # below the ephemeral range (32768-60999), where a client socket might sit
 PORT=$((20000 + ID % 10000))
 PROM_PORT=$((PORT + 1))
@@ -649,6 +650,107 @@ dashboard_check() {
 	wait "${pids[@]}" 2> /dev/null
 	echo "  queries with series: text (classic) $(grep -c '^[vp].*: [1-9]' "$TMP/dash.$PROM_PORT"), protobuf (native) $(grep -c '^[vp].*: [1-9]' "$TMP/dash.$port2"), of $(grep -c '^[vp]' "$TMP/dash.$PROM_PORT")"
 	grep -h ', excluded: \|^hook_info' "$TMP/dash.$PROM_PORT" | sed 's/^/  /'
+}
+
+# Issue #58 item 3: docs/prometheus.md's Kubernetes scrape jobs, (a) pod
+# discovery with honor_labels: true, (b) without, (c) a PodMonitor, against
+# a real Prometheus: bookworm's 2.42 here, sid's 3.5 in
+# test_prom_k8s_scrapes_sid. No Kubernetes here: each job scrapes a static
+# target carrying the labels pod discovery gives the DaemonSet's pod
+# before relabelling (tests/integration/k8s_scrapes.py). The tool groups
+# by cgroup (-C), three readers in cgroups of this test: a pod's container
+# (containerd's layout, its bundle under a state root of the test's:
+# NSL_TEST_STATE_ROOT), a docker container named cache, and a cgroup of
+# the host's. Each series must end with its own names (the host's with
+# none) under (a) and (c), and with the tool's pod's labels and its names
+# as exported_* under (b); before, the host's and the docker container's
+# series took the tool's pod's labels under honor_labels as well.
+test_prom_k8s_scrapes() {
+	command -v prometheus > /dev/null || { skip "prometheus server missing"; return; }
+	k8s_scrapes_check "$(command -v prometheus)"
+}
+
+test_prom_k8s_scrapes_sid() {
+	local bin rc
+	bin=$("$ROOT/scripts/prometheus-sid" 2> "$TMP/sid.err"); rc=$?
+	[ $rc = 3 ] && { fail "$(cat "$TMP/sid.err")"; return; }
+	[ $rc = 0 ] || { skip "no Prometheus of sid: $(tail -1 "$TMP/sid.err")"; return; }
+	echo "  $("$bin" --version 2>&1 | head -1)"
+	k8s_scrapes_check "$bin"
+}
+
+# k8s_cgroup REL: the cgroup CG_ROOT/nsl$ID/REL with its parents (removed
+# at exit, deepest first); its path relative to CG_ROOT in K8S_CG
+k8s_cgroup() {
+	local rel= d
+	for d in "nsl$ID" ${1//\// }; do
+		rel+=${rel:+/}$d
+		[ -d "$CG_ROOT/$rel" ] && continue
+		mkdir "$CG_ROOT/$rel" || return 1
+		AT_EXIT=("rmdir $CG_ROOT/$rel" "${AT_EXIT[@]}")
+	done
+	K8S_CG=/$rel
+}
+
+# k8s_reader PORT CGROUP: 20 TCP messages read by a reader in CGROUP
+k8s_reader() {
+	serve tcp "$1" || return 1
+	echo "$SERVER_PID" > "$CG_ROOT$2/cgroup.procs" || { fail "cannot move the reader into $2"; return 1; }
+	client tcp "$1" --count 20 --interval-us 1000
+	wait_server
+}
+
+# k8s_scrapes_check PROMETHEUS: the jobs of docs/prometheus.md scraped
+# by that Prometheus binary, one server taking the text format and one
+# the protobuf (native histograms, --resolution 8)
+k8s_scrapes_check() {
+	local port2=$((PROM_PORT + 1)) pids=() p cid did state=$TMP/k8s-state pod_cg docker_cg host_cg
+	local uid_=1e2d3c4b_5a69_4788_9a0b_c1d2e3f40516
+	have_cgroup2 || { skip "no writable cgroup v2 at $CG_ROOT"; return; }
+	cid=$(printf '%064x' $((ID * 7919 + 1))) did=$(printf '%064x' $((ID * 7919 + 2)))
+	k8s_cgroup "kubepods.slice/kubepods-besteffort.slice/kubepods-besteffort-pod$uid_.slice/cri-containerd-$cid.scope" ||
+		{ fail "cannot make the pod's cgroups"; return; }
+	pod_cg=$K8S_CG
+	k8s_cgroup "system.slice/docker-$did.scope" || { fail "cannot make the docker container's cgroup"; return; }
+	docker_cg=$K8S_CG
+	k8s_cgroup "host.slice" || { fail "cannot make the host's cgroup"; return; }
+	host_cg=$K8S_CG
+	mkdir -p "$state/run/containerd/io.containerd.runtime.v2.task/k8s.io/$cid" \
+		"$state/var/lib/docker/containers/$did"
+	printf '%s' '{"ociVersion":"1.0.2","annotations":{"io.kubernetes.cri.container-type":"container",
+		"io.kubernetes.cri.container-name":"nginx","io.kubernetes.cri.sandbox-name":"web-0",
+		"io.kubernetes.cri.sandbox-namespace":"shop","io.kubernetes.cri.sandbox-uid":"'"${uid_//_/-}"'"}}' \
+		> "$state/run/containerd/io.containerd.runtime.v2.task/k8s.io/$cid/config.json"
+	printf '%s' '{"ID":"'"$did"'","Name":"/cache"}' > "$state/var/lib/docker/containers/$did/config.v2.json"
+	chmod 0600 "$state/var/lib/docker/containers/$did/config.v2.json"
+	"$PYTHON" "$ROOT/tests/integration/k8s_scrapes.py" config "$ROOT/docs/prometheus.md" \
+		"$ROOT/deploy/netstacklat.yaml" "$PORT" > "$TMP/k8s.yml" 2> "$TMP/k8s.err" ||
+		{ fail "the docs' scrape jobs: $(tail -2 "$TMP/k8s.err")"; return; }
+	NSL_TEST_STATE_ROOT=$state start_tool "$TMP/k8s.json" -C -n "/run/netns/$NS_B" -e tcp-socket-read \
+		--resolution 8 --listen "127.0.0.1:$PORT" || return
+	rm -rf "$TMP/k8s-text.tsdb" "$TMP/k8s-pb.tsdb"
+	for p in text pb; do
+		# shellcheck disable=SC2046 # the protobuf server's flag, or none
+		"$1" --config.file="$TMP/k8s.yml" --storage.tsdb.path="$TMP/k8s-$p.tsdb" \
+			$([ $p = pb ] && echo --enable-feature=native-histograms) \
+			--web.listen-address="127.0.0.1:$([ $p = pb ] && echo "$port2" || echo "$PROM_PORT")" \
+			> "$TMP/k8s-$p.log" 2>&1 &
+		pids+=($!)
+		BG_PIDS+=($!)
+	done
+	k8s_reader 5311 "$pod_cg" && k8s_reader 5312 "$docker_cg" && k8s_reader 5313 "$host_cg"
+	# until every series is stored (exit 2: some not yet), then judged
+	for p in "$PROM_PORT" "$port2"; do
+		wait_for 20 eval '"$PYTHON" "$ROOT/tests/integration/k8s_scrapes.py" check "http://127.0.0.1:$p" \
+			"$pod_cg" "$docker_cg" "$host_cg" > "$TMP/k8s.$p" 2>&1; [ $? != 2 ]'
+		"$PYTHON" "$ROOT/tests/integration/k8s_scrapes.py" check "http://127.0.0.1:$p" \
+			"$pod_cg" "$docker_cg" "$host_cg" > "$TMP/k8s.$p" 2>&1 ||
+			fail "the $([ "$p" = "$PROM_PORT" ] && echo text || echo protobuf) scrape: $(grep -v ': {' "$TMP/k8s.$p" | head -4 | tr '\n' ' ')"
+	done
+	stop_tool
+	kill "${pids[@]}" 2> /dev/null
+	wait "${pids[@]}" 2> /dev/null
+	sed 's/^/  /' "$TMP/k8s.$PROM_PORT"
 }
 
 # The example alert rules the package ships (docs/netstacklat-rules.yml):

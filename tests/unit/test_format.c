@@ -129,6 +129,8 @@ static struct nsl_container pod_container = {
 static struct nsl_container docker_container = {
 	.runtime = "docker", .id = CONTAINER_ID, .name = "cache",
 };
+/* a grouped series' names where it has none (issue #58 item 3) */
+#define NO_NAMES "namespace=\"\",pod=\"\",container=\"\",name=\"\""
 
 static void build_grouped(struct fixture *f)
 {
@@ -505,8 +507,10 @@ static void test_netns_container(void **state)
 	free(text);
 	text = render(&f.r, &prom);
 	assert_non_null(strstr(text, "{hook=\"tcp-socket-read\",interface=\"\",ifindex=\"4\","
-				     "netns=\"0\",namespace=\"shop\",pod=\"web-0\",container=\"nginx\"}"));
-	assert_non_null(strstr(text, "ifindex=\"4\",netns=\"0\",name=\"cache\"}"));
+				     "netns=\"0\",namespace=\"shop\",pod=\"web-0\",container=\"nginx\","
+				     "name=\"\"}"));
+	assert_non_null(strstr(text, "ifindex=\"4\",netns=\"0\",namespace=\"\",pod=\"\","
+				     "container=\"\",name=\"cache\"}"));
 	free(text);
 	text = render(&f.r, &table);
 	assert_non_null(strstr(text, "[netns 0] [pod shop/web-0 container nginx]"));
@@ -965,12 +969,12 @@ static void test_standing_values(void **state)
 	expect_text(&f.r, &json, "standing_", 6);
 	expect_text(&f.r, &prom, "# TYPE netstacklat_standing_queue_seconds_total counter\n"
 		    "netstacklat_standing_queue_seconds_total{hook=\"udp-standing-queue\","
-		    "interface=\"\",ifindex=\"0\",netns=\"11\"} 1.500000007\n"
+		    "interface=\"\",ifindex=\"0\",netns=\"11\"," NO_NAMES "} 1.500000007\n"
 		    "netstacklat_standing_queue_seconds_total{hook=\"udp-standing-queue\","
-		    "interface=\"\",ifindex=\"0\",netns=\"12\"} 0.250000000\n", 1);
+		    "interface=\"\",ifindex=\"0\",netns=\"12\"," NO_NAMES "} 0.250000000\n", 1);
 	expect_text(&f.r, &prom, "# TYPE netstacklat_standing_sockets gauge\n"
 		    "netstacklat_standing_sockets{hook=\"udp-standing-queue\","
-		    "interface=\"\",ifindex=\"0\",netns=\"11\"} 1\n", 1);
+		    "interface=\"\",ifindex=\"0\",netns=\"11\"," NO_NAMES "} 1\n", 1);
 	expect_text(&f.r, &prom, "netstacklat_standing_episodes_begun_total{", 2);
 	expect_text(&f.r, &prom, "standing_sockets{hook=\"udp-start\"", 0);
 	expect_text(&f.r, &table, "udp-standing-queue [ifindex 0] [netns 11]: count 1, "
@@ -1021,6 +1025,46 @@ static void test_prom_pb_classic(void **state)
 	assert_int_equal(h->sample_count, 812);
 	for (size_t i = 0; i < n; i++)
 		io__prometheus__client__metric_family__free_unpacked(mf[i], NULL);
+}
+
+/*
+ * Grouped, every series carries the four names, "" where the group has
+ * none (the host's), in both formats: an empty label is what keeps a
+ * scrape's target label of that name (honor_labels: true) out of the
+ * series. Ungrouped, none.
+ */
+static void test_prom_names_empty(void **state)
+{
+	Io__Prometheus__Client__MetricFamily *mf[16];
+	const Io__Prometheus__Client__MetricFamily *lat;
+	const Io__Prometheus__Client__Metric *m;
+	static const char *const names[] = { "namespace", "pod", "container", "name" };
+	struct fixture f;
+	char *text;
+	size_t n;
+
+	(void)state;
+	build_grouped(&f);
+	text = render(&f.r, &prom);
+	assert_non_null(strstr(text, "netstacklat_latency_seconds_count{hook=\"tcp-socket-read\","
+				     "interface=\"eth0\",ifindex=\"2\",netns=\"4026531840\","
+				     "cgroup=\"/system.slice/nginx.service\"," NO_NAMES "} 1000\n"));
+	free(text);
+	n = render_pb(&f, mf, 16);
+	lat = pb_family(mf, n, "netstacklat_latency_seconds");
+	m = lat->metric[0];
+	assert_int_equal(m->n_label, 9);
+	for (size_t i = 0; i < 4; i++) {
+		assert_string_equal(m->label[5 + i]->name, names[i]);
+		assert_string_equal(m->label[5 + i]->value, "");
+	}
+	for (size_t i = 0; i < n; i++)
+		io__prometheus__client__metric_family__free_unpacked(mf[i], NULL);
+	build_basic(&f);
+	text = render(&f.r, &prom);
+	assert_null(strstr(text, "namespace="));
+	assert_null(strstr(text, "name=\""));
+	free(text);
 }
 
 /* Recursion misses as in the text format; no family where uncounted. */
@@ -1156,7 +1200,7 @@ static void test_prom_label_utf8(void **state)
 	text = render(&f.r, &prom);
 	assert_non_null(strstr(text, "{hook=\"tcp-socket-read\","
 		"interface=\"e\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\",ifindex=\"2\","
-		"cgroup=\"/a\\\"b\\\\c\\nd\xef\xbf\xbd\xc3\xa9\",le=\"1e-09\"} 0\n"));
+		"cgroup=\"/a\\\"b\\\\c\\nd\xef\xbf\xbd\xc3\xa9\"," NO_NAMES ",le=\"1e-09\"} 0\n"));
 	free(text);
 }
 
@@ -1305,6 +1349,7 @@ int main(void)
 		cmocka_unit_test(test_prom_grouped),
 		cmocka_unit_test(test_prom_cumulative_buckets),
 		cmocka_unit_test(test_prom_label_utf8),
+		cmocka_unit_test(test_prom_names_empty),
 		cmocka_unit_test(test_fine_table),
 		cmocka_unit_test(test_fine_json),
 		cmocka_unit_test(test_fine_prom),
