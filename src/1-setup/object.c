@@ -100,6 +100,8 @@ static void set_autoload(const struct nsl_loader *l, struct netstacklat_bpf *s,
 	bpf_program__set_autoload(s->progs.nsl_clock_probe, true);
 	/* not a hook: only for groups keyed by namespace (bpf/netns_gone.bpf.h) */
 	bpf_program__set_autoload(s->progs.nsl_netns_gone, l->netns_gone_on);
+	if (test_rejects("nsl_netns_gone"))
+		bpf_program__set_type(s->progs.nsl_netns_gone, BPF_PROG_TYPE_UNSPEC);
 	/* the standing hooks' walks, where the plan has them (plan_walks()) */
 	for (int w = 0; w < NSL_NR_WALKS; w++) {
 		p = bpf_object__find_program_by_name(s->obj, nsl_walks[w].prog);
