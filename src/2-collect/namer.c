@@ -119,6 +119,14 @@ static void namer_gone(struct nsl_namer *n, const char *why)
 	nsl_namer_stop(n);
 }
 
+/* An answer came, to the question of the moment: said if none had */
+static void answered(struct nsl_namer *n)
+{
+	if (n->silent)
+		pr_info("the container namer answers again: new groups are named\n");
+	n->silent = false;
+}
+
 static void not_answering(struct nsl_namer *n)
 {
 	if (!n->silent)
@@ -175,16 +183,11 @@ static bool ready(struct nsl_namer *n)
 
 	reap(n);
 	while (n->fd >= 0 && n->owed && take(n, &seq, &c) > 0) {
-		if (seq == n->seq)
-			n->owed--;
+		if (seq == n->seq && !--n->owed)
+			answered(n);
 		nsl_container_free(c);
 	}
-	if (n->fd < 0 || n->owed)
-		return false;
-	if (n->silent)
-		pr_info("the container namer answers again: new groups are named\n");
-	n->silent = false;
-	return true;
+	return n->fd >= 0 && !n->owed;
 }
 
 static long ms_left(const struct timespec *deadline)
@@ -249,6 +252,7 @@ static void ask_namer(struct nsl_namer *n, unsigned char *q, size_t len,
 		}
 		c[nr - n->owed] = accept_names(n, got);
 		n->owed--;
+		answered(n);
 	}
 }
 

@@ -3,7 +3,7 @@
  * An answer of the namer (names.h): the question's tag (a 32-bit
  * sequence number, so that an answer that came too late is never taken
  * for a later question's), a 0 byte (none), or 1 and the container: its
- * runtime's index in runtimes[] plus one (0: unsaid), the id's length (0
+ * runtime's row in nsl_runtimes[] plus one (0: unsaid), the id's length (0
  * or 64) and digits, then five strings (name, pod, pod namespace, pod
  * uid, container), each a 16-bit length (0xffff: none) and its bytes.
  */
@@ -12,8 +12,7 @@
 #include <string.h>
 #include "containers.h"
 #include "names.h"
-
-static const char *const runtimes[] = { "containerd", "cri-o", "docker", "podman" };
+#include "runtimes.h"
 
 struct buf {
 	unsigned char *p;
@@ -82,8 +81,8 @@ size_t nsl_answer_encode(const struct nsl_container *c, uint32_t seq, unsigned c
 	put(&b, &present, 1);
 	if (!c)
 		return b.len;
-	for (size_t i = 0; c->runtime && i < sizeof(runtimes) / sizeof(runtimes[0]); i++)
-		if (!strcmp(c->runtime, runtimes[i]))
+	for (size_t i = 0; c->runtime && i < nsl_nr_runtimes; i++)
+		if (!strcmp(c->runtime, nsl_runtimes[i]->name))
 			rt = (uint8_t)(i + 1);
 	idlen = (uint8_t)strnlen(c->id, sizeof(c->id) - 1);
 	put(&b, &rt, 1);
@@ -116,9 +115,9 @@ int nsl_answer_decode(const unsigned char *a, size_t len, uint32_t *seq,
 	if (!*c)
 		return -ENOMEM;
 	if (!get(&b, &rt, 1) || !get(&b, &idlen, 1) || (idlen && idlen != NSL_CONTAINER_ID_LEN) ||
-	    rt > sizeof(runtimes) / sizeof(runtimes[0]) || !get(&b, (*c)->id, idlen))
+	    rt > nsl_nr_runtimes || !get(&b, (*c)->id, idlen))
 		goto bad;
-	(*c)->runtime = rt ? runtimes[rt - 1] : NULL;
+	(*c)->runtime = rt ? nsl_runtimes[rt - 1]->name : NULL;
 	(*c)->name = get_str(&b);
 	(*c)->pod = get_str(&b);
 	(*c)->pod_namespace = get_str(&b);

@@ -15,11 +15,20 @@
 #include <stdlib.h>
 #include <string.h>
 #include "names.h"
+#include "runtimes.h"
 
 #define ID "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
 #define UID "1e2d3c4b-5a69-4788-9a0b-c1d2e3f40516"
 
-/* containers.c's, which names.c frees with: the test links names.o alone */
+/* runtimes.c's table, and containers.c's free: the test links names.o alone */
+const struct nsl_runtime nsl_rt_containerd = { .name = "containerd" },
+			 nsl_rt_crio = { .name = "cri-o" }, nsl_rt_docker = { .name = "docker" },
+			 nsl_rt_podman = { .name = "podman" };
+const struct nsl_runtime *const nsl_runtimes[] = {
+	&nsl_rt_containerd, &nsl_rt_crio, &nsl_rt_docker, &nsl_rt_podman,
+};
+const size_t nsl_nr_runtimes = sizeof(nsl_runtimes) / sizeof(nsl_runtimes[0]);
+
 void nsl_container_free(struct nsl_container *c)
 {
 	if (!c)
@@ -72,7 +81,7 @@ static void refused(const char *field, const char *value)
 {
 	const char *why = invalid_with(field, value);
 
-	if (!why || strcmp(why, field))
+	if (!why || strcmp(why, field) != 0)
 		fail_msg("%s '%s' taken (%s)", field, value, why ? why : "valid");
 }
 
