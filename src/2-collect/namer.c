@@ -105,8 +105,8 @@ void nsl_namer_stop(struct nsl_namer *n)
 			usleep(5000);
 	}
 	if (n->refused)
-		pr_info("%lu answers of the container namer held no names (left unnamed)\n",
-			n->refused);
+		pr_info("%lu containers left unnamed: a name from their runtimes' "
+			"state was none\n", n->refused);
 }
 
 /* A namer that ran and failed us: said once, nothing named from now on (namer.h) */
