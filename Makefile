@@ -143,6 +143,11 @@ $(OUTPUT)/tests/test_containers: tests/unit/test_containers.c $(OUTPUT)/2-collec
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $^ -lcmocka $(JSON_LIBS) -o $@
 
+# names.c alone: the namer's answers, and what the tool takes of them
+$(OUTPUT)/tests/test_names: tests/unit/test_names.c $(OUTPUT)/2-collect/names.o | $(OUTPUT)/tests
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) $^ -lcmocka -o $@
+
 # ksyms.c alone, on kallsyms text the test writes
 $(OUTPUT)/tests/test_ksyms: tests/unit/test_ksyms.c $(OUTPUT)/1-setup/ksyms.o | $(OUTPUT)/tests
 	$(call msg,CC,$@)

@@ -43,4 +43,15 @@ int nsl_sandbox_allow_memory(scmp_filter_ctx f);
 /* abort() signals itself, and nothing else: tgkill of this thread only. */
 int nsl_sandbox_allow_abort(scmp_filter_ctx f);
 
+/*
+ * Landlock (Linux 5.13+, sandbox.c): from now on this process opens files
+ * to read, and lists directories, only beneath dirs[] (one that is not
+ * there, or no directory, is skipped), and nothing anywhere to write,
+ * make, remove or run; where the kernel's Landlock is newer, no TCP
+ * socket bound or connected, no signal or abstract unix socket outside.
+ * Needs no_new_privs. 0; -EOPNOTSUPP where the kernel has no Landlock
+ * (not built, or not among its LSMs); else -errno, and nothing confined.
+ */
+int nsl_sandbox_confine_reads(const char *const *dirs, size_t n);
+
 #endif /* NSL_SANDBOX_H */

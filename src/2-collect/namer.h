@@ -5,11 +5,33 @@
  * (containers.c): the runtimes' state files are root's, often readable
  * by root alone, and a process's network namespace (/proc/PID/ns/net) is
  * behind ptrace's read check. It answers the tool and nobody else, over
- * a socket pair, and reads nothing the tool does not ask for.
+ * a socket pair, and reads nothing the tool does not ask for. The tool's
+ * side is namer.c, the namer's namerproc.c.
+ *
+ * The tool never waits on it for long, never for good: a question waits
+ * NSL_NAMER_WAIT_MS at most, and while the namer owes answers to one that
+ * timed out (stopped, wedged in the kernel, slow) the tool asks nothing:
+ * the groups new meanwhile stay unnamed, for their lives (a series'
+ * labels never change), and the tool asks again once the namer has
+ * caught up. Its answers carry their question's number: a late one is
+ * dropped, never taken for a later question's.
+ *
+ * Which process parses the runtimes' state (tenants' words, in part):
+ *  - no namer was started (the tool not started by root; or its start
+ *    failed, out of processes or memory, before the namer ran a line):
+ *    the tool names what it can itself, with its own privileges, as a
+ *    tool started by a user has always done (docs/containers.md);
+ *  - a namer that ran and is gone (dead: killed by its seccomp list, or
+ *    its confinement failed; its socket closed; an answer that is not
+ *    one): nothing is named from then on, said once. Whatever ended it may
+ *    have been a tenant's file, which the tool would then parse without
+ *    the namer's sandbox; and the tool, without root's uid, cannot start
+ *    another.
  */
 #ifndef NSL_NAMER_H
 #define NSL_NAMER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -17,15 +39,33 @@
 
 /* argv[1] of our own executable run as the namer (main.c) */
 #define NSL_NAMER_ARGV1 "--namer-process--"
+/* the namer's end of the socket pair, in the namer */
+#define NSL_NAMER_FD 3
+/* the loader's route netlink socket in -n's namespace, where given (argv[3]) */
+#define NSL_NAMER_LINKS_FD 4
+/* the most namespaces or interfaces one question asks about */
+#define NSL_NAMER_BATCH 512
+/*
+ * The longest question: its kind, its number, and a path of PATH_MAX with
+ * its NUL ('C'), or a batch of inodes ('N'; 'I' is half that)
+ */
+#define NSL_NAMER_MSG_MAX (1 + 4 + 4096 + 1)
+/* How long a question waits for all its answers */
+#define NSL_NAMER_WAIT_MS 5000
 
 struct nsl_namer {
-	int fd;		/* our end of the socket pair; -1: no namer, name ourselves */
-	pid_t pid;
+	int fd;		/* our end of the socket pair; -1: none (see gone) */
+	pid_t pid;	/* the namer, until reaped; 0: none */
 	/*
 	 * A route netlink socket in the namespace whose interfaces -I
 	 * groups (-n PATH's; the loader's), for 'I' questions; -1: ours
 	 */
 	int links_fd;
+	uint32_t seq;	/* the number of the last question asked */
+	size_t owed;	/* its answers not come yet: it did not answer in time */
+	bool gone;	/* it ran, and ended: nothing is named any more */
+	bool silent;	/* said that it does not answer, not yet that it does */
+	unsigned long refused;	/* answers whose names were no names (names.h) */
 };
 
 /*
@@ -35,13 +75,14 @@ struct nsl_namer {
  * then names what it can itself).
  */
 int nsl_namer_start(struct nsl_namer *n, int links_fd);
+/* Closes our end, and reaps the namer if it is gone: never waits for it */
 void nsl_namer_stop(struct nsl_namer *n);
 
 /*
  * nsl_container_of_cgroup() and nsl_containers_of_netns(), asked of the
- * namer where it runs, done here where not (n NULL, or no namer). A namer that stops answering
- * (gone, or stuck for NSL_NAMER_WAIT_MS) is stopped: what it was asked,
- * and everything after, is unnamed.
+ * namer where it runs, done here where none was started (n NULL, or no
+ * namer: see above). Unnamed (NULL) where the namer is gone, busy with a
+ * question that timed out, or does not answer in time.
  */
 struct nsl_container *nsl_namer_cgroup(struct nsl_namer *n, const char *path);
 void nsl_namer_netns(struct nsl_namer *n, struct nsl_netns_ask *ask, size_t nr);
@@ -53,6 +94,21 @@ void nsl_namer_netns(struct nsl_namer *n, struct nsl_netns_ask *ask, size_t nr);
  */
 void nsl_namer_links(struct nsl_namer *n, const uint32_t *ifindex,
 		     struct nsl_netns_ask *ask, size_t nr);
+
+/*
+ * A batch named where we are (the namer's work, or the tool's where there
+ * is none): kind 'N', items are namespaces' inodes; 'I', ifindexes of
+ * ours, named by the namespace at their links' other ends (peers.c).
+ * ask[i].c set.
+ */
+void nsl_namer_name_batch(char kind, int links_fd, const void *items,
+			  struct nsl_netns_ask *ask, size_t nr);
+
+/* The size of an item of a batch of kind 'N' (an inode) or 'I' (an ifindex) */
+static inline size_t nsl_namer_item_size(char kind)
+{
+	return kind == 'N' ? sizeof(uint64_t) : sizeof(uint32_t);
+}
 
 /* The namer's life (main.c, for NSL_NAMER_ARGV1): never returns. */
 void __attribute__((noreturn)) nsl_namer_main(int argc, char **argv);

@@ -16,7 +16,8 @@ TESTS=(test_container_pod_names test_container_docker_name test_container_state_
        test_container_tenant_cgroup test_container_netns_pod test_container_netns_shared
        test_container_names_as_user test_container_pod_veth test_namer_shut_in
        test_container_netns_cni test_container_netns_hooks test_container_private_cgroupns
-       test_container_runtime_layouts test_container_nested_pose)
+       test_container_runtime_layouts test_container_nested_pose test_namer_stopped
+       test_namer_landlocked)
 
 UID_=1e2d3c4b_5a69_4788_9a0b_c1d2e3f40516
 POD_UID=${UID_//_/-}
@@ -289,7 +290,7 @@ test_container_names_as_user() {
 }
 
 namer_privileges() {
-	local namer k
+	local namer k reader
 	namer=$(namer_of "$TOOL_PID")
 	[ -n "$namer" ] || { fail "the tool has no namer"; return; }
 	NAMER_SEEN=$namer
@@ -301,18 +302,26 @@ namer_privileges() {
 	expect "the namer's NoNewPrivs" "$(awk '$1 == "NoNewPrivs:" { print $2 }' /proc/"$namer"/status)" = 1
 	expect "the namer's Seccomp (a filter)" "$(awk '$1 == "Seccomp:" { print $2 }' /proc/"$namer"/status)" = 2
 	# -I: and the loader's route netlink socket, where the interfaces lead
-	expect "the namer's open files (0-2 /dev/null, its socket, -I's netlink)" \
-		"$(ls /proc/"$namer"/fd | wc -l)" -eq 5
+	expect "the namer's open files (0-2 /dev/null, its socket, -I's netlink, its reader's socket)" \
+		"$(ls /proc/"$namer"/fd | wc -l)" -eq 6
 	expect "the namer's fd 4 (a socket)" "$(readlink /proc/"$namer"/fd/4)" = \
 		"socket:[$(stat -L -c %i /proc/"$namer"/fd/4)]"
+	# its reader (-C's questions, namerproc.c): root's uid, no capability
+	reader=$(cat /proc/"$namer"/task/*/children 2> /dev/null | awk '{ print $1 }')
+	[ -n "$reader" ] || { fail "the namer has no reader"; return; }
+	expect "the reader's uid" "$(awk '$1 == "Uid:" { print $3 }' /proc/"$reader"/status)" = 0
+	expect "the reader's CapEff" "$(awk '$1 == "CapEff:" { print $2 }' /proc/"$reader"/status)" = 0000000000000000
+	expect "the reader's Seccomp (a filter)" "$(awk '$1 == "Seccomp:" { print $2 }' /proc/"$reader"/status)" = 2
+	expect "the reader's open files (0-2 /dev/null, its socket)" "$(ls /proc/"$reader"/fd | wc -l)" -eq 4
 }
 
 # The namer reads tenants' files as root, shut in by a seccomp allow-list
 # (namer.c, lock_in()): a read-only open goes through, and each call it
 # never makes kills it (SIGSYS): a file opened to write, a socket of
 # another family than route netlink, a signal, a program run. The tool
-# lives on and names containers itself, saying so, at its next question
-# (a namespace new to it). x86-64 only: syscall_in.py makes the calls.
+# lives on, names nothing more (namer.h) and says so, at its next
+# question (a namespace new to it). x86-64 only: syscall_in.py makes the
+# calls.
 test_namer_shut_in() {
 	local call out namer ino first=1 HELPERS_END=1	# each call kills the namer
 	[ "$(uname -m)" = x86_64 ] || { skip "syscall_in.py makes the namer's calls on x86-64 only"; return; }
@@ -564,6 +573,123 @@ check_metrics() {
 	command -v promtool > /dev/null || return 0
 	promtool check metrics < "$1" > "$TMP/promtool.out" 2>&1 ||
 		fail "promtool: $(head -3 "$TMP/promtool.out")"
+}
+
+# hook_netns_container OUT HOOK NS: the container object of HOOK's groups
+# of namespace NS in OUT's last report, as JSON; "several" if they differ
+hook_netns_container() {
+	"$PYTHON" - "$1" "$2" "$(stat -L -c %i "/run/netns/$3")" <<-'PY'
+	import json, sys
+	seen = set()
+	for line in open(sys.argv[1]):
+	    for h in json.loads(line)["histograms"]:
+	        if h["hook"] == sys.argv[2] and h["netns"] == int(sys.argv[3]):
+	            seen.add(json.dumps(h.get("container", "absent"), sort_keys=True))
+	print(seen.pop() if len(seen) == 1 else "several" if seen else "no group")
+	PY
+}
+
+# tcp_in_c PORT: 50 messages over lo in C, the namespace that had none
+tcp_in_c() {
+	ip netns exec "$NS_C" "$TG" server --proto tcp --bind 127.0.0.1 --port "$1" \
+		--ready-file "$TMP/ready-c" --duration-s 10 > /dev/null &
+	BG_PIDS+=($!)
+	wait_for 10 test -s "$TMP/ready-c" || { fail "no server in C"; return 1; }
+	ip netns exec "$NS_C" "$TG" client --proto tcp --connect 127.0.0.1 --port "$1" \
+		--count 50 --interval-us 1000 > /dev/null || fail "client in C failed"
+}
+
+# The namer stopped (SIGSTOP; one wedged in the kernel is the same to the
+# tool), the tool run as nobody, which may not kill its namer (root's):
+# the tool never waits on it for long (src/2-collect/namer.c). B's
+# namespace, new to the tool, has a docker container's process in it, and
+# traffic: the report tick after it asks the namer, waits its 5 s
+# (NSL_NAMER_WAIT_MS) and goes on. From then on /metrics answers and
+# reports are written, the namer still stopped; B's groups stay unnamed
+# (labels never change). Continued, it answers the question it owes,
+# dropped as late, and is asked again: C's namespace, new then, where the
+# same container lives, is named.
+test_namer_stopped() {
+	local out=$TMP/stopped.json port=$((33000 - ID % 9000)) namer reports code
+	local want='{"container": null, "id": "'"$CID"'", "name": "cache", "namespace": null, "pod": null, "pod_uid": null, "runtime": "docker"}'
+	have_cgroup2 || { skip "no writable cgroup v2 at $CG_ROOT"; return; }
+	id nobody > /dev/null 2>&1 || { skip "no user nobody"; return; }
+	container_cgroup "system.slice/docker-$CID.scope" || { fail "cannot make the container's cgroup"; return; }
+	state "/var/lib/docker/containers/$CID/config.v2.json" '{"ID":"'"$CID"'","Name":"/cache"}' 0600
+	dweller "$CG" || return
+	dweller "$CG" "$NS_C" || return
+	NSL_TEST_STATE_ROOT=$STATE start_tool "$out" -I -n -1 --user nobody \
+		--listen "127.0.0.1:$port" -e tcp-socket-read || return
+	wait_for 5 test -n "$(namer_of "$TOOL_PID")" || { fail "the tool has no namer"; return; }
+	namer=$(namer_of "$TOOL_PID")
+	kill -STOP "$namer"
+	AT_EXIT+=("kill -CONT $namer")
+	serve tcp 5701 || return
+	client tcp 5701 --count 50 --interval-us 1000
+	wait_server
+	# the next tick (1 s), then the namer's 5 s, and room for a slow machine
+	wait_for 10 grep -q "the container namer does not answer" "$TMP/tool.err" ||
+		{ fail "the tool did not say its namer does not answer: $(tail -2 "$TMP/tool.err")"; return; }
+	# a tick a second, each with a report: three within 3 s on a quiet
+	# machine; 5 s for a busy one, the namer stopped all along
+	reports=$(reports_in "$out")
+	wait_for 5 more_reports "$out" $((reports + 2)) ||
+		fail "reports stopped with the namer: $(reports_in "$out") after $reports"
+	code=$(curl -s --max-time 3 -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/metrics")
+	expect "/metrics within 3 s, the namer stopped" "$code" = 200
+	expect "the namer, still stopped" "$(awk '{ print $3 }' /proc/"$namer"/stat)" = T
+	kill -CONT "$namer"
+	# it answers what it owes (a walk of /proc: milliseconds) and waits
+	sleep 1
+	tcp_in_c 5703 || return
+	wait_for 5 grep -q "the container namer answers again" "$TMP/tool.err" ||
+		fail "naming did not resume: $(tail -2 "$TMP/tool.err")"
+	sleep 1.2	# a report after C's reads
+	HELPERS_END=1 stop_tool
+	dwellers_gone
+	expect "JSON container of B's namespace, asked while the namer was stopped" \
+		"$(hook_netns_container "$out" tcp-socket-read "$NS_B")" = null
+	expect "JSON container of C's namespace, asked once it answered again" \
+		"$(hook_netns_container "$out" tcp-socket-read "$NS_C")" = "$want"
+}
+
+# landlock_abi: the Landlock ABI of this kernel, 0 if it has none
+landlock_abi() {
+	"$PYTHON" -c 'import ctypes, sys
+r = ctypes.CDLL(None, use_errno=True).syscall(444, None, 0, 1)
+print(max(r, 0))'
+}
+
+# -C's questions are answered by the namer's reader (namerproc.c), which
+# reads beneath the runtimes' state directories, /proc, the cgroup2 mount
+# and /run/netns alone (Landlock). The same root-owned file of mode 0600,
+# a docker container's config.v2.json: beneath the state directory it
+# names its container; outside, where a link among the state path's
+# directories leads (O_NOFOLLOW guards the last alone), or the magic link
+# /proc/self/root, it does not: the container is known by its id alone.
+test_namer_landlocked() {
+	local out=$TMP/landlocked.json outside=$TMP/outside via cid n=6
+	have_cgroup2 || { skip "no writable cgroup v2 at $CG_ROOT"; return; }
+	[ "$(landlock_abi)" -gt 0 ] || { skip "no Landlock in this kernel"; return; }
+	container_cgroup "system.slice/docker-$CID.scope" || { fail "cannot make the container's cgroup"; return; }
+	state "/var/lib/docker/containers/$CID/config.v2.json" '{"ID":"'"$CID"'","Name":"/cache"}' 0600
+	served_in_cgroup "$out" json || return
+	expect "JSON container, its state beneath the state directory" \
+		"$(container_of "$out" "/nsl$ID/system.slice/docker-$CID.scope")" = \
+		'{"container": null, "id": "'"$CID"'", "name": "cache", "namespace": null, "pod": null, "pod_uid": null, "runtime": "docker"}'
+	for via in "$outside" "/proc/self/root$outside"; do
+		cid=$(printf '%064x' $((ID * 7919 + n)))
+		n=$((n + 1))
+		container_cgroup "system.slice/docker-$cid.scope" || { fail "cannot make the container's cgroup"; return; }
+		mkdir -p "$outside/$cid"
+		printf '%s' '{"ID":"'"$cid"'","Name":"/outside"}' > "$outside/$cid/config.v2.json"
+		chmod 0600 "$outside/$cid/config.v2.json"
+		ln -s "$via/$cid" "$STATE/var/lib/docker/containers/$cid"
+		served_in_cgroup "$out" json || return
+		expect "JSON container, its state through $via" \
+			"$(container_of "$out" "/nsl$ID/system.slice/docker-$cid.scope")" = \
+			'{"container": null, "id": "'"$cid"'", "name": null, "namespace": null, "pod": null, "pod_uid": null, "runtime": "docker"}'
+	done
 }
 
 STATE=$TMP/state
