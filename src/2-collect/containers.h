@@ -42,6 +42,39 @@ struct nsl_netns_ask {
 void nsl_containers_of_netns(struct nsl_netns_ask *ask, size_t n);
 
 /*
+ * nsl_containers_of_netns() in its two halves, for the namer
+ * (namerproc.c), which does the first and has its Landlocked reader do
+ * the second: the walk of /proc needs ptrace's read check on other
+ * processes' ns/net, which a Landlocked process fails; the naming reads
+ * runtimes' state, tenants' words in part, which the walk never does.
+ *
+ * 1. nsl_netns_walk(): what the processes of each ask[i].ino say, into
+ *    seen[i] (the caller's n entries; -1 where /proc cannot be walked:
+ *    nothing named). No state file read: a cgroup path is taken apart,
+ *    never looked up. nsl_netns_seen_free() frees the paths.
+ * 2. nsl_netns_of_cgroup(): the namespace of seen path's container (a
+ *    pod's: the pod, no container's names); nsl_netns_of_state(): the
+ *    namespaces no process was seen in, each ask[i].ino not 0 (the
+ *    UNSEEN), by the CNI cache and podman's state, ask[i].c set where
+ *    they say. An AGAIN gets its first's answer, a MIXED none.
+ */
+enum nsl_netns_saw {
+	NSL_NETNS_UNSEEN,	/* no process seen in it */
+	NSL_NETNS_ONE,		/* all in one container, or one pod: path */
+	NSL_NETNS_MIXED,	/* processes of the host, or of several: none */
+	NSL_NETNS_AGAIN,	/* asked before, at ask[first] */
+};
+struct nsl_netns_seen {
+	enum nsl_netns_saw saw;
+	char *path;	/* NSL_NETNS_ONE: the first process's cgroup path */
+	size_t first;	/* NSL_NETNS_AGAIN: the first ask of its inode */
+};
+int nsl_netns_walk(const struct nsl_netns_ask *ask, size_t n, struct nsl_netns_seen *seen);
+void nsl_netns_seen_free(struct nsl_netns_seen *seen, size_t n);
+struct nsl_container *nsl_netns_of_cgroup(const char *path);
+void nsl_netns_of_state(struct nsl_netns_ask *ask, size_t n);
+
+/*
  * The part of a cgroup path that names a container, filled into c (id,
  * runtime, pod_uid; the names are left alone). Returns the length of the
  * path up to the end of the container's own cgroup (its processes may

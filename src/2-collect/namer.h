@@ -5,8 +5,9 @@
  * (containers.c): the runtimes' state files are root's, often readable
  * by root alone, and a process's network namespace (/proc/PID/ns/net) is
  * behind ptrace's read check. It answers the tool and nobody else, over
- * a socket pair, and reads nothing the tool does not ask for. The tool's
- * side is namer.c, the namer's namerproc.c.
+ * a socket pair, and reads nothing the tool does not ask for; the
+ * runtimes' state, its Landlocked reader reads. The tool's side is
+ * namer.c, the namer's namerproc.c.
  *
  * The tool never waits on it for long, never for good: a question waits
  * NSL_NAMER_WAIT_MS at most, and while the namer owes answers to one that

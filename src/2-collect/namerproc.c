@@ -25,7 +25,7 @@
  * Each answer carries its question's number (names.c has the format). It
  * dies with the tool (PR_SET_PDEATHSIG, and the socket's end), ignores
  * the signals a terminal or systemd sends the tool's group, and reads
- * only what containers.c reads for a question.
+ * only what naming a question's matter reads.
  *
  * What it reads is partly tenants' (a bundle's annotations, a container's
  * name, /proc of their processes) and it runs as root: a seccomp
@@ -34,14 +34,27 @@
  * outside the list kills it; the tool then says so and names nothing
  * more (namer.h).
  *
- * 'C' questions, which read runtime state alone, are answered by the
- * reader, a child of the namer that keeps root's uid but no capability,
- * confined by Landlock (confine()) to reading beneath the directories
- * naming needs, and by the same seccomp list. Not the namer itself: a
- * process in a Landlock domain passes ptrace's checks only on processes
- * in its domain (landlock's ptrace_access_check hook, since 5.13), so it
- * could no longer see another process's /proc/PID/ns/net, which the
- * namespace questions ask (measured: stat() of it gives EACCES).
+ * Every read of runtime state is the reader's, a child of the namer that
+ * keeps root's uid but no capability, confined by Landlock (confine())
+ * to reading beneath the directories naming needs, and by the same
+ * seccomp list. It answers the namer, over a socket pair of their own,
+ * in the same format and with the tool's question numbers, so that its
+ * answers go to the tool as they are:
+ *
+ *   'C' PATH          as above: the namer passes the tool's question on
+ *   'P' PATH          the container of cgroup PATH as its network
+ *                     namespace's (a pod's: the pod): one answer
+ *   'U' INO...        namespaces no process was seen in, named by the CNI
+ *                     cache and podman's state (0: not asked): one each
+ *
+ * 'N' and 'I' are answered in two halves (containers.h): the namer
+ * follows the links ('I', peers.c: the route netlink socket stays here)
+ * and walks /proc, and asks the reader 'P' and 'U' of what it found
+ * (name_netns()). Not all in the reader: a process in a Landlock domain
+ * passes ptrace's checks only on processes in its domain (landlock's
+ * ptrace_access_check hook, since 5.13), so it could no longer see
+ * another process's /proc/PID/ns/net, which the walk looks at
+ * (measured: stat() of it gives EACCES). The walk reads /proc alone.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -185,7 +198,23 @@ static int confine(void)
 	return nsl_sandbox_confine_reads(dirs, n);
 }
 
-/* The reader's life: 'C' questions on fd, from the namer, its parent */
+/* A 'U' question's nr namespaces (0: not asked) named by state: one answer each */
+static void by_state(int fd, uint32_t seq, const unsigned char *items, size_t nr)
+{
+	struct nsl_netns_ask ask[NSL_NAMER_BATCH] = { 0 };
+
+	if (nr > NSL_NAMER_BATCH)
+		_exit(1);
+	for (size_t i = 0; i < nr; i++)
+		memcpy(&ask[i].ino, items + i * sizeof(uint64_t), sizeof(uint64_t));
+	nsl_netns_of_state(ask, nr);
+	for (size_t i = 0; i < nr; i++) {
+		answer(fd, seq, ask[i].c);
+		nsl_container_free(ask[i].c);
+	}
+}
+
+/* The reader's life: questions on fd, from the namer, its parent (see above) */
 static void __attribute__((noreturn)) reader_main(int fd, pid_t namer)
 {
 	static unsigned char q[NSL_NAMER_MSG_MAX + 1];
@@ -211,11 +240,18 @@ static void __attribute__((noreturn)) reader_main(int fd, pid_t namer)
 				continue;
 			_exit(0);
 		}
-		if (q[0] != 'C' || n < 6)
+		if (n < 5)
 			_exit(1);
 		q[n] = '\0';
 		memcpy(&seq, q + 1, sizeof(seq));
-		c = nsl_container_of_cgroup((const char *)q + 5);
+		if (q[0] == 'U' && (n - 5) % sizeof(uint64_t) == 0) {
+			by_state(fd, seq, q + 5, (size_t)(n - 5) / sizeof(uint64_t));
+			continue;
+		}
+		if ((q[0] != 'C' && q[0] != 'P') || n < 6)
+			_exit(1);
+		c = q[0] == 'C' ? nsl_container_of_cgroup((const char *)q + 5) :
+				  nsl_netns_of_cgroup((const char *)q + 5);
 		answer(fd, seq, c);
 		nsl_container_free(c);
 	}
@@ -245,26 +281,100 @@ static int start_reader(int links_fd)
 	return sv[0];
 }
 
-/* A 'C' question passed to the reader, its answer back to the tool as it is */
-static void relay(int reader, const unsigned char *q, size_t len)
-{
+/* An answer of the reader's, as it is */
+struct slot {
 	unsigned char a[NSL_ANSWER_MAX];
-	ssize_t n;
+	size_t len;
+};
 
+/* Question q (len bytes) asked of the reader: its nr answers into to[] */
+static void ask_reader(int reader, const unsigned char *q, size_t len,
+		       struct slot *to, size_t nr)
+{
 	if (send(reader, q, len, MSG_NOSIGNAL) != (ssize_t)len)
 		_exit(1);	/* the reader is gone: so are we */
-	while ((n = recv(reader, a, sizeof(a), 0)) < 0 && errno == EINTR)
-		;
-	if (n <= 0)
-		_exit(1);
-	if (send(NSL_NAMER_FD, a, (size_t)n, MSG_NOSIGNAL) != n)
+	for (size_t i = 0; i < nr; i++) {
+		ssize_t n;
+
+		while ((n = recv(reader, to[i].a, sizeof(to[i].a), 0)) < 0 && errno == EINTR)
+			;
+		if (n <= 0)
+			_exit(1);
+		to[i].len = (size_t)n;
+	}
+}
+
+static void send_slot(const struct slot *s)
+{
+	if (send(NSL_NAMER_FD, s->a, s->len, MSG_NOSIGNAL) != (ssize_t)s->len)
 		_exit(0);	/* the tool is gone */
+}
+
+/*
+ * An 'N' or 'I' question (number seq, nr items): the namespaces walked
+ * here (and the links followed, peers.c), named by the reader
+ * (containers.h's two halves): 'P' PATH for each whose processes are one
+ * container's or one pod's (one answer), 'U' INO... for those no process
+ * was seen in (one answer each, 0: not asked). Its answers go to the tool
+ * as they are, in the order asked; none where the processes are mixed,
+ * the first's where a namespace was asked before.
+ */
+static void name_netns(int reader, int links_fd, uint32_t seq, char kind,
+		       const unsigned char *items, size_t nr)
+{
+	static struct slot slot[NSL_NAMER_BATCH], got[NSL_NAMER_BATCH];
+	static unsigned char q[NSL_NAMER_MSG_MAX];
+	struct nsl_netns_seen seen[NSL_NAMER_BATCH];
+	struct nsl_netns_ask ask[NSL_NAMER_BATCH];
+	uint32_t ifindex[NSL_NAMER_BATCH];
+	uint64_t peer[NSL_NAMER_BATCH];
+	bool walked, unseen = false;
+
+	/* the route netlink part of 'I' here: the reader has neither the socket nor ptrace */
+	if (kind == 'I') {
+		memcpy(ifindex, items, nr * sizeof(*ifindex));
+		nsl_link_peers(links_fd, ifindex, peer, nr);
+	} else {
+		memcpy(peer, items, nr * sizeof(*peer));
+	}
+	for (size_t i = 0; i < nr; i++) {
+		ask[i].ino = peer[i];
+		ask[i].c = NULL;
+	}
+	walked = !nsl_netns_walk(ask, nr, seen);
+	q[0] = 'U';
+	memcpy(q + 1, &seq, sizeof(seq));
+	for (size_t i = 0; i < nr; i++) {
+		uint64_t ino = walked && seen[i].saw == NSL_NETNS_UNSEEN ? ask[i].ino : 0;
+
+		memcpy(q + 5 + i * sizeof(ino), &ino, sizeof(ino));
+		unseen |= ino != 0;
+		slot[i].len = nsl_answer_encode(NULL, seq, slot[i].a);
+	}
+	if (unseen)
+		ask_reader(reader, q, 5 + nr * sizeof(uint64_t), got, nr);
+	for (size_t i = 0; walked && i < nr; i++) {
+		size_t len = seen[i].path ? strlen(seen[i].path) : 0;
+
+		if (seen[i].saw == NSL_NETNS_UNSEEN && unseen) {
+			slot[i] = got[i];
+		} else if (seen[i].saw == NSL_NETNS_ONE && 5 + len + 1 <= sizeof(q)) {
+			q[0] = 'P';
+			memcpy(q + 5, seen[i].path, len + 1);	/* with its NUL */
+			ask_reader(reader, q, 5 + len + 1, &slot[i], 1);
+		} else if (seen[i].saw == NSL_NETNS_AGAIN) {
+			slot[i] = slot[seen[i].first];
+		}
+	}
+	if (walked)
+		nsl_netns_seen_free(seen, nr);
+	for (size_t i = 0; i < nr; i++)
+		send_slot(&slot[i]);
 }
 
 void nsl_namer_main(int argc, char **argv)
 {
 	static unsigned char q[NSL_NAMER_MSG_MAX + 1];
-	struct nsl_netns_ask ask[NSL_NAMER_BATCH];
 	int links_fd = -1, reader;
 
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -299,15 +409,14 @@ void nsl_namer_main(int argc, char **argv)
 			_exit(1);	/* not ours */
 		memcpy(&seq, q + 1, sizeof(seq));
 		if (q[0] == 'C') {
-			relay(reader, q, (size_t)n);
+			struct slot a;
+
+			ask_reader(reader, q, (size_t)n, &a, 1);
+			send_slot(&a);
 		} else if ((q[0] == 'N' || q[0] == 'I') &&
 			   (n - 5) % nsl_namer_item_size(q[0]) == 0 &&
 			   (nr = (size_t)(n - 5) / nsl_namer_item_size(q[0])) <= NSL_NAMER_BATCH) {
-			nsl_namer_name_batch(q[0], links_fd, q + 5, ask, nr);
-			for (size_t i = 0; i < nr; i++) {
-				answer(NSL_NAMER_FD, seq, ask[i].c);
-				nsl_container_free(ask[i].c);
-			}
+			name_netns(reader, links_fd, seq, q[0], q + 5, nr);
 		} else {
 			_exit(1);	/* not ours */
 		}

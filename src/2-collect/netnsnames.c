@@ -15,6 +15,12 @@
  * host's PIDs) is named by the CNI result cache (cni.c) or podman's own
  * state (rt_podman.c), whichever backend set it up: the pod sandbox or
  * podman container it was set up for, by its runtime's state.
+ *
+ * In two halves (containers.h): the walk of /proc, which reads no state
+ * file, and the naming by state. The namer does the first itself (the
+ * walk needs CAP_SYS_PTRACE, and no Landlock domain: see namerproc.c)
+ * and has its Landlocked reader do the second; a tool with no namer does
+ * both (nsl_containers_of_netns()).
  */
 #define _GNU_SOURCE
 #include <ctype.h>
@@ -147,7 +153,7 @@ static size_t (*const netns_sources[])(const uint64_t *ino, size_t n,
  * bundle's names, as its cgroup's would give them), or a podman
  * container (its name in containers.json).
  */
-static void unseen_by_state(struct nsl_netns_ask *ask, size_t n, const struct netns_seen *seen)
+void nsl_netns_of_state(struct nsl_netns_ask *ask, size_t n)
 {
 	char (*ids)[NSL_CONTAINER_ID_LEN + 1] = calloc(n, sizeof(*ids));
 	char (*all)[NSL_CONTAINER_ID_LEN + 1] = calloc(n, sizeof(*all));
@@ -155,9 +161,7 @@ static void unseen_by_state(struct nsl_netns_ask *ask, size_t n, const struct ne
 	bool any = false;
 
 	for (size_t i = 0; ino && ids && all && i < n; i++) {
-		/* (one that was asked before, i.e. another hook's group: its first's) */
-		ino[i] = seen[i].path || seen[i].mixed || asked(ask, i, ask[i].ino) < i ?
-			 0 : ask[i].ino;
+		ino[i] = ask[i].ino;
 		any |= ino[i] != 0;
 	}
 	for (size_t s = 0; any && s < sizeof(netns_sources) / sizeof(netns_sources[0]); s++) {
@@ -195,16 +199,24 @@ static void unseen_by_state(struct nsl_netns_ask *ask, size_t n, const struct ne
 	free(ino);
 }
 
-void nsl_containers_of_netns(struct nsl_netns_ask *ask, size_t n)
+void nsl_netns_seen_free(struct nsl_netns_seen *seen, size_t n)
 {
-	struct netns_seen *seen = calloc(n, sizeof(*seen));
-	int proc = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	for (size_t i = 0; seen && i < n; i++) {
+		free(seen[i].path);
+		seen[i].path = NULL;
+	}
+}
+
+int nsl_netns_walk(const struct nsl_netns_ask *ask, size_t n, struct nsl_netns_seen *seen)
+{
+	struct netns_seen *walk = calloc(n + 1, sizeof(*walk));
+	int proc = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC), err = -1;
 	uint64_t host;
 	char buf[4096];
 	struct dirent *e;
 	DIR *d = NULL;
 
-	if (!seen || proc < 0 || !(d = fdopendir(proc)))
+	if (!walk || proc < 0 || !(d = fdopendir(proc)))
 		goto out;
 	proc = -1;	/* d has it */
 	host = nsl_proc_netns(dirfd(d), "1");
@@ -231,29 +243,62 @@ void nsl_containers_of_netns(struct nsl_netns_ask *ask, size_t n)
 			continue;
 		/* one that went away meanwhile says nothing */
 		if (nsl_proc_netns(dir, ".") == ino && (path = proc_cgroup(dir, buf, sizeof(buf))))
-			netns_saw(&seen[i], path);
+			netns_saw(&walk[i], path);
 		close(dir);
 	}
-	for (size_t i = 0; i < n; i++)
-		if (seen[i].path && !seen[i].mixed)
-			ask[i].c = pod_netns(nsl_container_of_cgroup(seen[i].path));
-	unseen_by_state(ask, n, seen);
-	/* the others of a namespace asked more than once: its first's answer */
 	for (size_t i = 0; i < n; i++) {
-		size_t first = asked(ask, i, ask[i].ino);
-
-		if (first < i && ask[first].c)
-			ask[i].c = nsl_container_dup(ask[first].c);
+		seen[i].first = asked(ask, i, ask[i].ino);
+		seen[i].path = NULL;
+		if (seen[i].first < i)
+			seen[i].saw = NSL_NETNS_AGAIN;
+		else if (walk[i].mixed)
+			seen[i].saw = NSL_NETNS_MIXED;
+		else if (walk[i].path)
+			seen[i].saw = NSL_NETNS_ONE, seen[i].path = walk[i].path, walk[i].path = NULL;
+		else
+			seen[i].saw = NSL_NETNS_UNSEEN;
 	}
+	err = 0;
 out:
 	if (d)
 		closedir(d);
 	if (proc >= 0)
 		close(proc);
-	if (seen)
-		for (size_t i = 0; i < n; i++) {
-			free(seen[i].path);
-			free(seen[i].first.pod_uid);
-		}
+	for (size_t i = 0; walk && i < n; i++) {
+		free(walk[i].path);
+		free(walk[i].first.pod_uid);
+	}
+	free(walk);
+	return err;
+}
+
+struct nsl_container *nsl_netns_of_cgroup(const char *path)
+{
+	return pod_netns(nsl_container_of_cgroup(path));
+}
+
+void nsl_containers_of_netns(struct nsl_netns_ask *ask, size_t n)
+{
+	struct nsl_netns_seen *seen = calloc(n + 1, sizeof(*seen));
+	struct nsl_netns_ask *unseen = calloc(n + 1, sizeof(*unseen));
+
+	if (!seen || !unseen || nsl_netns_walk(ask, n, seen))
+		goto out;
+	for (size_t i = 0; i < n; i++) {
+		if (seen[i].saw == NSL_NETNS_ONE)
+			ask[i].c = nsl_netns_of_cgroup(seen[i].path);
+		unseen[i].ino = seen[i].saw == NSL_NETNS_UNSEEN ? ask[i].ino : 0;
+	}
+	nsl_netns_of_state(unseen, n);
+	for (size_t i = 0; i < n; i++)
+		if (unseen[i].c)
+			ask[i].c = unseen[i].c;
+	/* the others of a namespace asked more than once: its first's answer */
+	for (size_t i = 0; i < n; i++)
+		if (seen[i].saw == NSL_NETNS_AGAIN && ask[seen[i].first].c)
+			ask[i].c = nsl_container_dup(ask[seen[i].first].c);
+out:
+	nsl_netns_seen_free(seen, n);
 	free(seen);
+	free(unseen);
 }
