@@ -17,7 +17,7 @@ TESTS=(test_container_pod_names test_container_docker_name test_container_state_
        test_container_names_as_user test_container_pod_veth test_namer_shut_in
        test_container_netns_cni test_container_netns_hooks test_container_private_cgroupns
        test_container_runtime_layouts test_container_nested_pose test_namer_stopped
-       test_namer_landlocked)
+       test_namer_landlocked test_namer_landlocked_netns)
 
 UID_=1e2d3c4b_5a69_4788_9a0b_c1d2e3f40516
 POD_UID=${UID_//_/-}
@@ -690,6 +690,61 @@ test_namer_landlocked() {
 			"$(container_of "$out" "/nsl$ID/system.slice/docker-$cid.scope")" = \
 			'{"container": null, "id": "'"$cid"'", "name": null, "namespace": null, "pod": null, "pod_uid": null, "runtime": "docker"}'
 	done
+}
+
+# The namespace questions of -I (-n -1) as test_namer_landlocked asks
+# -C's: the namer walks /proc itself (it needs ptrace, which a Landlocked
+# process fails) and has its reader name what the walk found, so the
+# runtimes' state is read beneath the state directories alone there too.
+# A docker container's config.v2.json, where a link among the state
+# path's directories leads outside: B's namespace, where its processes
+# live, is the container's by id alone. A pod sandbox's bundle, the same
+# way outside, that the CNI cache says B was set up for (the tool in a PID
+# namespace of its own, B's processes out of its sight): B unnamed.
+test_namer_landlocked_netns() {
+	local out=$TMP/landlocked-netns.json outside=$TMP/outside-netns unshare tool
+	local cid=$(printf '%064x' $((ID * 7919 + 9))) sid=$(printf '%064x' $((ID * 7919 + 10)))
+	local tasks=$STATE/run/containerd/io.containerd.runtime.v2.task/k8s.io
+	have_cgroup2 || { skip "no writable cgroup v2 at $CG_ROOT"; return; }
+	[ "$(landlock_abi)" -gt 0 ] || { skip "no Landlock in this kernel"; return; }
+	container_cgroup "system.slice/docker-$cid.scope" || { fail "cannot make the container's cgroup"; return; }
+	mkdir -p "$outside/$cid" "$outside/$sid" "$STATE/var/lib/docker/containers" "$tasks"
+	printf '%s' '{"ID":"'"$cid"'","Name":"/outside"}' > "$outside/$cid/config.v2.json"
+	chmod 0600 "$outside/$cid/config.v2.json"
+	ln -s "$outside/$cid" "$STATE/var/lib/docker/containers/$cid"
+	dweller "$CG" || return
+	served_in_cgroup "$out" json -I -n -1
+	dwellers_gone
+	[ -s "$out" ] || return
+	expect "JSON container of B's namespace, its processes' state through a link outside" \
+		"$(netns_container_of "$out")" = \
+		'{"container": null, "id": "'"$cid"'", "name": null, "namespace": null, "pod": null, "pod_uid": null, "runtime": "docker"}'
+
+	printf '%s' '{"ociVersion":"1.0.2","annotations":{"io.kubernetes.cri.container-type":"sandbox",
+		"io.kubernetes.cri.sandbox-name":"outside","io.kubernetes.cri.sandbox-namespace":"shop",
+		"io.kubernetes.cri.sandbox-uid":"'"$POD_UID"'"}}' > "$outside/$sid/config.json"
+	ln -s "$outside/$sid" "$tasks/$sid"
+	# the cache of test_container_netns_cni's sandboxes gone: one claim on B, this one
+	rm -f "$STATE"/var/lib/cni/results/*
+	state "/var/lib/cni/results/mynet-$sid-eth0" '{"kind":"cniCacheV1","containerId":"'"$sid"'",
+		"ifName":"eth0","networkName":"mynet","netns":"/var/run/netns/'"$NS_B"'"}'
+	serve tcp 5701 || return
+	: > "$TMP/tool.err"
+	NSL_TEST_STATE_ROOT=$STATE unshare --pid --fork --mount-proc "$NSL" -F json -r 1 -o "$out" \
+		-I -n -1 -e tcp-socket-read 2> "$TMP/tool.err" &
+	unshare=$!
+	BG_PIDS+=("$unshare")
+	wait_for 20 grep -q attached "$TMP/tool.err" || { fail "tool did not attach: $(tail -2 "$TMP/tool.err")"; return; }
+	tool=$(pgrep -P "$unshare" | head -1)
+	client tcp 5701 --count 50 --interval-us 1000
+	wait_server
+	sleep 1.2
+	kill -INT "$tool"
+	wait "$unshare" || fail "the tool (in its PID namespace) exited with $?"
+	expect "JSON container of B's namespace, by the CNI cache, its sandbox's bundle through a link outside" \
+		"$(netns_container_of "$out")" = null
+	# unnamed by the refused read, not by a namer that died
+	expect "the tool's words on its namer" "$(grep -c 'container namer' "$TMP/tool.err")" -eq 0
 }
 
 STATE=$TMP/state
