@@ -70,7 +70,7 @@
 #include <linux/capability.h>
 #include <linux/netlink.h>
 #include "names.h"
-#include "namer.h"
+#include "namerproc.h"
 #include "peers.h"
 #include "privs.h"
 #include "runtimes.h"

@@ -20,7 +20,7 @@
 #include <bpf/libbpf.h>
 #include "atomic.h"
 #include "jail.h"
-#include "namer.h"
+#include "namerproc.h"
 #include "jailchild.h"
 #include "listing.h"
 #include "loader.h"
