@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
 #include <json-c/json.h>
 #include "report.h"
 
@@ -27,11 +28,45 @@ bool nsl_is_id(const char *s, size_t n);
 /* The path where state file path lies, in full[4096]: 0, or -1 (too long). */
 int nsl_state_path(char full[4096], const char *path);
 
+/*
+ * State file path opened read-only after the checks above, made on the
+ * descriptor (so that what is checked is what is read): the descriptor,
+ * st its fstat(); or -1.
+ */
+int nsl_state_open(const char *path, struct stat *st);
+/* The st_size bytes of an opened state file, NUL-terminated (malloc'ed), or NULL. */
+char *nsl_state_read(int fd, const struct stat *st);
+/* Whether a and b are the same file unchanged: device, inode, size, mtime, ctime. */
+bool nsl_state_same(const struct stat *a, const struct stat *b);
+/*
+ * Whether a file of identity st may have changed since without its
+ * identity changing: its ctime less than a second ago (statefile.c).
+ */
+bool nsl_state_racy(const struct stat *st);
+
 /* State file path's text, NUL-terminated (malloc'ed), or NULL. */
 char *nsl_state_text(const char *path);
 
-/* State file path parsed as JSON (json_object_put() it), or NULL. */
+/*
+ * State file path parsed as JSON (json_object_put() it), or NULL. A
+ * file's parse is kept while the file keeps its identity (nsl_state_same()
+ * on the descriptor read; a racy one's bytes also compared), so that a
+ * lookup per container does not parse podman's containers.json (up to
+ * NSL_STATE_MAX) each time: what is returned is shared, a reference of
+ * its own (read it, never change it). Kept: files of at least
+ * NSL_STATE_CACHE_MIN bytes (a smaller one parses in well under a
+ * millisecond: bundles, docker's config.v2.json), at most
+ * NSL_STATE_CACHE_FILES of them and NSL_STATE_CACHE_BYTES of their sizes
+ * together, least recently used out first. json-c's tree takes some
+ * 4 to 6 times the text (measured: docs/performance.md), so some 100 MiB at
+ * the most, a node with one containers.json of 1,000 containers some
+ * 5 MiB. One thread of a process calls it (the namer's, or the tool's
+ * tick): the cache has no lock.
+ */
 json_object *nsl_state_json(const char *path);
+#define NSL_STATE_CACHE_MIN (64u << 10)
+#define NSL_STATE_CACHE_FILES 4
+#define NSL_STATE_CACHE_BYTES (2 * NSL_STATE_MAX)
 
 /*
  * The inode of the network namespace that a runtime pinned at path (a
