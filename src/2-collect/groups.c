@@ -95,6 +95,15 @@ void nsl_groups_free(struct nsl_groups *g)
 			nsl_group_free(g->by_id[id]);
 	for (size_t i = 0; i < g->nr_gone; i++)
 		nsl_group_free(g->gone[i]);
+	for (size_t i = 0; i < g->nr_fresh; i++)
+		nsl_group_free(g->fresh[i]);
+	for (size_t i = 0; i < g->nr_late; i++) {
+		free(g->late[i].path);
+		nsl_container_free(g->late[i].container);
+	}
+	free(g->late);
+	free(g->fresh);
+	free(g->dead);
 	free(g->by_id);
 	free(g->gone);
 	free(g->zero);
@@ -140,9 +149,13 @@ static uint64_t values_recorded(const struct nsl_groups *g, const uint64_t *v)
 	return n;
 }
 
-/* A LIVE group of key, holding id, in by_id; NULL when out of memory. */
-static struct nsl_group *new_group(struct nsl_groups *g, const struct nsl_group_key *key,
-				   uint32_t id, const struct timespec *now)
+/*
+ * A new group of key, holding id, named (its cgroup's path and container,
+ * its interface's name) but in no table yet: outside the lock, before
+ * the tick (nsl_groups_learn()). NULL when out of memory.
+ */
+static struct nsl_group *fresh_group(struct nsl_groups *g, const struct nsl_group_key *key,
+				     uint32_t id)
 {
 	struct nsl_group *gr = calloc(1, sizeof(*gr));
 
@@ -150,10 +163,7 @@ static struct nsl_group *new_group(struct nsl_groups *g, const struct nsl_group_
 		return NULL;
 	gr->key = *key;
 	gr->id = id;
-	gr->serial = ++g->serial;
 	gr->state = NSL_GROUP_LIVE;
-	gr->active = *now;
-	gr->active_tick = g->tick;
 	if (g->c.group_cgroup && key->cgroup)
 		gr->cgroup_path = nsl_cgroup_path(key->cgroup, false);
 	/* once: a series' labels stay what they were when it began */
@@ -161,8 +171,32 @@ static struct nsl_group *new_group(struct nsl_groups *g, const struct nsl_group_
 		gr->container = nsl_namer_cgroup(&g->namer, gr->cgroup_path);
 	if (g->c.group_ifindex && key->ifindex)
 		nsl_ifindex_exists(g, gr);	/* its name */
-	g->by_id[id] = gr;
 	return gr;
+}
+
+static int add_fresh(struct nsl_groups *g, struct nsl_group *gr)
+{
+	if (g->nr_fresh == g->cap_fresh) {
+		size_t cap = g->cap_fresh ? 2 * g->cap_fresh : 16;
+		/* an array of pointers: NOLINTNEXTLINE(bugprone-sizeof-expression) */
+		void *more = realloc(g->fresh, cap * sizeof(*g->fresh));
+
+		if (!more)
+			return -ENOMEM;
+		g->fresh = more;
+		g->cap_fresh = cap;
+	}
+	g->fresh[g->nr_fresh++] = gr;
+	return 0;
+}
+
+/* The fresh group holding id, or NULL. */
+static struct nsl_group *fresh_of(const struct nsl_groups *g, uint32_t id)
+{
+	for (size_t i = 0; i < g->nr_fresh; i++)
+		if (g->fresh[i]->id == id)
+			return g->fresh[i];
+	return NULL;
 }
 
 /*
@@ -189,7 +223,7 @@ static char naming_of(const struct nsl_groups *g, const struct nsl_group *gr)
  * tick found (a walk of /proc each: containers.c, peers.c), asked of the
  * namer (namer.h). Once, as the cgroup's: a series' labels stay.
  */
-static void name_new(struct nsl_groups *g, const uint32_t *ids, size_t n)
+static void name_new(struct nsl_groups *g, struct nsl_group **fresh, size_t n)
 {
 	struct nsl_netns_ask *ask = calloc(n, sizeof(*ask));
 	/* arrays of pointers: NOLINTNEXTLINE(bugprone-sizeof-expression) */
@@ -201,7 +235,7 @@ static void name_new(struct nsl_groups *g, const uint32_t *ids, size_t n)
 		size_t k = 0;
 
 		for (size_t i = 0; i < n; i++) {
-			struct nsl_group *gr = g->by_id[ids[i]];
+			struct nsl_group *gr = fresh[i];
 
 			if (naming_of(g, gr) != kinds[t])
 				continue;
@@ -221,12 +255,15 @@ static void name_new(struct nsl_groups *g, const uint32_t *ids, size_t n)
 	free(ask);
 }
 
-/* New keys in group_ids: new groups (their ids were free until now). */
-static int learn_new(struct nsl_groups *g, const struct timespec *now)
+/*
+ * New keys in group_ids: new groups (their ids were free until now),
+ * named, into fresh[]. Only this thread changes by_id: read without the
+ * lock.
+ */
+static int learn_new(struct nsl_groups *g)
 {
 	struct nsl_group_key key, next;
-	uint32_t *ids = NULL;
-	size_t n = 0, cap = 0;
+	size_t from = g->nr_fresh;
 	int err;
 
 	for (err = bpf_map_get_next_key(g->c.ids_fd, NULL, &next); !err;
@@ -242,26 +279,15 @@ static int learn_new(struct nsl_groups *g, const struct timespec *now)
 			continue;
 		if (gr)	/* cannot be: an id is pushed back only after it left by_id */
 			continue;
-		if (!new_group(g, &key, id, now)) {
+		if (!(gr = fresh_group(g, &key, id)) || add_fresh(g, gr)) {
+			nsl_group_free(gr);
 			err = -ENOMEM;
 			break;
 		}
-		if (!g->c.group_ifindex)	/* -C names by the cgroup alone */
-			continue;
-		if (n == cap) {
-			uint32_t *more = realloc(ids, (cap = cap ? 2 * cap : 16) * sizeof(*ids));
-
-			if (!more) {
-				err = -ENOMEM;
-				break;
-			}
-			ids = more;
-		}
-		ids[n++] = id;
 	}
-	if (n)
-		name_new(g, ids, n);
-	free(ids);
+	/* -C names by the cgroup alone */
+	if (g->c.group_ifindex && g->nr_fresh > from)
+		name_new(g, g->fresh + from, g->nr_fresh - from);
 	return err == -ENOENT ? 0 : err;
 }
 
@@ -301,33 +327,136 @@ void nsl_groups_grace(struct nsl_groups *g)
 /*
  * -I -n -1: the groups of dead namespaces, told by the BPF side after the
  * kernel's teardown (bpf/netns_gone.bpf.h), keys already deleted: retired
- * now, as a gone interface's, whatever --group-idle says. An id in this
- * queue is the drain's alone: the walk pushed it from the delete that
- * removed its key, and nsl_retire() leaves a group whose key it does not
- * find LIVE for us. So an empty by_id[] is a group that lived less than a
- * tick, learnt here with what it recorded. Its key may already serve a
- * new namespace that got the inode number, under another id: that one is
- * left alone.
+ * at the tick (retire_dead_netns()), as a gone interface's, whatever
+ * --group-idle says. An id in this queue is the drain's alone: the walk
+ * pushed it from the delete that removed its key, and nsl_retire() leaves
+ * a group whose key it does not find LIVE for us. So an id that neither
+ * by_id[] nor this round's new groups hold is a group that lived less than
+ * a tick, learnt here (its cgroup named, not its namespace: gone) with what
+ * it recorded. Drained after the walk of group_ids (learn_new()), so that
+ * a key deleted after the walk saw it is a new group retired at once.
  */
-static int retire_dead_netns(struct nsl_groups *g, const struct timespec *now)
+static int drain_dead_netns(struct nsl_groups *g)
 {
 	struct nsl_gone_group d;
 
-	if (g->c.gone_fd < 0 || g->tick < g->drain_from)
+	if (g->c.gone_fd < 0 || g->tick + 1 < g->drain_from)
 		return 0;
 	while (!bpf_map_lookup_and_delete_elem(g->c.gone_fd, NULL, &d)) {
 		struct nsl_group *gr;
 
 		if (d.id >= g->c.max)
 			continue;
-		gr = g->by_id[d.id];
-		if (!gr && !(gr = new_group(g, &d.key, d.id, now)))
+		if (g->nr_dead == g->cap_dead) {
+			size_t cap = g->cap_dead ? 2 * g->cap_dead : 16;
+			void *more = realloc(g->dead, cap * sizeof(*g->dead));
+
+			if (!more)
+				return -ENOMEM;
+			g->dead = more;
+			g->cap_dead = cap;
+		}
+		g->dead[g->nr_dead++] = d;
+		if (g->by_id[d.id] || fresh_of(g, d.id))
+			continue;
+		if (!(gr = fresh_group(g, &d.key, d.id)) || add_fresh(g, gr)) {
+			nsl_group_free(gr);
 			return -ENOMEM;
-		if (gr->state != NSL_GROUP_LIVE || memcmp(&gr->key, &d.key, sizeof(d.key)) != 0)
+		}
+	}
+	return errno == ENOENT ? 0 : -errno;
+}
+
+/* The groups drained by drain_dead_netns(), retired now. */
+static void retire_dead_netns(struct nsl_groups *g, const struct timespec *now)
+{
+	for (size_t i = 0; i < g->nr_dead; i++) {
+		const struct nsl_gone_group *d = &g->dead[i];
+		struct nsl_group *gr = g->by_id[d->id];
+
+		if (!gr || gr->state != NSL_GROUP_LIVE ||
+		    memcmp(&gr->key, &d->key, sizeof(d->key)) != 0)
 			continue;	/* cannot be: the id is ours, and unused since */
 		nsl_set_retiring(g, gr, now);
 	}
-	return errno == ENOENT ? 0 : -errno;
+	g->nr_dead = 0;
+}
+
+/*
+ * The containers of groups whose cgroups were found at the last tick
+ * (retire.c: cgroup_exists()), asked now, outside the lock; given to the
+ * groups at the tick (add_learnt()). late_path is this thread's alone.
+ */
+static int name_late(struct nsl_groups *g)
+{
+	for (uint32_t id = 0; id < g->c.max; id++) {
+		struct nsl_group *gr = g->by_id[id];
+		struct nsl_late_name *l;
+
+		if (!gr || !gr->late_path)
+			continue;
+		if (g->nr_late == g->cap_late) {
+			size_t cap = g->cap_late ? 2 * g->cap_late : 16;
+			void *more = realloc(g->late, cap * sizeof(*g->late));
+
+			if (!more)
+				return -ENOMEM;
+			g->late = more;
+			g->cap_late = cap;
+		}
+		l = &g->late[g->nr_late++];
+		l->id = id;
+		l->serial = gr->serial;
+		l->path = gr->late_path;
+		gr->late_path = NULL;
+		l->container = nsl_namer_cgroup(&g->namer, l->path);
+	}
+	return 0;
+}
+
+int nsl_groups_learn(struct nsl_groups *g)
+{
+	int err;
+
+	nsl_cgroup_names_tick();
+	err = learn_new(g);
+	if (!err)
+		err = drain_dead_netns(g);
+	if (!err && g->c.group_cgroup)
+		err = name_late(g);
+	return g->learn_err = err;
+}
+
+/* The groups nsl_groups_learn() found, in the table from now on. */
+static void add_learnt(struct nsl_groups *g, const struct timespec *now)
+{
+	for (size_t i = 0; i < g->nr_fresh; i++) {
+		struct nsl_group *gr = g->fresh[i];
+
+		if (g->by_id[gr->id]) {	/* cannot be: only this thread adds */
+			nsl_group_free(gr);
+			continue;
+		}
+		gr->serial = ++g->serial;
+		gr->active = *now;
+		gr->active_tick = g->tick;
+		g->by_id[gr->id] = gr;
+	}
+	g->nr_fresh = 0;
+	/* the same group still (a gone one has left by_id), still unnamed */
+	for (size_t i = 0; i < g->nr_late; i++) {
+		struct nsl_late_name *l = &g->late[i];
+		struct nsl_group *gr = g->by_id[l->id];
+
+		if (gr && gr->serial == l->serial && !gr->cgroup_path && !gr->container) {
+			gr->cgroup_path = l->path;
+			gr->container = l->container;
+			continue;
+		}
+		free(l->path);
+		nsl_container_free(l->container);
+	}
+	g->nr_late = 0;
 }
 
 int nsl_groups_tick(struct nsl_groups *g)
@@ -338,15 +467,15 @@ int nsl_groups_tick(struct nsl_groups *g)
 
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	g->tick++;
-	nsl_cgroup_names_tick();
 	for (uint32_t id = 0; id < g->c.max && !err; id++)
 		if (g->by_id[id] && g->by_id[id]->state == NSL_GROUP_RETIRING)
 			err = nsl_reclaim(g, g->by_id[id], &now);
 	nsl_prune_gone(g, &now);
+	add_learnt(g, &now);
+	retire_dead_netns(g, &now);
 	if (!err)
-		err = learn_new(g, &now);
-	if (!err)
-		err = retire_dead_netns(g, &now);
+		err = g->learn_err;
+	g->learn_err = 0;
 	g->live = g->retiring = 0;
 	for (uint32_t id = 0; id < g->c.max; id++) {
 		struct nsl_group *gr = g->by_id[id];

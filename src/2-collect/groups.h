@@ -53,6 +53,8 @@ struct nsl_group {
 	char *cgroup_path;		/* -C: under the cgroup2 mount; NULL: unknown */
 	/* -C: its container, named when the group was first seen; NULL: none */
 	struct nsl_container *container;
+	/* -C: a path first found at a tick, for the next to name (groups.c) */
+	char *late_path;
 	/*
 	 * -I: the interface's name, learnt with the group and followed
 	 * while the interface exists (a rename renames the group): a gone
@@ -85,6 +87,14 @@ struct nsl_groups_conf {
 	double keep_s;			/* --series-grace */
 };
 
+/* A group's cgroup path and container, found late (groups.c), for the tick. */
+struct nsl_late_name {
+	uint32_t id;
+	uint64_t serial;
+	char *path;
+	struct nsl_container *container;
+};
+
 struct nsl_groups {
 	pthread_mutex_t lock;
 	struct nsl_groups_conf c;
@@ -106,6 +116,14 @@ struct nsl_groups {
 	uint64_t graced_tick;		/* the tick before which nsl_groups_grace() waited */
 	uint64_t drain_from;		/* test seam: NSL_TEST_DRAIN_FROM_TICK */
 	bool full_warned;
+	/* nsl_groups_learn()'s, for the tick: new groups, named; dead namespaces' */
+	struct nsl_group **fresh;
+	size_t nr_fresh, cap_fresh;
+	struct nsl_gone_group *dead;
+	size_t nr_dead, cap_dead;
+	struct nsl_late_name *late;	/* groups named late: path and container */
+	size_t nr_late, cap_late;
+	int learn_err;
 	void *zero;			/* a zeroed histogram value */
 };
 
@@ -125,6 +143,15 @@ int nsl_groups_start_namer(struct nsl_groups *g);
  * period, after which no BPF program can still add to their histograms.
  */
 void nsl_groups_grace(struct nsl_groups *g);
+/*
+ * Before nsl_groups_tick(), without the lock, in the same thread: learns
+ * the new groups and names them (the namer may take seconds: a walk of
+ * /proc, the runtimes' state), for the tick to add to the table. So
+ * /metrics, which takes the lock, is never held up by naming; and a
+ * group is in the table only once named: its labels never change. 0 or
+ * -errno (the tick returns it too).
+ */
+int nsl_groups_learn(struct nsl_groups *g);
 /* Once per report interval, with the lock held. 0 or -errno. */
 int nsl_groups_tick(struct nsl_groups *g);
 void nsl_groups_lock(struct nsl_groups *g);

@@ -24,6 +24,7 @@ void nsl_group_free(struct nsl_group *gr)
 	if (!gr)
 		return;
 	free(gr->cgroup_path);
+	free(gr->late_path);
 	nsl_container_free(gr->container);
 	free(gr->final);
 	free(gr);
@@ -62,12 +63,18 @@ static int cgroup_exists(struct nsl_groups *g, struct nsl_group *gr)
 	if (now) {
 		/*
 		 * first named now (too new for the first look): its container
-		 * with it, as new_group() would have (seen in make bench-memory
-		 * --named: 3 % of 512 cgroups made at once). Its series' labels
-		 * change this once, the cgroup label from the id to the path.
+		 * with it, as fresh_group() would have (seen in make bench-memory
+		 * --named: 3 % of 512 cgroups made at once), asked of the namer
+		 * outside the lock at the next nsl_groups_learn(), path and
+		 * container given to the group together at the tick after
+		 * (groups.c). Its series' labels change this once, the cgroup
+		 * label from the id to the path.
 		 */
-		if (!gr->cgroup_path && !gr->container)
-			gr->container = nsl_namer_cgroup(&g->namer, now);
+		if (!gr->cgroup_path && !gr->container) {
+			free(gr->late_path);
+			gr->late_path = now;
+			return EXISTS;
+		}
 		free(gr->cgroup_path);
 		gr->cgroup_path = now;
 		return EXISTS;

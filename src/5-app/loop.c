@@ -267,8 +267,9 @@ static int read_and_render(struct nsl_reader *rd, struct nsl_bpfstats *bs,
 }
 
 /*
- * Every interval, reports or not (-q): the groups' lifecycle (gone ones
- * reclaimed, new ones learnt), then the report, read and rendered under
+ * Every interval, reports or not (-q): the groups' lifecycle (new ones
+ * learnt and named before the lock, then gone ones reclaimed and new ones
+ * added under it), then the report, read and rendered under
  * the table's lock (the jail's thread renders /metrics under it too) and
  * written after it: a reader that does not read blocks the reports, never
  * /metrics. Returns
@@ -283,6 +284,7 @@ static int tick_and_report(struct nsl_groups *g, struct nsl_reader *rd,
 
 	if (g) {
 		nsl_groups_grace(g);	/* before the lock: it may wait milliseconds */
+		nsl_groups_learn(g);	/* ... and naming, seconds (a namer's answers) */
 		nsl_groups_lock(g);
 		err = nsl_groups_tick(g);
 		if (err)
