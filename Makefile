@@ -64,7 +64,7 @@ UNIT_TESTS := $(patsubst tests/unit/%.c,$(OUTPUT)/tests/%,$(wildcard tests/unit/
 # the test programs that build with what `make` needs (make test-progs:
 # test_trixie.sh builds them with another release's compilers)
 TEST_PROGS := $(OUTPUT)/tests/trafficgen $(OUTPUT)/tests/tunwire $(OUTPUT)/tests/settai
-TEST_PROGS += $(OUTPUT)/tests/restrictns $(OUTPUT)/tests/netkitmk
+TEST_PROGS += $(OUTPUT)/tests/restrictns $(OUTPUT)/tests/netkitmk $(OUTPUT)/tests/unitfilter
 TEST_PROGS += $(OUTPUT)/testbed/dropper.bpf.o $(OUTPUT)/testbed/dropper-nofetch.bpf.o
 TEST_PROGS += $(OUTPUT)/testbed/unstamp.bpf.o $(OUTPUT)/testbed/napi.bpf.o
 TEST_TOOLS := $(TEST_PROGS)
@@ -172,6 +172,11 @@ $(OUTPUT)/tests/%: tests/%.c | $(OUTPUT)/tests
 
 # systemd's RestrictNamespaces=, as a filter of libseccomp (the jail's own library)
 $(OUTPUT)/tests/restrictns: tests/restrictns.c | $(OUTPUT)/tests
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) $< -lseccomp -o $@
+
+# systemd's RestrictAddressFamilies= and SystemCallFilter= (test_package.sh)
+$(OUTPUT)/tests/unitfilter: tests/unitfilter.c | $(OUTPUT)/tests
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $< -lseccomp -o $@
 

@@ -7,11 +7,17 @@
 # leaves none of its files. Also: a -o file rotated by logrotate with the
 # package's snippet mid-run keeps every report whole, in exactly one of the
 # two files; the bash completion completes options, hooks, interfaces,
-# formats and attach modes.
+# formats and attach modes. And -I under the unit's restrictions (its
+# bounding set, address families, system call filter and namespaces, as
+# systemd builds them: no systemd runs here) follows a node's veth to its
+# pod and names it.
 source "$(dirname "$0")/lib.sh"
 
 TESTS=(test_deb_lintian test_deb_install_run_purge test_logrotate_mid_run
-       test_bash_completion)
+       test_bash_completion test_unit_names_pod_veth)
+UNIT=$ROOT/debian/netstacklat.service
+UNITFILTER=$ROOT/.output/tests/unitfilter
+RESTRICTNS=$ROOT/.output/tests/restrictns
 DEB=
 PORT=$((19000 + ID % 1000))
 
@@ -180,4 +186,129 @@ test_bash_completion() {
 need "needs root" test "$(id -u)" -eq 0
 must "tool not built" test -x "$NSL"
 need "not a Debian system (no dpkg-buildpackage)" eval 'command -v dpkg-buildpackage > /dev/null'
+
+# unit_line KEY: the value of the unit's KEY= line (the source's, debian/)
+unit_line() {
+	sed -n "s/^$1=//p" "$UNIT" | tail -1
+}
+
+# unit_syscalls FILE: the calls the unit's SystemCallFilter= allows, its
+# sets expanded as this systemd expands them (systemd-analyze
+# syscall-filter), with @default, which an allow-list always has, and
+# without @clock where ProtectClock=yes denies it (a filter of its own)
+unit_syscalls() {
+	systemd-analyze syscall-filter > "$TMP/syscall-sets" 2> /dev/null
+	"$PYTHON" - "$TMP/syscall-sets" "$(unit_line SystemCallFilter)" "$(unit_line ProtectClock)" \
+		> "$1" <<-'PY'
+	import sys
+	groups, cur = {}, None
+	for l in open(sys.argv.pop(1)):
+	    if l.startswith("@"):
+	        cur = groups.setdefault(l.strip(), [])
+	    elif cur is not None and l.startswith(" ") and l.strip() and not l.strip().startswith("#"):
+	        cur.append(l.strip())
+	    elif not l.strip():
+	        cur = None
+	def expand(x, seen):
+	    if not x.startswith("@"):
+	        return {x}
+	    if x in seen:
+	        return set()
+	    seen.add(x)
+	    return set().union(*[expand(y, seen) for y in groups.get(x, [])] or [set()])
+	line = sys.argv[1].split()
+	if not line or line[0].startswith("~"):
+	    sys.exit("not an allow-list: " + sys.argv[1])
+	calls = set().union(*[expand(x, set()) for x in ["@default"] + line])
+	if sys.argv[2] == "yes":
+	    calls -= expand("@clock", set())
+	print("\n".join(sorted(calls)))
+	PY
+}
+
+# -I, the tool measuring a node (its namespace) as the package's service runs it:
+# the node's end of a pod's veth leads to the pod's namespace (P), where
+# only the pod's process lives (the sandbox of a pod laid out as kubelet
+# and containerd lay it out, under a state root of this test's): the
+# group of that end carries the pod's names. The tool asks the kernel
+# where the veth leads over route netlink (src/2-collect/peers.c, in the
+# namer): a unit without AF_NETLINK leaves every such group unnamed,
+# silently. The unit's lines as systemd applies them: its
+# CapabilityBoundingSet= and NoNewPrivileges= (setpriv), its
+# RestrictNamespaces= (tests/restrictns.c), RestrictAddressFamilies= and
+# SystemCallFilter= (tests/unitfilter.c), its ExecStart= (--user,
+# --listen).
+test_unit_names_pod_veth() {
+	local out=$TMP/log/unit-veth.json calls=$TMP/unit-calls caps user=netstacklat pid got
+	local sid=$(printf '%064x' $((ID * 7919 + 9))) uid=0e1d2c3b-4a59-4687-9a0b-c1d2e3f40516
+	local cg=$CG_ROOT/nsl$ID-unit state=$TMP/state node=nsl$ID-node
+	local want='{"container": null, "id": null, "name": null, "namespace": "shop", "pod": "web-0", "pod_uid": "'"$uid"'", "runtime": "containerd"}'
+	have_cgroup2 || { skip "no writable cgroup v2 at $CG_ROOT"; return; }
+	command -v systemd-analyze > /dev/null || { skip "no systemd-analyze: no system call sets to expand"; return; }
+	[ -x "$UNITFILTER" ] && [ -x "$RESTRICTNS" ] || { fail "$UNITFILTER or $RESTRICTNS not built (make test-progs)"; return; }
+	unit_syscalls "$calls" && [ "$(wc -l < "$calls")" -gt 100 ] ||
+		{ fail "cannot expand the unit's SystemCallFilter=: $(head -2 "$calls")"; return; }
+	getent passwd netstacklat > /dev/null || user=nobody
+	# -o's directory the service user's, as /var/log/netstacklat is (the
+	# unit's bounding set has no CAP_CHOWN to give it a file of root's)
+	mkdir -p "$TMP/log" && chown "$user" "$TMP/log" && chmod 0755 "$TMP" ||
+		{ fail "cannot make the -o directory"; return; }
+	caps=$(sed -n 's/^CapabilityBoundingSet=//p' "$UNIT" | tr ' ' '\n' | sed 's/^CAP_//' |
+		tr 'A-Z' 'a-z' | sed 's/^/+/' | paste -sd, | sed 's/^/-all,/')
+	# the pod: its namespace behind a veth of the node's
+	AT_EXIT+=("ip netns del $NS_P" "ip netns del $node")
+	ip netns add "$node" && ip -n "$node" link set lo up &&
+		ip netns add "$NS_P" && ip -n "$NS_P" link set lo up &&
+		ip link add "$IF_HN" netns "$node" type veth peer name "$IF_HP" netns "$NS_P" &&
+		ip -n "$node" addr add $PADDR_N/24 dev "$IF_HN" && ip -n "$NS_P" addr add $PADDR_P/24 dev "$IF_HP" &&
+		ip -n "$node" link set "$IF_HN" up && ip -n "$NS_P" link set "$IF_HP" up ||
+		{ fail "cannot set up the pod's veth"; return; }
+	# its sandbox, as containerd's CRI lays it out, and its pause process
+	mkdir -p "$state/run/containerd/io.containerd.runtime.v2.task/k8s.io/$sid" &&
+		printf '%s' '{"ociVersion":"1.0.2","annotations":{"io.kubernetes.cri.container-type":"sandbox",
+		"io.kubernetes.cri.sandbox-name":"web-0","io.kubernetes.cri.sandbox-namespace":"shop",
+		"io.kubernetes.cri.sandbox-uid":"'"$uid"'"}}' \
+		> "$state/run/containerd/io.containerd.runtime.v2.task/k8s.io/$sid/config.json" &&
+		chmod 0644 "$state/run/containerd/io.containerd.runtime.v2.task/k8s.io/$sid/config.json" ||
+		{ fail "cannot write the sandbox's bundle"; return; }
+	cg=$cg/kubepods.slice/kubepods-besteffort.slice/kubepods-besteffort-pod${uid//-/_}.slice/cri-containerd-$sid.scope
+	mkdir -p "$cg" || { fail "cannot make the pod's cgroup"; return; }
+	AT_EXIT=("find $CG_ROOT/nsl$ID-unit -depth -type d -exec rmdir {} +" "${AT_EXIT[@]}")
+	sh -c 'echo $$ > "$1/cgroup.procs" && exec ip netns exec "$2" sleep 60' sh "$cg" "$NS_P" &
+	pid=$!
+	BG_PIDS+=("$pid")
+	wait_for 5 eval '[ "$(stat -L -c %i /proc/$pid/ns/net 2> /dev/null)" = "$(stat -L -c %i "/run/netns/$NS_P")" ]' ||
+		{ fail "no pause process in the pod's namespace"; return; }
+	# the tool in the node's namespace, under the unit's lines
+	: > "$TMP/tool.err"
+	NSL_TEST_STATE_ROOT=$state nsenter --net="/run/netns/$node" \
+		setpriv --bounding-set "$caps" --inh-caps -all --no-new-privs -- \
+		"$RESTRICTNS" "$(unit_line RestrictNamespaces)" \
+		"$UNITFILTER" "$(unit_line RestrictAddressFamilies)" "$calls" \
+		"$NSL" --listen "127.0.0.1:$PORT" --user "$user" -I -e udp-socket-enqueued \
+		-F json -r 0.5 -o "$out" 2> "$TMP/tool.err" &
+	TOOL_PID=$!
+	BG_PIDS+=("$TOOL_PID")
+	wait_for 20 grep -q attached "$TMP/tool.err" ||
+		{ fail "the tool did not attach under the unit's lines: $(tail -2 "$TMP/tool.err")"; return; }
+	ip netns exec "$node" "$TG" server --proto udp --bind "$PADDR_N" --port 5702 --duration-s 3 > /dev/null &
+	BG_PIDS+=($!)
+	sleep 0.3
+	ip netns exec "$NS_P" "$TG" client --proto udp --connect "$PADDR_N" --port 5702 \
+		--count 50 --interval-us 2000 > /dev/null || fail "client to the node failed"
+	sleep 1.2	# a report after the datagrams
+	stop_tool
+	got=$("$PYTHON" - "$out" "$IF_HN" <<-'PY'
+	import json, sys
+	last = "no group"
+	for line in open(sys.argv[1]):
+	    for h in json.loads(line)["histograms"]:
+	        if h["hook"] == "udp-socket-enqueued" and h.get("ifname") == sys.argv[2]:
+	            last = json.dumps(h.get("container", "absent"), sort_keys=True)
+	print(last)
+	PY
+	)
+	expect "the pod's names on the group of the node's end ($IF_HN), under the unit" "$got" = "$want"
+}
+
 run_tests
