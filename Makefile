@@ -148,6 +148,11 @@ $(OUTPUT)/tests/test_names: tests/unit/test_names.c $(OUTPUT)/2-collect/names.o 
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $^ -lcmocka -o $@
 
+# statefile.c alone: its parse cache, on files under NSL_TEST_STATE_ROOT
+$(OUTPUT)/tests/test_statefile: tests/unit/test_statefile.c $(OUTPUT)/2-collect/statefile.o | $(OUTPUT)/tests
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) $^ -lcmocka $(JSON_LIBS) -o $@
+
 # ksyms.c alone, on kallsyms text the test writes
 $(OUTPUT)/tests/test_ksyms: tests/unit/test_ksyms.c $(OUTPUT)/1-setup/ksyms.o | $(OUTPUT)/tests
 	$(call msg,CC,$@)

@@ -57,16 +57,17 @@ char *nsl_state_text(const char *path);
  * NSL_STATE_CACHE_MIN bytes (a smaller one parses in well under a
  * millisecond: bundles, docker's config.v2.json), at most
  * NSL_STATE_CACHE_FILES of them and NSL_STATE_CACHE_BYTES of their sizes
- * together, least recently used out first. json-c's tree takes some
- * 4 to 6 times the text (measured: docs/performance.md), so some 100 MiB at
- * the most, a node with one containers.json of 1,000 containers some
- * 5 MiB. One thread of a process calls it (the namer's, or the tool's
- * tick): the cache has no lock.
+ * together, least recently used out first. json-c's tree takes 4.5 times
+ * the text (measured: docs/performance.md), so at most some 36 MiB of
+ * trees (and the text of a racy file, up to 8 MiB more); a node's one
+ * containers.json (podman's and CRI-O's storage share it) of 1,000
+ * containers is 0.7 MB, its tree 3 MB. One thread of a process calls it
+ * (the namer's, or the tool's tick): the cache has no lock.
  */
 json_object *nsl_state_json(const char *path);
 #define NSL_STATE_CACHE_MIN (64u << 10)
 #define NSL_STATE_CACHE_FILES 4
-#define NSL_STATE_CACHE_BYTES (2 * NSL_STATE_MAX)
+#define NSL_STATE_CACHE_BYTES NSL_STATE_MAX
 
 /*
  * The inode of the network namespace that a runtime pinned at path (a
