@@ -291,7 +291,9 @@ soak: deps-test
 # part of `make test`): make bench ARGS="--runs 7". Then the walk of dead
 # namespaces at 1,000 and 10,000 of them (scripts/bench-netns-walk), and
 # the standing hooks' walk of 1,000 and 10,000 sockets
-# (scripts/bench-socket-walk, UDP and TCP).
+# (scripts/bench-socket-walk, UDP and TCP), and naming containers at
+# 1,000 of them and 100 new pods a second, /metrics asked throughout
+# (scripts/bench-naming).
 .PHONY: bench
 bench: deps-test
 	$(Q)$(MAKE) --no-print-directory all $(OUTPUT)/tests/trafficgen
@@ -299,6 +301,7 @@ bench: deps-test
 	$(Q)scripts/bench-netns-walk
 	$(Q)scripts/bench-socket-walk --proto udp
 	$(Q)scripts/bench-socket-walk --proto tcp
+	$(Q)scripts/bench-naming
 
 # Issue #31: what the daemon's userspace takes at 4,096 groups (RSS,
 # render time of /metrics), for docs/performance.md; needs root, not part
