@@ -226,23 +226,76 @@ unit_syscalls() {
 	PY
 }
 
-# -I, the tool measuring a node (its namespace) as the package's service runs it:
-# the node's end of a pod's veth leads to the pod's namespace (P), where
-# only the pod's process lives (the sandbox of a pod laid out as kubelet
-# and containerd lay it out, under a state root of this test's): the
-# group of that end carries the pod's names. The tool asks the kernel
-# where the veth leads over route netlink (src/2-collect/peers.c, in the
-# namer): a unit without AF_NETLINK leaves every such group unnamed,
-# silently. The unit's lines as systemd applies them: its
-# CapabilityBoundingSet= and NoNewPrivileges= (setpriv), its
-# RestrictNamespaces= (tests/restrictns.c), RestrictAddressFamilies= and
-# SystemCallFilter= (tests/unitfilter.c), its ExecStart= (--user,
-# --listen).
+# unit_run OUT ARGS...: the tool in namespace $node under the unit's lines
+# (calls, caps, user of the caller), with ARGS and the hook
+# PROTO-socket-enqueued (udp) or -read (tcp); 50 messages from the pod to a
+# reader of the node's (in cgroup RCG where set), a report after them
+unit_run() {
+	local out=$1; shift
+	: > "$TMP/tool.err"
+	NSL_TEST_STATE_ROOT=$STATE_ROOT nsenter --net="/run/netns/$node" \
+		setpriv --bounding-set "$caps" --inh-caps -all --no-new-privs -- \
+		"$RESTRICTNS" "$(unit_line RestrictNamespaces)" \
+		"$UNITFILTER" "$(unit_line RestrictAddressFamilies)" "$calls" \
+		"$NSL" --listen "127.0.0.1:$PORT" --user "$user" "$@" -e "$(unit_hook)" \
+		-F json -r 0.5 -o "$out" 2> "$TMP/tool.err" &
+	TOOL_PID=$!
+	BG_PIDS+=("$TOOL_PID")
+	wait_for 20 grep -q attached "$TMP/tool.err" ||
+		{ fail "the tool ($*) did not attach under the unit's lines: $(tail -2 "$TMP/tool.err")"; return 1; }
+	sh -c '[ -z "$1" ] || echo $$ > "$1/cgroup.procs" || exit 1
+		exec ip netns exec "$2" "$3" server --proto "$5" --bind "$4" --port 5702 --duration-s 2' \
+		sh "${RCG:-}" "$node" "$TG" "$PADDR_N" "${PROTO:-udp}" > /dev/null &
+	local server=$!
+	BG_PIDS+=("$server")
+	sleep 0.3
+	ip netns exec "$NS_P" "$TG" client --proto "${PROTO:-udp}" --connect "$PADDR_N" --port 5702 \
+		--count 50 --interval-us 2000 > /dev/null || fail "client to the node failed ($*)"
+	wait "$server"
+	sleep 0.7	# a report after the datagrams
+	stop_tool
+}
+
+unit_hook() {
+	[ "${PROTO:-udp}" = udp ] && echo udp-socket-enqueued || echo tcp-socket-read
+}
+
+# group_container OUT KEY VALUE: the container object of the last group
+# of unit_hook whose KEY (ifname, cgroup_path) ends in VALUE
+group_container() {
+	"$PYTHON" - "$(unit_hook)" "$@" <<-'PY'
+	import json, sys
+	hook, out, key, value = sys.argv[1:5]
+	last = "no group"
+	for line in open(out):
+	    for h in json.loads(line)["histograms"]:
+	        if h["hook"] == hook and (h.get(key) or "").endswith(value):
+	            last = json.dumps(h.get("container", "absent"), sort_keys=True)
+	print(last)
+	PY
+}
+
+# -I, the tool measuring a node (its namespace) as the package's service
+# runs it: the node's end of a pod's veth leads to the pod's namespace
+# (P), where only the pod's process lives (the sandbox of a pod laid out
+# as kubelet and containerd lay it out, under a state root of this
+# test's): the group of that end carries the pod's names. The tool asks
+# the kernel where the veth leads over route netlink
+# (src/2-collect/peers.c, in the namer): a unit without AF_NETLINK left
+# every such group unnamed, silently. And -C: a reader in a container's
+# cgroup carries the container's names (the namer's reader, confined by
+# Landlock: a unit that refuses its calls leaves every cgroup unnamed).
+# The unit's lines as systemd applies them: its CapabilityBoundingSet=
+# and NoNewPrivileges= (setpriv), its RestrictNamespaces=
+# (tests/restrictns.c), RestrictAddressFamilies= and SystemCallFilter=
+# (tests/unitfilter.c), its ExecStart= (--user, --listen).
 test_unit_names_pod_veth() {
-	local out=$TMP/log/unit-veth.json calls=$TMP/unit-calls caps user=netstacklat pid got
-	local sid=$(printf '%064x' $((ID * 7919 + 9))) uid=0e1d2c3b-4a59-4687-9a0b-c1d2e3f40516
-	local cg=$CG_ROOT/nsl$ID-unit state=$TMP/state node=nsl$ID-node
-	local want='{"container": null, "id": null, "name": null, "namespace": "shop", "pod": "web-0", "pod_uid": "'"$uid"'", "runtime": "containerd"}'
+	local calls=$TMP/unit-calls caps user=netstacklat pid task
+	local sid=$(printf '%064x' $((ID * 7919 + 9))) cid=$(printf '%064x' $((ID * 7919 + 10)))
+	local uid=0e1d2c3b-4a59-4687-9a0b-c1d2e3f40516 node=nsl$ID-node
+	local pod=$CG_ROOT/nsl$ID-unit/kubepods.slice/kubepods-besteffort.slice/kubepods-besteffort-pod0e1d2c3b_4a59_4687_9a0b_c1d2e3f40516.slice
+	local want='"namespace": "shop", "pod": "web-0", "pod_uid": "'"$uid"'", "runtime": "containerd"}'
+	STATE_ROOT=$TMP/state
 	have_cgroup2 || { skip "no writable cgroup v2 at $CG_ROOT"; return; }
 	command -v systemd-analyze > /dev/null || { skip "no systemd-analyze: no system call sets to expand"; return; }
 	[ -x "$UNITFILTER" ] && [ -x "$RESTRICTNS" ] || { fail "$UNITFILTER or $RESTRICTNS not built (make test-progs)"; return; }
@@ -263,52 +316,36 @@ test_unit_names_pod_veth() {
 		ip -n "$node" addr add $PADDR_N/24 dev "$IF_HN" && ip -n "$NS_P" addr add $PADDR_P/24 dev "$IF_HP" &&
 		ip -n "$node" link set "$IF_HN" up && ip -n "$NS_P" link set "$IF_HP" up ||
 		{ fail "cannot set up the pod's veth"; return; }
-	# its sandbox, as containerd's CRI lays it out, and its pause process
-	mkdir -p "$state/run/containerd/io.containerd.runtime.v2.task/k8s.io/$sid" &&
-		printf '%s' '{"ociVersion":"1.0.2","annotations":{"io.kubernetes.cri.container-type":"sandbox",
+	# its sandbox and a container, as containerd's CRI lays them out
+	task=$STATE_ROOT/run/containerd/io.containerd.runtime.v2.task/k8s.io
+	mkdir -p "$task/$sid" "$task/$cid" || { fail "cannot make the bundles' directories"; return; }
+	printf '%s' '{"ociVersion":"1.0.2","annotations":{"io.kubernetes.cri.container-type":"sandbox",
 		"io.kubernetes.cri.sandbox-name":"web-0","io.kubernetes.cri.sandbox-namespace":"shop",
-		"io.kubernetes.cri.sandbox-uid":"'"$uid"'"}}' \
-		> "$state/run/containerd/io.containerd.runtime.v2.task/k8s.io/$sid/config.json" &&
-		chmod 0644 "$state/run/containerd/io.containerd.runtime.v2.task/k8s.io/$sid/config.json" ||
-		{ fail "cannot write the sandbox's bundle"; return; }
-	cg=$cg/kubepods.slice/kubepods-besteffort.slice/kubepods-besteffort-pod${uid//-/_}.slice/cri-containerd-$sid.scope
-	mkdir -p "$cg" || { fail "cannot make the pod's cgroup"; return; }
+		"io.kubernetes.cri.sandbox-uid":"'"$uid"'"}}' > "$task/$sid/config.json"
+	printf '%s' '{"ociVersion":"1.0.2","annotations":{"io.kubernetes.cri.container-type":"container",
+		"io.kubernetes.cri.container-name":"nginx","io.kubernetes.cri.sandbox-name":"web-0",
+		"io.kubernetes.cri.sandbox-namespace":"shop","io.kubernetes.cri.sandbox-uid":"'"$uid"'"}}' \
+		> "$task/$cid/config.json"
+	chmod 0644 "$task/$sid/config.json" "$task/$cid/config.json"
+	mkdir -p "$pod/cri-containerd-$sid.scope" "$pod/cri-containerd-$cid.scope" ||
+		{ fail "cannot make the pod's cgroups"; return; }
 	AT_EXIT=("find $CG_ROOT/nsl$ID-unit -depth -type d -exec rmdir {} +" "${AT_EXIT[@]}")
-	sh -c 'echo $$ > "$1/cgroup.procs" && exec ip netns exec "$2" sleep 60' sh "$cg" "$NS_P" &
+	# the sandbox's pause process, in the pod's namespace
+	sh -c 'echo $$ > "$1/cgroup.procs" && exec ip netns exec "$2" sleep 60' sh \
+		"$pod/cri-containerd-$sid.scope" "$NS_P" &
 	pid=$!
 	BG_PIDS+=("$pid")
 	wait_for 5 eval '[ "$(stat -L -c %i /proc/$pid/ns/net 2> /dev/null)" = "$(stat -L -c %i "/run/netns/$NS_P")" ]' ||
 		{ fail "no pause process in the pod's namespace"; return; }
-	# the tool in the node's namespace, under the unit's lines
-	: > "$TMP/tool.err"
-	NSL_TEST_STATE_ROOT=$state nsenter --net="/run/netns/$node" \
-		setpriv --bounding-set "$caps" --inh-caps -all --no-new-privs -- \
-		"$RESTRICTNS" "$(unit_line RestrictNamespaces)" \
-		"$UNITFILTER" "$(unit_line RestrictAddressFamilies)" "$calls" \
-		"$NSL" --listen "127.0.0.1:$PORT" --user "$user" -I -e udp-socket-enqueued \
-		-F json -r 0.5 -o "$out" 2> "$TMP/tool.err" &
-	TOOL_PID=$!
-	BG_PIDS+=("$TOOL_PID")
-	wait_for 20 grep -q attached "$TMP/tool.err" ||
-		{ fail "the tool did not attach under the unit's lines: $(tail -2 "$TMP/tool.err")"; return; }
-	ip netns exec "$node" "$TG" server --proto udp --bind "$PADDR_N" --port 5702 --duration-s 3 > /dev/null &
-	BG_PIDS+=($!)
-	sleep 0.3
-	ip netns exec "$NS_P" "$TG" client --proto udp --connect "$PADDR_N" --port 5702 \
-		--count 50 --interval-us 2000 > /dev/null || fail "client to the node failed"
-	sleep 1.2	# a report after the datagrams
-	stop_tool
-	got=$("$PYTHON" - "$out" "$IF_HN" <<-'PY'
-	import json, sys
-	last = "no group"
-	for line in open(sys.argv[1]):
-	    for h in json.loads(line)["histograms"]:
-	        if h["hook"] == "udp-socket-enqueued" and h.get("ifname") == sys.argv[2]:
-	            last = json.dumps(h.get("container", "absent"), sort_keys=True)
-	print(last)
-	PY
-	)
-	expect "the pod's names on the group of the node's end ($IF_HN), under the unit" "$got" = "$want"
+	unit_run "$TMP/log/unit-veth.json" -I || return
+	expect "the pod's names on the group of the node's end ($IF_HN), under the unit" \
+		"$(group_container "$TMP/log/unit-veth.json" ifname "$IF_HN")" = \
+		'{"container": null, "id": null, "name": null, '"$want"
+	# a TCP reader in the container's cgroup (a hostNetwork pod's, say)
+	PROTO=tcp RCG=$pod/cri-containerd-$cid.scope unit_run "$TMP/log/unit-cgroup.json" -C || return
+	expect "the container's names on its cgroup's group, under the unit" \
+		"$(PROTO=tcp group_container "$TMP/log/unit-cgroup.json" cgroup_path "cri-containerd-$cid.scope")" = \
+		'{"container": "nginx", "id": "'"$cid"'", "name": null, '"$want"
 }
 
 run_tests
