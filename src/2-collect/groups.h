@@ -3,7 +3,8 @@
  * The life of groups (-I/-C) on a host where cgroups, interfaces and
  * network namespaces come and go (issue #23). The BPF side gives a new
  * group key a free id (bpf/group_id.bpf.h); once per report interval
- * nsl_groups_tick() learns the new groups, and reclaims the ones whose
+ * nsl_groups_learn() finds and names the new groups (without the lock)
+ * and nsl_groups_tick() adds them to the table, and reclaims the ones whose
  * cgroup or interface no longer exists (or, where that cannot be checked,
  * that stayed idle for --group-idle seconds):
  *
@@ -20,7 +21,10 @@
  * totals stay for --series-grace seconds (Prometheus series end then).
  *
  * The readers (reports, /metrics) read through this table; the report
- * loop and the jail's thread (/metrics) take its lock around read and format.
+ * loop and the jail's thread (/metrics) take its lock around read and
+ * format. Only the report loop's thread changes the table (by_id, the
+ * groups in it): it reads them without the lock, and takes the lock to
+ * change them.
  */
 #ifndef NSL_GROUPS_H
 #define NSL_GROUPS_H
