@@ -7,7 +7,8 @@ source "$(dirname "$0")/lib.sh"
 
 TESTS=(test_standing_udp_behind test_standing_udp_stopped
        test_standing_keeps_up test_standing_tcp_slow_reader
-       test_standing_per_group test_standing_silent test_standing_without_walk)
+       test_standing_per_group test_standing_silent test_standing_without_walk
+       test_standing_tcp_splice)
 PROTOTYPE="$PYTHON $ROOT/tests/integration/prototype_standing.py"
 
 # in ms, from a value of seconds (a float in the JSON)
@@ -265,6 +266,49 @@ test_standing_silent() {
 		"$($JQ "$TMP/out.json" values udp-standing-queue standing_sockets |
 		   awk -v a="$t_quiet" -v b="$t_cont" '$1 > a + 0.5 && $1 <= b && $2 != 1' | wc -l)" -eq 0
 	expect_episodes udp-standing-queue 1 2000 2600
+}
+
+# A TCP reader that splices (socket -> pipe -> /dev/null: tcp_splice_read(),
+# tcp_read_sock(), no tcp_recvmsg(): no look sees its reads) behind a
+# sender of 1,000 bytes a millisecond for 5 s, and stalls 20 ms once a
+# second. Only arrivals look: during a stall they see the head age past
+# target, after it the segment just queued (unsure). Each stall is an
+# episode of at most its 20 ms less the 1 ms target (the looks above
+# target, from the first arrival 1 ms into it to the last before the
+# reader wakes), plus the reader's wake-up and the 1 ms between arrivals:
+# 4 or 5 stalls (the first second is the connection's set-up) make 4 to
+# 5 episodes, together at most 5 x 40 ms = 200 ms on a loaded 2-CPU
+# machine. What it must not be: one run from the first stall to the
+# socket's end, 3 to 4 s (the run no look ended, which each arrival
+# above target extended across the whole second before it).
+test_standing_tcp_splice() {
+	local eps standing
+	serve tcp 7109 --splice --stall-ms 20 --rx-stamps || return
+	REPORT_EVERY=0.5 standing_tool tcp-standing-queue || return
+	client tcp 7109 --interval-us 1000 --count 5000 --msg-size 1000
+	wait_server
+	sleep 1
+	stop_tool
+	eps=$($JQ "$TMP/out.json" count tcp-standing-queue)
+	standing=$(ms "$($JQ "$TMP/out.json" value tcp-standing-queue standing_queue_seconds)")
+	echo "  splice reader: $eps episodes, $standing ms standing," \
+		"$(( $($JQ "$TMP/out.json" sum tcp-standing-queue) / 1000000 )) ms long;" \
+		"begun $($JQ "$TMP/out.json" value tcp-standing-queue standing_episodes_begun)"
+	expect "splice reader: standing time (ms), 20 ms stalls once a second for 5 s" \
+		"$standing" -le 200
+	expect "splice reader: episodes begun and ended" \
+		"$($JQ "$TMP/out.json" value tcp-standing-queue standing_episodes_begun)" -eq "$eps"
+	expect "splice reader: episodes (the stalls are seen)" "$eps" -ge 2
+	# a report lands in a stall's standing part (its last 10 ms) one
+	# time in 50: the walk must not count the socket standing between
+	# stalls, with its queue empty
+	expect "splice reader: reports with a socket standing" \
+		"$($JQ "$TMP/out.json" values tcp-standing-queue standing_sockets |
+		   awk '$2 != 0' | wc -l)" -le 2
+	expect "splice reader: sockets standing in the last report" \
+		"$($JQ "$TMP/out.json" values tcp-standing-queue standing_sockets |
+		   tail -1 | cut -d' ' -f2)" -eq 0
+	expect "server reads" "$(json_field "$TMP/server.json" bytes)" -eq 5000000
 }
 
 prereqs || skip_all "${TESTS[@]}"
