@@ -106,8 +106,18 @@ static __always_inline void standing_add(__u32 hook,
  * than target on one with none (a clock read). Returns whether sk's queue
  * stands after the look (its run is an episode): 1 or 0, or -1 where the
  * look said nothing (the packet hooks' programs ignore it). above_only
- * (a constant): a look that only a head at or above target moves, the
- * report's (standing_sockets()).
+ * (a constant): the report's walk (walk_sock()), whose look below target
+ * ends only a run gone stale, or a TCP run on an empty queue.
+ *
+ * Reads no look sees: tcp_splice_read() drains the queue through
+ * __tcp_splice_read() -> tcp_read_sock() under lock_sock(), never
+ * tcp_recvmsg(); so do sockmap (tcp_read_skb()), TCP_ZEROCOPY_RECEIVE
+ * (tcp_zerocopy_receive() from do_tcp_getsockopt()), and kTLS
+ * (tls_sw_recvmsg() reads records off the TCP queue with tcp_read_sock()/
+ * tcp_read_done()). Their sockets' arrivals are looked at, their reads
+ * not: an arrival behind a reader that kept up sees the segment just
+ * queued, unsure, and the stale rule ends a run that no look above
+ * target extended for an interval, at its last_above.
  */
 static __always_inline int standing_look(struct sock *sk, __u32 hook, int above_only)
 {
@@ -135,8 +145,19 @@ static __always_inline int standing_look(struct sock *sk, __u32 hook, int above_
 		return -1;
 	seen = nsl_standing_seen(queued, age, cfg.standing_target_ns,
 				 hook == NSL_HOOK_TCP_STANDING);
-	if (above_only && seen != NSL_STANDING_ABOVE)
-		return -1;
+	/*
+	 * The walk's look below target or at an empty queue: the queue moved
+	 * (or, for UDP, the walk caught the reader splicing sk_receive_queue
+	 * into reader_queue, both seen empty). It ends a run only where no
+	 * look above target extended it for an interval (the stale rule,
+	 * include/standing.h), so that a reader no look sees (splice) leaves
+	 * no run standing on an empty queue. TCP's empty queue is certain
+	 * (one list, and iter/tcp holds the socket lock from v5.15): it ends
+	 * the run, and the walk does not count the socket standing.
+	 */
+	if (above_only && seen != NSL_STANDING_ABOVE &&
+	    !(seen == NSL_STANDING_EMPTY && hook == NSL_HOOK_TCP_STANDING))
+		seen = NSL_STANDING_UNSURE;
 	if (seen != NSL_STANDING_ABOVE && !may_hold_run(sk))
 		return 0;
 	/* a run starts at a look above target: only then is one made */
@@ -147,9 +168,12 @@ static __always_inline int standing_look(struct sock *sk, __u32 hook, int above_
 		return 0;
 	/*
 	 * Two CPUs may look at once (UDP queues without the socket lock, a
-	 * reader reads on another CPU): tracing programs cannot take a
-	 * bpf_spin_lock, so the later store wins, and the time between the
-	 * two looks may count twice, a few microseconds of a run.
+	 * reader reads on another CPU, the walk): tracing programs cannot
+	 * take a bpf_spin_lock, so the later store wins, and the time between
+	 * the two looks may count twice, a few microseconds of a run. The
+	 * clock is read here, after the state is found, yet another CPU may
+	 * still store a later last_above before ours: nsl_standing_look()
+	 * clamps such a now to last_above and never restarts the run on it.
 	 */
 	nsl_standing_look(st, seen, bpf_ktime_get_ns(),
 			  cfg.standing_interval_ns, &out);
@@ -236,14 +260,16 @@ int BPF_PROG(tp_udp_fail_queue, int rc, struct sock *sk)
  * where else the next look would count it whole, later; and each socket
  * whose queue stands gives its group key (the group its looks record to,
  * standing_add()): the reader counts them, the sockets standing now.
- * Between two looks the queue did not change, its head only aged: a
- * walk's look only starts or extends a run whose head is at or above
- * target, and says nothing else. A queue that emptied, or whose head got
- * younger, was read, and that read's look saw it; the walk reads the
- * queue without its lock from another CPU than the reader's, and may
- * catch UDP's reader splicing sk_receive_queue into reader_queue, both
- * seen empty (measured: an episode of 3.3 s cut at 0.9 s, when the walk
- * could end runs).
+ * A walk's look at a head at or above target starts or extends a run.
+ * One below target, or at an empty queue, ends a run only where no look
+ * above target extended it for an interval (standing_look()), or where a
+ * TCP queue is empty: a reader no look sees (splice, zero-copy, sockmap,
+ * kTLS) drained it. Otherwise it says nothing: a read that emptied the
+ * queue looked itself, and the walk reads the queue without its lock
+ * from another CPU than the reader's, and may catch UDP's reader
+ * splicing sk_receive_queue into reader_queue, both seen empty
+ * (measured: an episode of 3.3 s cut at 0.9 s, when the walk ended runs
+ * on any empty look).
  *
  * Two walks may visit one socket in one report (the runs' walk and the
  * sockets' walk of a namespace): the reader bumps nsl_walk_round before

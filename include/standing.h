@@ -28,8 +28,35 @@
  * TCP's ages are lower bounds: tcp_try_coalesce() (net/ipv4/tcp_input.c)
  * merges a new segment into the tail skb and gives it the new segment's
  * stamp, so a head that took later segments looks younger than its first
- * byte is. A TCP look below target with data queued (unsure) says nothing:
- * it neither starts nor ends a run. An empty queue still ends it.
+ * byte is. A TCP look below target with data queued (unsure) neither
+ * starts a run nor ends it at once: it proves only that the queue moved
+ * (its head is younger than a head that had stood since last_above would
+ * be). An empty queue still ends it.
+ *
+ * A run that no look at or above target has extended for an interval
+ * ends at its last_above, at the first look that is not above target
+ * (unsure, or the report's walk: nsl_standing_look()'s stale rule), and
+ * at a look above target after an unsure one (the queue moved in
+ * between: the gap is not bridged). Readers that drain the queue where
+ * no look sees them (TCP's splice through tcp_read_sock(), zero-copy
+ * receive, sockmap, kTLS: docs/hooks.md) leave only arrivals' looks, and
+ * an arrival behind such a reader sees the segment just queued, young:
+ * unsure. Without the rule one look above target made a run that lived
+ * as long as the socket, every later look adding the whole gap since the
+ * previous one, idle time included. What it costs: an unsure or walk's
+ * look that comes an interval after the last look above target, with the
+ * head truly standing all along but coalesced young, ends the run early;
+ * the next look above target starts another.
+ *
+ * Two CPUs may look at one socket at once (UDP queues without the socket
+ * lock; a reader on another CPU; the walk): each reads its clock before
+ * it loads the state, so a look may find a last_above later than its
+ * now. That is no clock going back (CLOCK_MONOTONIC does not): the look
+ * counts as if taken at last_above (clamped), and never restarts the run,
+ * which would lose a begun episode and count it begun again. The stores
+ * are not atomic together (tracing programs take no bpf_spin_lock): a
+ * third look can leave last_above below first_above; an episode's length
+ * is then 0, never last - first wrapped to 2^64.
  */
 #ifndef NSL_STANDING_H
 #define NSL_STANDING_H
@@ -50,6 +77,8 @@ struct nsl_standing_state {
 	__u64 last_above;	/* its latest one */
 	__u32 begun;		/* the run is an episode */
 	__u32 walked;		/* the report's walks' round that told it */
+	__u32 moved;		/* an unsure look since last_above */
+	__u32 pad;
 };
 
 /* What one look gives: to add to the counters and the histogram. */
@@ -68,6 +97,20 @@ enum nsl_standing_seen {
 	NSL_STANDING_ABOVE,	/* at or above target */
 };
 
+/* The run ends at its last look above target: an episode's length, 0 if none. */
+static __always_inline void nsl_standing_end(struct nsl_standing_state *st,
+					     struct nsl_standing_out *out)
+{
+	/* last_above < first_above: stores of two CPUs crossed (above) */
+	if (st->begun && st->last_above > st->first_above)
+		out->episode_ns = st->last_above - st->first_above;
+	st->first_above = 0;
+	st->last_above = 0;
+	st->begun = 0;
+	st->moved = 0;
+	out->run_over = 1;
+}
+
 /*
  * One look at now (monotonic ns, never 0), with the state st and interval;
  * fills out (zeroed by the caller).
@@ -77,34 +120,51 @@ static __always_inline void nsl_standing_look(struct nsl_standing_state *st,
 					      __u64 now, __u64 interval,
 					      struct nsl_standing_out *out)
 {
+	__u64 last = st->last_above;
+
+	/* another CPU's later look stored last_above after we read now */
+	if (st->first_above && now < last)
+		now = last;
 	if (seen == NSL_STANDING_UNSURE) {
-		out->run_over = !st->first_above;
+		if (!st->first_above) {
+			out->run_over = 1;
+			return;
+		}
+		/* stale: no look above target for an interval */
+		if (now - last >= interval) {
+			nsl_standing_end(st, out);
+			return;
+		}
+		st->moved = 1;
 		return;
 	}
 	if (seen != NSL_STANDING_ABOVE) {
-		if (st->begun)
-			out->episode_ns = st->last_above - st->first_above;
-		st->first_above = 0;
-		st->last_above = 0;
-		st->begun = 0;
-		out->run_over = 1;
+		nsl_standing_end(st, out);
 		return;
 	}
-	/* a clock that went back (it cannot) would make a run of it */
-	if (!st->first_above || now < st->last_above) {
+	/* the queue moved, then an interval without a look above target */
+	if (st->first_above && st->moved && now - last >= interval)
+		nsl_standing_end(st, out);
+	if (!st->first_above) {
 		st->first_above = now;
 		st->last_above = now;
 		st->begun = 0;
+		st->moved = 0;
+		out->run_over = 0;
 		return;
 	}
+	/* first_above > now: a third CPU's restart crossed our stores */
+	if (st->first_above > now)
+		st->first_above = now;
 	if (st->begun) {
-		out->standing_ns = now - st->last_above;
+		out->standing_ns = now - (last > st->first_above ? last : st->first_above);
 	} else if (now - st->first_above >= interval) {
 		st->begun = 1;
 		out->begun = 1;
 		out->standing_ns = now - st->first_above;
 	}
 	st->last_above = now;
+	st->moved = 0;
 }
 
 /* How a look with the head's age (ns; queued: not empty) saw the queue. */

@@ -104,6 +104,8 @@ struct config {
 	bool oob;			/* each message's last byte urgent (TCP) */
 	bool peek;			/* server: 0-byte MSG_PEEK first (UDP) */
 	bool rx_stamps;			/* server: per-read RX stamps reported */
+	bool splice;			/* server: reads by splice() (TCP) */
+	uint64_t stall_ns;		/* server: one sleep a second, 0: none */
 	/* both */
 	int protocol;			/* socket(): 0, or IPPROTO_MPTCP */
 	/* both */
@@ -138,7 +140,7 @@ static const char usage_text[] =
 "             [--start-delay-ms N] [--read-size B] [--rcvbuf B]\n"
 "             [--duration-s S] [--count N]\n"
 "             [--ready-file PATH] [--report PATH] [--mptcp] [--peek]\n"
-"             [--rx-stamps]\n"
+"             [--rx-stamps] [--splice] [--stall-ms N]\n"
 "  " PROG " client --proto tcp|udp --connect ADDR --port N [--msg-size B]\n"
 "             [--count N] [--interval-us U] [--duration-s S] [--errqueue]\n"
 "             [--oob] [--mptcp] [--report PATH]\n"
@@ -156,6 +158,10 @@ static const char usage_text[] =
 "  ns when poll() found data, when the read was called, the RX stamp it\n"
 "  returned (that of the last skb it took; 0: none), when it returned;\n"
 "  and its bytes.\n"
+"  --splice (TCP): each read is a splice() of the socket into a pipe, which\n"
+"  is spliced on into /dev/null (tcp_splice_read(): tcp_read_sock(), never\n"
+"  tcp_recvmsg()); no RX stamps come back (0 in \"rx\").\n"
+"  --stall-ms N: once a second, the reader sleeps N ms before its read.\n"
 "  Stops at TCP EOF, after --count reads, or after --duration-s; a UDP\n"
 "  server needs --count or --duration-s.  --ready-file is created\n"
 "  (containing the PID) once the socket is listening/bound.\n"
@@ -407,6 +413,8 @@ enum {
 	OPT_PEEK,
 	OPT_RX_STAMPS,
 	OPT_MPTCP,
+	OPT_SPLICE,
+	OPT_STALL,
 };
 
 /* Separate tables so an option of the other role is rejected by name. */
@@ -421,6 +429,8 @@ static const struct option server_opts[] = {
 	{ "rcvbuf",		required_argument, NULL, OPT_RCVBUF },
 	{ "peek",		no_argument,	   NULL, OPT_PEEK },
 	{ "rx-stamps",		no_argument,	   NULL, OPT_RX_STAMPS },
+	{ "splice",		no_argument,	   NULL, OPT_SPLICE },
+	{ "stall-ms",		required_argument, NULL, OPT_STALL },
 	{ "duration-s",		required_argument, NULL, OPT_DURATION },
 	{ "count",		required_argument, NULL, OPT_COUNT },
 	{ "ready-file",		required_argument, NULL, OPT_READY_FILE },
@@ -573,6 +583,12 @@ static void handle_opt(struct config *cfg, const struct option *opts,
 	case OPT_PEEK:
 		cfg->peek = true;
 		break;
+	case OPT_SPLICE:
+		cfg->splice = true;
+		break;
+	case OPT_STALL:
+		cfg->stall_ns = parse_uint(name, arg, 1, 999) * NSEC_PER_MSEC;
+		break;
 	case OPT_OOB:
 		cfg->oob = true;
 		break;
@@ -627,6 +643,8 @@ static void check_required(struct config *cfg)
 		usage_error("--oob: only with --proto tcp");
 	if (cfg->peek && cfg->socktype != SOCK_DGRAM)
 		usage_error("--peek: only with --proto udp");
+	if (cfg->splice && cfg->socktype != SOCK_STREAM)
+		usage_error("--splice: only with --proto tcp");
 	if (cfg->protocol && cfg->socktype != SOCK_STREAM)
 		usage_error("--mptcp: only with --proto tcp");
 	resolve_addr(cfg, addr_opt);
@@ -783,12 +801,37 @@ static ssize_t read_stamped(int fd, char *buf, size_t size, int64_t *stamp)
  * RX stamp in *stamp.  Returns bytes, 0 for TCP EOF, -1 for an error and
  * -2 for "nothing counted, carry on" (EINTR, empty datagram).
  */
+/* --splice: the pipe the socket is spliced into, and /dev/null after it */
+static int splice_pipe[2] = { -1, -1 }, splice_null = -1;
+
+static ssize_t read_spliced(const struct config *cfg, int fd)
+{
+	ssize_t n, out;
+
+	n = splice(fd, NULL, splice_pipe[1], NULL, cfg->read_size,
+		   SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+	if (n < 0 && errno == EAGAIN)
+		return -2;
+	for (ssize_t left = n; left > 0; left -= out) {
+		out = splice(splice_pipe[0], NULL, splice_null, NULL, left,
+			     SPLICE_F_MOVE);
+		if (out <= 0)
+			return sys_error("splice(pipe, /dev/null)");
+	}
+	return n;
+}
+
 static ssize_t read_once(const struct config *cfg, int fd, char *buf,
 			 int64_t *stamp)
 {
 	ssize_t n;
 
-	if (cfg->rx_stamps) {
+	if (cfg->splice) {
+		*stamp = 0;
+		n = read_spliced(cfg, fd);
+		if (n == -2)
+			return n;
+	} else if (cfg->rx_stamps) {
 		n = read_stamped(fd, buf, cfg->read_size, stamp);
 	} else if (cfg->socktype == SOCK_STREAM) {
 		n = read(fd, buf, cfg->read_size);
@@ -813,6 +856,7 @@ static int receive_loop(const struct config *cfg, int fd, uint64_t deadline,
 {
 	char *buf = malloc(cfg->read_size);
 	uint64_t start_delay_ns = cfg->start_delay_ns;
+	uint64_t next_stall = now_ns() + NSEC_PER_SEC;
 	int64_t ready = 0, start = 0, stamp = 0;
 	int ret = 0;
 	ssize_t n;
@@ -838,6 +882,12 @@ static int receive_loop(const struct config *cfg, int fd, uint64_t deadline,
 		if (start_delay_ns && !sleep_ns(start_delay_ns))
 			break;
 		start_delay_ns = 0;
+		/* --stall-ms: the queue fills behind a reader that sleeps */
+		if (cfg->stall_ns && now_ns() >= next_stall) {
+			if (!sleep_ns(cfg->stall_ns))
+				break;
+			next_stall += NSEC_PER_SEC;
+		}
 		if (deadline_passed(deadline))
 			break;
 		if (cfg->rx_stamps)
@@ -887,6 +937,13 @@ static int run_server(const struct config *cfg, uint64_t deadline,
 			return 0;
 		if (fd < 0)
 			return -1;
+	}
+	if (cfg->splice) {
+		splice_null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+		if (splice_null < 0 || pipe2(splice_pipe, O_CLOEXEC) < 0) {
+			close(fd);
+			return sys_error("--splice: open(/dev/null) or pipe2");
+		}
 	}
 	/* on the socket that reads (the accepted one: TCP), before any read */
 	if (cfg->rx_stamps) {

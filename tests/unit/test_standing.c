@@ -3,8 +3,9 @@
  * Standing queues' state machine (include/standing.h), the code the BPF
  * looks run: a run becomes an episode after an interval above target,
  * standing time counted as it goes adds up to the episode's length, a
- * look below target or an empty queue ends it, TCP's unsure looks say
- * nothing, idle time never counts.
+ * look below target or an empty queue ends it, TCP's unsure looks end
+ * no run at once but bound it (an interval), idle time never counts, and
+ * the looks of two CPUs at once neither restart a run nor wrap a length.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -170,8 +171,14 @@ static void test_seen(void **state)
 	assert_int_equal(nsl_standing_seen(1, TARGET, TARGET, 1), NSL_STANDING_ABOVE);
 }
 
-/* a clock that went back restarts the run rather than count backwards */
-static void test_clock_back_restarts(void **state)
+/*
+ * A look whose now is earlier than the run's last_above: another CPU read
+ * its clock later and stored first (include/standing.h). The look counts
+ * as if taken at last_above: the run goes on, nothing counted backwards,
+ * nothing restarted (a restart lost the begun episode and counted it
+ * begun again).
+ */
+static void test_earlier_now_clamps(void **state)
 {
 	struct nsl_standing_state st = {};
 	struct sums s = {};
@@ -181,10 +188,140 @@ static void test_clock_back_restarts(void **state)
 	look(&st, &s, NSL_STANDING_ABOVE, 120 * MS);
 	assert_int_equal(s.standing_ns, 20 * MS);
 	look(&st, &s, NSL_STANDING_ABOVE, 50 * MS);
-	assert_int_equal(st.first_above, 50 * MS);
+	assert_int_equal(st.first_above, 100 * MS);
+	assert_int_equal(st.last_above, 120 * MS);
+	assert_int_equal(st.begun, 1);
 	assert_int_equal(s.standing_ns, 20 * MS);
 	look(&st, &s, NSL_STANDING_EMPTY, 55 * MS);
-	assert_int_equal(s.episodes, 0);	/* the restarted run never began */
+	assert_int_equal(s.episodes, 1);
+	assert_int_equal(s.lengths[0], 20 * MS);
+	assert_int_equal(s.begun, 1);
+}
+
+/*
+ * Two CPUs, the issue's interleaving: softirq (CPU 0) and the reader
+ * (CPU 1) look at one socket every 0.1 ms each, and each reads its clock
+ * up to 50 us before it loads the state, so half the looks find a later
+ * last_above. One episode begun, one ended, its length the run's, the
+ * standing time counted its length.
+ */
+static void test_two_cpus_interleaved(void **state)
+{
+	struct nsl_standing_state st = {};
+	struct sums s = {};
+	uint64_t t0 = 1000 * MS, us = 1000;
+
+	(void)state;
+	for (uint64_t t = 0; t <= 300 * 1000; t += 100) {
+		/* CPU 1 read now at t, CPU 0 at t + 50 and stored first */
+		look(&st, &s, NSL_STANDING_ABOVE, t0 + (t + 50) * us);
+		look(&st, &s, NSL_STANDING_ABOVE, t0 + t * us);
+		assert_int_equal(s.begun, t >= 10 * 1000);
+		assert_false(s.run_over);
+	}
+	look(&st, &s, NSL_STANDING_EMPTY, t0 + 301 * MS);
+	assert_int_equal(s.begun, 1);
+	assert_int_equal(s.episodes, 1);
+	assert_int_equal(s.lengths[0], 300 * MS);	/* from t0 + 50 us on */
+	assert_int_equal(s.standing_ns, s.lengths[0]);
+}
+
+/*
+ * Three looks whose stores crossed (a run ended on one CPU, restarted on
+ * another, extended by a third with an older now): last_above below
+ * first_above with the episode begun. Neither the episode's length nor
+ * the standing time may wrap to about 2^64.
+ */
+static void test_crossed_stores_never_wrap(void **state)
+{
+	struct nsl_standing_state st = {
+		.first_above = 100 * MS, .last_above = 90 * MS, .begun = 1,
+	};
+	struct sums s = {};
+
+	(void)state;
+	look(&st, &s, NSL_STANDING_EMPTY, 95 * MS);
+	assert_true(s.run_over);
+	assert_int_equal(s.episodes, 0);	/* a length of 0: none */
+	st = (struct nsl_standing_state){
+		.first_above = 100 * MS, .last_above = 90 * MS, .begun = 1,
+	};
+	look(&st, &s, NSL_STANDING_ABOVE, 95 * MS);
+	assert_int_equal(s.standing_ns, 0);
+	assert_true(st.last_above >= st.first_above);
+	look(&st, &s, NSL_STANDING_ABOVE, 105 * MS);
+	assert_int_equal(s.standing_ns, 10 * MS);
+	look(&st, &s, NSL_STANDING_EMPTY, 106 * MS);
+	assert_int_equal(s.episodes, 1);
+	assert_int_equal(s.lengths[0], 10 * MS);
+	assert_true(s.standing_ns < 1000 * MS);
+}
+
+/*
+ * A TCP reader just below line rate (data always queued, the head young:
+ * unsure looks every millisecond) that sleeps once a second, for 10 s.
+ * Sleeps of 2 ms: runs of 2 ms, no episode, nothing standing; sleeps of
+ * 20 ms: ten episodes of 19 ms (the looks above target from 1 ms into the
+ * sleep to its end), 190 ms standing. The unsure looks between the sleeps
+ * prove the queue moved: no run bridges them into one as long as the flow.
+ */
+static void sleeper(uint64_t sleep_ms, struct sums *s)
+{
+	struct nsl_standing_state st = {};
+	uint64_t t0 = 1000 * MS;
+
+	for (uint64_t ms = 0; ms < 10000; ms++) {
+		uint64_t in = ms % 1000;
+
+		look(&st, s, in >= 1 && in <= sleep_ms ?
+		     NSL_STANDING_ABOVE : NSL_STANDING_UNSURE, t0 + ms * MS);
+	}
+	look(&st, s, NSL_STANDING_EMPTY, t0 + 10000 * MS);
+}
+
+static void test_unsure_bounds_the_run(void **state)
+{
+	struct sums s = {};
+
+	(void)state;
+	sleeper(2, &s);
+	assert_int_equal(s.begun, 0);
+	assert_int_equal(s.episodes, 0);
+	assert_int_equal(s.standing_ns, 0);
+	memset(&s, 0, sizeof(s));
+	sleeper(20, &s);
+	assert_int_equal(s.begun, 10);
+	assert_int_equal(s.standing_ns, 10 * 19 * MS);
+	assert_int_equal(s.episodes, 8);	/* lengths[] holds 8 */
+	for (int i = 0; i < 8; i++)
+		assert_int_equal(s.lengths[i], 19 * MS);
+}
+
+/*
+ * A reader that drains where no look sees it (splice): an unsure arrival
+ * look, then nothing for a second, then a look above target. The queue
+ * moved in between: the run ends at its last look above target, and the
+ * new one starts at the new look; the second is not counted.
+ */
+static void test_moved_then_gap_not_bridged(void **state)
+{
+	struct nsl_standing_state st = {};
+	struct sums s = {};
+
+	(void)state;
+	for (uint64_t t = 0; t <= 20; t++)
+		look(&st, &s, NSL_STANDING_ABOVE, (100 + t) * MS);
+	look(&st, &s, NSL_STANDING_UNSURE, 125 * MS);
+	assert_false(s.run_over);
+	look(&st, &s, NSL_STANDING_ABOVE, 1125 * MS);
+	assert_int_equal(s.episodes, 1);
+	assert_int_equal(s.lengths[0], 20 * MS);
+	assert_false(s.run_over);
+	assert_int_equal(st.first_above, 1125 * MS);
+	look(&st, &s, NSL_STANDING_EMPTY, 1126 * MS);
+	assert_int_equal(s.episodes, 1);
+	assert_int_equal(s.begun, 1);
+	assert_int_equal(s.standing_ns, 20 * MS);
 }
 
 int main(void)
@@ -196,7 +333,11 @@ int main(void)
 		cmocka_unit_test(test_unsure_says_nothing),
 		cmocka_unit_test(test_below_ends_then_again),
 		cmocka_unit_test(test_seen),
-		cmocka_unit_test(test_clock_back_restarts),
+		cmocka_unit_test(test_earlier_now_clamps),
+		cmocka_unit_test(test_two_cpus_interleaved),
+		cmocka_unit_test(test_crossed_stores_never_wrap),
+		cmocka_unit_test(test_unsure_bounds_the_run),
+		cmocka_unit_test(test_moved_then_gap_not_bridged),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
