@@ -49,12 +49,12 @@ static int nsroot_depth(const char *mnt)
 		const char *sep = strstr(line, " - cgroup2 ");
 
 		if (!sep || sscanf(line, "%*s %*s %*s %4095s %4095s", root, point) != 2 ||
-		    strcmp(point, mnt))
+		    strcmp(point, mnt) != 0)
 			continue;
 		depth = 0;
 		for (const char *r = root; *r && depth >= 0; r += 3)
-			depth = strncmp(r, "/..", 3) || (r[3] && r[3] != '/') ? -1 : depth + 1;
-		if (!strcmp(root, "/"))
+			depth = strncmp(r, "/..", 3) != 0 || (r[3] && r[3] != '/') ? -1 : depth + 1;
+		if (strcmp(root, "/") == 0)
 			depth = 0;
 	}
 	if (f)
@@ -186,8 +186,8 @@ const char *nsl_cgroup_path_of_proc(const char *path, char *buf, size_t size)
 	if (!nsroot_known)
 		find_nsroot();
 	if (nsroot_known < 0)
-		return strncmp(path, "/..", 3) || (path[3] && path[3] != '/') ? path : NULL;
-	while (!strncmp(rest, "/..", 3) && (!rest[3] || rest[3] == '/'))
+		return strncmp(path, "/..", 3) != 0 || (path[3] && path[3] != '/') ? path : NULL;
+	while (strncmp(rest, "/..", 3) == 0 && (!rest[3] || rest[3] == '/'))
 		rest += 3, up++;
 	for (const char *c = nsroot; *c; c++)
 		depth += *c == '/';

@@ -358,7 +358,7 @@ static void name_netns(int reader, int links_fd, uint32_t seq, char kind,
 
 		if (seen[i].saw == NSL_NETNS_UNSEEN && unseen) {
 			slot[i] = got[i];
-		} else if (seen[i].saw == NSL_NETNS_ONE && 5 + len + 1 <= sizeof(q)) {
+		} else if (seen[i].saw == NSL_NETNS_ONE && seen[i].path && 5 + len + 1 <= sizeof(q)) {
 			q[0] = 'P';
 			memcpy(q + 5, seen[i].path, len + 1);	/* with its NUL */
 			ask_reader(reader, q, 5 + len + 1, &slot[i], 1);

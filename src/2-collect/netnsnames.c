@@ -155,6 +155,8 @@ static size_t (*const netns_sources[])(const uint64_t *ino, size_t n,
  */
 void nsl_netns_of_state(struct nsl_netns_ask *ask, size_t n)
 {
+	if (!n)
+		return;
 	char (*ids)[NSL_CONTAINER_ID_LEN + 1] = calloc(n, sizeof(*ids));
 	char (*all)[NSL_CONTAINER_ID_LEN + 1] = calloc(n, sizeof(*all));
 	uint64_t *ino = calloc(n, sizeof(*ino));

@@ -32,7 +32,7 @@ static size_t add_dirs(const char **dirs, size_t n, size_t max, const char *cons
 	for (; add && *add; add++) {
 		size_t k = 0;
 
-		while (k < n && k < max && strcmp(dirs[k], *add))
+		while (k < n && k < max && strcmp(dirs[k], *add) != 0)
 			k++;
 		if (k < n && k < max)
 			continue;	/* (had it) */
@@ -84,7 +84,7 @@ bool nsl_cgroup_is(const char *cgroup, const char *said, const struct nsl_contai
 	size_t n = strlen(cgroup), len, plen;
 	const char *colon, *comp, *parent;
 
-	if (pod_uid && c->pod_uid && strcmp(pod_uid, c->pod_uid))
+	if (pod_uid && c->pod_uid && strcmp(pod_uid, c->pod_uid) != 0)
 		return false;
 	if (!said || !*said)
 		return true;	/* says none: nothing to check */
