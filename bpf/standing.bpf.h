@@ -99,6 +99,18 @@ static __always_inline void standing_add(__u32 hook,
 }
 
 /*
+ * The floor under a run's start (nsl_standing_start()), CLOCK_MONOTONIC
+ * ns, both set by the process (.bss): when the tool's RX timestamps were
+ * surely on (src/1-setup/attach.c, after nsl_rx_timestamps_wait(); 0:
+ * not known), and when the reader last walked for a report
+ * (src/2-collect/reader.c; 0: none yet). In a time namespace the
+ * process's CLOCK_MONOTONIC carries an offset BPF's does not: a floor
+ * past now starts a run at now, and an unstamped head then says nothing.
+ */
+__u64 nsl_tstamp_on_ns = 0;
+__u64 nsl_report_ns = 0;
+
+/*
  * A look at sk's queue for hook (NSL_HOOK_{TCP,UDP}_STANDING), after the
  * caller's -n. Not sampled (--sample): a run is state that every change
  * of the queue moves. The cheap ways out come first: an empty queue on a
@@ -124,27 +136,44 @@ static __always_inline int standing_look(struct sock *sk, __u32 hook, int above_
 	struct nsl_standing_state *st;
 	struct nsl_standing_out out = {};
 	enum nsl_standing_seen seen;
+	__u64 ts = 0, mono, on, floor;
 	__s64 age = 0;
-	__u64 ts = 0;
-	int queued, standing;
+	int queued, standing, unstamped;
 
 	if (!hook_on(hook))
 		return -1;
 	queued = queue_head(sk, hook, &ts);
-	/*
-	 * A head with no RX stamp (queued while timestamping was off), or
-	 * a departure stamp (before v5.18): its age is unknown, and so is
-	 * the queue's. The look says nothing.
-	 */
-	if (queued && ((__s64)ts <= 0 ||
-		       !nsl_read_tstamp_is_rx(ts, cfg.mono_tstamp_limit)))
+	/* a departure stamp (before v5.18): the queue's age is unknown */
+	if (queued && ts && ((__s64)ts < 0 ||
+			     !nsl_read_tstamp_is_rx(ts, cfg.mono_tstamp_limit)))
 		return -1;
 	if (!queued && !may_hold_run(sk))
 		return 0;
-	if (queued && latency_at(hook, ts, nsl_now(), &age))
+	/*
+	 * A head with no RX stamp at all: queued before timestamping came
+	 * on (a queue already standing when the tool started), or rebuilt
+	 * by tcp_collapse() (net/ipv4/tcp_input.c: under memory pressure
+	 * it copies the queue's skbs into new ones from alloc_skb(), whose
+	 * tstamp is 0; the bytes are the old ones, in order). The moment
+	 * timestamping was surely on is a lower bound on its age for the
+	 * first kind, and a collapsed head holds bytes at least as old as
+	 * the stamped head it replaced: an unsure look (a lower bound)
+	 * below target, and one that keeps a run on alive (below). Where
+	 * that moment is not known, the look says nothing.
+	 */
+	unstamped = queued && !ts;
+	on = nsl_tstamp_on_ns;
+	mono = 0;
+	if (unstamped) {
+		mono = bpf_ktime_get_ns();
+		if (!on || on > mono)
+			return -1;
+		age = mono - on;
+	} else if (queued && latency_at(hook, ts, nsl_now(), &age)) {
 		return -1;
+	}
 	seen = nsl_standing_seen(queued, age, cfg.standing_target_ns,
-				 hook == NSL_HOOK_TCP_STANDING);
+				 hook == NSL_HOOK_TCP_STANDING || unstamped);
 	/*
 	 * The walk's look below target or at an empty queue: the queue moved
 	 * (or, for UDP, the walk caught the reader splicing sk_receive_queue
@@ -166,6 +195,21 @@ static __always_inline int standing_look(struct sock *sk, __u32 hook, int above_
 				BPF_SK_STORAGE_GET_F_CREATE : 0);
 	if (!st)
 		return 0;
+	/* a run on goes on across an unstamped (collapsed) head */
+	if (unstamped && seen == NSL_STANDING_UNSURE && st->first_above)
+		seen = NSL_STANDING_ABOVE;
+	if (!mono)
+		mono = bpf_ktime_get_ns();
+	/*
+	 * No run yet: the head crossed target at its stamp + target (age
+	 * ns ago, less target), not at this look, whichever look it is
+	 * (an arrival's, a read's, a drop's, the report's walk).
+	 */
+	if (seen == NSL_STANDING_ABOVE && !st->first_above) {
+		floor = nsl_report_ns > on ? nsl_report_ns : on;
+		nsl_standing_start(st, mono - age + cfg.standing_target_ns,
+				   floor, mono);
+	}
 	/*
 	 * Two CPUs may look at once (UDP queues without the socket lock, a
 	 * reader reads on another CPU, the walk): tracing programs cannot
@@ -175,8 +219,7 @@ static __always_inline int standing_look(struct sock *sk, __u32 hook, int above_
 	 * still store a later last_above before ours: nsl_standing_look()
 	 * clamps such a now to last_above and never restarts the run on it.
 	 */
-	nsl_standing_look(st, seen, bpf_ktime_get_ns(),
-			  cfg.standing_interval_ns, &out);
+	nsl_standing_look(st, seen, mono, cfg.standing_interval_ns, &out);
 	standing = !out.run_over && st->begun;
 	if (out.standing_ns || out.begun || out.episode_ns)
 		standing_add(hook, &out, cfg.group_by_netns ? sk_net(sk) : NULL);
@@ -248,6 +291,58 @@ int BPF_PROG(tp_udp_fail_queue, int rc, struct sock *sk)
 {
 	if (sk_netns_selected(sk))
 		standing_look(sk, NSL_HOOK_UDP_STANDING, 0);
+	return 0;
+}
+
+/*
+ * A TCP socket closed while its queue stands: __tcp_close()
+ * (net/ipv4/tcp.c, v5.10 to 6.18) frees every skb of sk_receive_queue
+ * first, then, data having been unread, sets TCP_CLOSE (tcp_set_state(),
+ * which fires inet_sock_set_state before it stores the state) and sends
+ * the reset. A socket never accepted goes when its listener closes:
+ * inet_child_forget() (net/ipv4/inet_connection_sock.c) calls
+ * tcp_disconnect(), which sets TCP_CLOSE before it purges the queue,
+ * on a socket no struct socket owns (sk->sk_socket NULL: not grafted,
+ * or orphaned). Either way no look saw the queue drain: a run still on
+ * stood until now, and its episode ends here, the tail counted
+ * (nsl_standing_close()). A socket that comes to TCP_CLOSE with data
+ * queued and an owner (tcp_done() after a reset: tcp_recvmsg() still
+ * returns what is queued; connect(AF_UNSPEC)) gets an ordinary look, its
+ * run goes on; the close that later purges it sets no state (already
+ * TCP_CLOSE) and is not seen: that run keeps its standing time up to its
+ * last look, its episode never ends (bpf_sk_storage_free() at
+ * __sk_destruct() takes it). The tracepoint fires for every TCP state
+ * change: a socket that never held BPF storage leaves at one load.
+ */
+static __always_inline void standing_close(struct sock *sk)
+{
+	struct nsl_standing_state *st;
+	struct nsl_standing_out out = {};
+	__u64 ts;
+
+	if (!may_hold_run(sk) || !sk_netns_selected(sk))
+		return;
+	if (sk->sk_socket && queue_head(sk, NSL_HOOK_TCP_STANDING, &ts)) {
+		standing_look(sk, NSL_HOOK_TCP_STANDING, 0);
+		return;
+	}
+	st = bpf_sk_storage_get(&standing_sk, sk, 0, 0);
+	if (!st)
+		return;
+	nsl_standing_close(st, bpf_ktime_get_ns(), cfg.standing_interval_ns, &out);
+	if (out.standing_ns || out.begun || out.episode_ns)
+		standing_add(NSL_HOOK_TCP_STANDING, &out,
+			     cfg.group_by_netns ? sk_net(sk) : NULL);
+	bpf_sk_storage_delete(&standing_sk, sk);
+}
+
+SEC("tp_btf/inet_sock_set_state")
+int BPF_PROG(tp_standing_close, struct sock *sk, int oldstate, int newstate)
+{
+	if (!hook_on(NSL_HOOK_TCP_STANDING) || newstate != TCP_CLOSE ||
+	    sk->sk_protocol != IPPROTO_TCP)
+		return 0;
+	standing_close(sk);
 	return 0;
 }
 

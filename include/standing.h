@@ -178,4 +178,56 @@ nsl_standing_seen(int queued, __u64 age, __u64 target, int lower_bound)
 	return lower_bound ? NSL_STANDING_UNSURE : NSL_STANDING_BELOW;
 }
 
+/*
+ * A look that finds a head at or above target on a socket with no run
+ * (st->first_above == 0): the head did not cross target at this look but
+ * at crossed (its stamp + target, or the lower bound of an unstamped head,
+ * standing_look()), maybe long before: the stall the looks were not there
+ * to see (a queue filled faster than target, then nothing arrived and
+ * nobody read, until a walk or a read looked). The run starts there, no
+ * earlier than floor (when the tool began timestamping, and the last
+ * report: time before it is not put into a later one) and no later than
+ * now; the look at now that follows (nsl_standing_look(), ABOVE) then
+ * begins the episode if crossed is an interval back, with its time since
+ * crossed. A run already on is left as it is.
+ */
+static __always_inline void nsl_standing_start(struct nsl_standing_state *st,
+					       __u64 crossed, __u64 floor,
+					       __u64 now)
+{
+	if (st->first_above)
+		return;
+	if (crossed < floor)
+		crossed = floor;
+	if (!crossed || crossed > now)
+		crossed = now;
+	st->first_above = crossed;
+	st->last_above = crossed;
+	st->begun = 0;
+	st->moved = 0;
+}
+
+/*
+ * The last look at a socket being closed with a run (TCP: tcp_close()
+ * purged the queue before it set TCP_CLOSE, standing_close()): no look
+ * saw the queue drain, so its head stood until now. The run is extended
+ * to now (the tail: its standing time if begun, or the episode beginning
+ * now if the run is an interval long) and ends there, its episode into
+ * the histogram. A stale run (the queue moved, then no look above target
+ * for an interval: nsl_standing_look()) did not stand to the close: it
+ * ends at its last look above target, no tail.
+ */
+static __always_inline void nsl_standing_close(struct nsl_standing_state *st,
+					       __u64 now, __u64 interval,
+					       struct nsl_standing_out *out)
+{
+	if (!st->first_above) {
+		out->run_over = 1;
+		return;
+	}
+	if (!(st->moved && now > st->last_above && now - st->last_above >= interval))
+		nsl_standing_look(st, NSL_STANDING_ABOVE, now, interval, out);
+	nsl_standing_end(st, out);
+}
+
 #endif /* NSL_STANDING_H */

@@ -88,8 +88,8 @@ const struct nsl_hook_desc nsl_hooks[NSL_NR_HOOKS] = {
 	 * Looks at a socket's queue where it changes (bpf/standing.bpf.h):
 	 * on arrival (sock_def_readable, or the sk_data_ready tracepoint in
 	 * it; TCP's drops call it too), after every read (fexit of the
-	 * protocol's recvmsg, or sock_recv_length, v6.3), and at UDP's drops
-	 * for a full buffer; and at each report the walks of nsl_walks[]
+	 * protocol's recvmsg, or sock_recv_length, v6.3), at UDP's drops
+	 * for a full buffer, and at TCP's close (inet_sock_set_state); and at each report the walks of nsl_walks[]
 	 * below, where they load. Opt-in: a look costs every packet and
 	 * read of the protocol (docs/performance.md, "Standing queues").
 	 */
@@ -99,8 +99,8 @@ const struct nsl_hook_desc nsl_hooks[NSL_NR_HOOKS] = {
 		.opt_in = true,
 		.cands = { FENTRY_NEEDS(NSL_NEED_TRACING_SK_STORAGE,
 					"fentry_sock_def_readable",
-					"fexit_tcp_recvmsg"),
-			   TP("tp_data_ready", "tp_recv_length") },
+					"fexit_tcp_recvmsg", "tp_standing_close"),
+			   TP("tp_data_ready", "tp_recv_length", "tp_standing_close") },
 	},
 	[NSL_HOOK_UDP_STANDING] = {
 		.name = "udp-standing-queue",

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <bpf/libbpf.h>
+#include "clock.h"
 #include "hooks.h"
 #include "loader.h"
 #include "log.h"
@@ -195,6 +196,14 @@ int nsl_loader_attach(struct nsl_loader *l, const struct nsl_options *o)
 	 * unstamped. On for 50 ms in a row: see nsl_rx_timestamps_wait().
 	 */
 	err = nsl_rx_timestamps_wait(2000, 50);
+	/*
+	 * From now on every skb received is stamped: one queued unstamped
+	 * came before (or was rebuilt, tcp_collapse()), the standing hooks'
+	 * lower bound on its age (bpf/standing.bpf.h, nsl_tstamp_on_ns).
+	 * Not known where the wait failed: such heads say nothing there.
+	 */
+	if (!err && l->skel->bss)
+		l->skel->bss->nsl_tstamp_on_ns = nsl_mono_ns();
 	if (err == -ETIMEDOUT)
 		pr_warn("the kernel did not stamp received packets within 2 s: "
 			"samples start when it does\n");

@@ -219,6 +219,8 @@ static int read_walk(struct nsl_reader *r, int fd)
  */
 static void walk_standing(struct nsl_reader *r)
 {
+	int64_t began = nsl_mono_ns();
+
 	r->nr_standing = 0;
 	if (r->m.walk_round)
 		(*r->m.walk_round)++;
@@ -242,6 +244,13 @@ static void walk_standing(struct nsl_reader *r)
 			nsl_walks[w].what, strerror(-err));
 		r->m.walk_fds[w] = -1;
 	}
+	/*
+	 * This report holds the standing time up to its walks: a run a
+	 * later look finds already standing starts no earlier (its time
+	 * before went into no report, the walks not having seen it)
+	 */
+	if (r->m.report_ns)
+		*r->m.report_ns = began;
 }
 
 /*

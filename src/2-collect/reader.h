@@ -29,6 +29,11 @@ struct nsl_reader_maps {
 	int walk_fds[NSL_NR_WALKS];
 	struct nsl_walkns *walk_thread;
 	volatile uint32_t *walk_round;
+	/*
+	 * When the last report's walks began (CLOCK_MONOTONIC ns,
+	 * nsl_report_ns): no run a look finds starts before it
+	 */
+	volatile uint64_t *report_ns;
 	uint32_t groups;			/* entries of the grouped maps */
 	bool group_netns;			/* -I with -n -1 */
 	unsigned int schema;			/* of every histogram */

@@ -8,8 +8,11 @@ source "$(dirname "$0")/lib.sh"
 TESTS=(test_standing_udp_behind test_standing_udp_stopped
        test_standing_keeps_up test_standing_tcp_slow_reader
        test_standing_per_group test_standing_silent test_standing_without_walk
-       test_standing_tcp_splice)
+       test_standing_tcp_splice
+       test_standing_udp_burst_quiet test_standing_tcp_burst_quiet
+       test_standing_udp_unstamped test_standing_tcp_closed)
 PROTOTYPE="$PYTHON $ROOT/tests/integration/prototype_standing.py"
+UNSTAMP_OBJ=$ROOT/.output/testbed/unstamp.bpf.o
 
 # in ms, from a value of seconds (a float in the JSON)
 ms() {
@@ -317,6 +320,166 @@ test_standing_tcp_splice() {
 		"$($JQ "$TMP/out.json" values tcp-standing-queue standing_sockets |
 		   tail -1 | cut -d' ' -f2)" -eq 0
 	expect "server reads" "$(json_field "$TMP/server.json" bytes)" -eq 5000000
+
+# A queue that fills faster than the target, then goes quiet: no arrival
+# look sees a head at or above target, nothing reads, nothing drops; only
+# the reports' walk of the sockets sees it stand, and the run starts when
+# its head crossed target (its stamp + target), not at that walk. The
+# target is 50 ms (and the interval 100 ms), so that the burst fits well
+# inside it on a loaded machine.
+# burst_quiet: a reader stopped (SIGSTOP), the burst sent by ARGS (the
+# client's, in the background), the queue seen filled, 2 s of silence,
+# the reader resumed. T_QUIET: a moment the whole burst was queued by
+# (TCP: ss saw bytes queued after it); T_BEFORE: before the burst began;
+# T_CONT: when the reader was resumed; DURING and LAST: the standing time
+# (ms) in the reports written in the silence, the last of them (s).
+BURST_TARGET_MS=50
+burst_quiet() {
+	local proto=$1 port=$2
+	serve "$proto" "$port" --duration-s 6 --rx-stamps || return
+	REPORT_EVERY=0.5 standing_tool "$proto-standing-queue" \
+		--standing-target 0.$(printf %03d $BURST_TARGET_MS) --standing-interval 0.1 || return
+	kill -STOP "$SERVER_PID"
+	T_BEFORE=$(date +%s.%N)
+	ip netns exec "$NS_A" "$TG" client --proto "$proto" --connect "$ADDR_B" \
+		--port "$port" "${@:3}" > "$TMP/client.json" 2>&1 &
+	BG_PIDS+=($!)
+	if [ "$proto" = udp ]; then
+		wait $! || fail "client failed: $(cat "$TMP/client.json")"
+		T_QUIET=$(date +%s.%N)
+	else
+		# the window closed in well under the target; T_QUIET before
+		# the ss that saw it queued, so every byte queued by then
+		sleep 0.2
+		T_QUIET=$(date +%s.%N)
+		expect "bytes queued at the stopped reader" \
+			"$(ip netns exec "$NS_B" ss -Htn "sport = :$port" | awk '{ s += $2 } END { print s + 0 }')" -gt 0
+	fi
+	sleep 2
+	T_CONT=$(date +%s.%N)
+	kill -CONT "$SERVER_PID"
+	wait_server
+	sleep 0.6
+	stop_tool
+	read -r DURING LAST < <($JQ "$TMP/out.json" values "$proto-standing-queue" standing_queue_seconds |
+		awk -v a="$T_QUIET" -v b="$T_CONT" '$1 > a && $1 <= b { s += $2; l = $1 }
+			END { printf "%d %.6f\n", s * 1000, l + 0 }')
+}
+
+# expect_burst_quiet HOOK: one episode from the crossing to the resume.
+# The head was queued by T_QUIET and crossed target BURST_TARGET_MS
+# later. The walk of the report written last in the silence (at LAST)
+# saw it above target, and the episode lasts at least to there (TCP's
+# resumed reader may take the whole queue in one read: its look then sees
+# younger data, or none, and the run ends at its last look above target):
+# at least LAST - T_QUIET - target long, less the 10 ms that the two
+# clocks (date's CLOCK_REALTIME, the kernel's CLOCK_MONOTONIC) and date's
+# own run may put between; and all of that in the reports written in the
+# silence, the walk seeing the socket at each. At most T_CONT - T_BEFORE
+# - target, and 300 ms for the resumed reader to be run (a loaded
+# machine). Before, the run started at the first walk after the crossing
+# (up to a report's 500 ms later) and counted nothing before it.
+expect_burst_quiet() {
+	local lo hi
+	lo=$(awk -v a="$T_QUIET" -v l="$LAST" -v t=$BURST_TARGET_MS 'BEGIN { printf "%d", (l - a) * 1000 - t - 10 }')
+	hi=$(awk -v a="$T_BEFORE" -v b="$T_CONT" -v t=$BURST_TARGET_MS 'BEGIN { printf "%d", (b - a) * 1000 - t + 300 }')
+	expect "reports written in the silence" "$LAST" != 0.000000
+	expect_episodes "$1" 1 "$lo" "$hi"
+	expect "standing time (ms) in the reports written in the silence, up to the last at $LAST" \
+		"$DURING" -ge "$lo"
+	echo "  $DURING ms standing in the reports written in the silence (at least $lo)"
+}
+
+# 50 datagrams back to back (a millisecond or two) to a stopped reader.
+test_standing_udp_burst_quiet() {
+	burst_quiet udp 7109 --interval-us 0 --count 50 --msg-size 100 || return
+	expect_burst_quiet udp-standing-queue
+}
+
+# A client that writes 256 kB at once to a stopped server: its window
+# closes within microseconds, then nothing arrives (zero-window probes
+# and out-of-window segments call no sk_data_ready).
+test_standing_tcp_burst_quiet() {
+	burst_quiet tcp 7110 --interval-us 0 --count 1 --msg-size 262144 || return
+	expect_burst_quiet tcp-standing-queue
+}
+
+# A queue already standing when the tool starts, its heads without a
+# stamp (queued while RX timestamping was off; the testbed's unstamp
+# program takes the stamp off at B's ingress, test_samples.sh): a reader
+# stopped behind 50 datagrams, then the tool started, then 2 s. Their age
+# is at least the time since the tool's timestamping came on (before it
+# said "attached", at T_ATT or earlier), the run's start: one episode
+# from then to the resume, at least T_CONT - T_ATT - target (1 ms) long,
+# less 10 ms for the clocks (expect_burst_quiet), the walks counting it
+# report by report; at most T_CONT - T_QUEUED, and 300 ms for the resumed
+# reader to be run. Before, the looks at an unstamped head said nothing:
+# no episode, no standing time.
+test_standing_udp_unstamped() {
+	local t_queued t_att t_cont during last lo hi
+	[ -r "$UNSTAMP_OBJ" ] || { fail "testbed unstamp program not built (make test-progs)"; return; }
+	AT_EXIT+=("tc -n $NS_B qdisc del dev $IF_B clsact")
+	tc -n "$NS_B" qdisc add dev "$IF_B" clsact &&
+	tc -n "$NS_B" filter add dev "$IF_B" ingress bpf direct-action obj "$UNSTAMP_OBJ" sec tc ||
+		{ fail "cannot attach the unstamp program (tc clsact, cls_bpf)"; return; }
+	serve udp 7111 --duration-s 6 || return
+	kill -STOP "$SERVER_PID"
+	client udp 7111 --interval-us 0 --count 50 --msg-size 100
+	t_queued=$(date +%s.%N)
+	REPORT_EVERY=0.5 standing_tool udp-standing-queue || return
+	t_att=$(date +%s.%N)
+	sleep 2
+	t_cont=$(date +%s.%N)
+	kill -CONT "$SERVER_PID"
+	wait_server
+	sleep 0.6
+	stop_tool
+	tc -n "$NS_B" qdisc del dev "$IF_B" clsact
+	read -r during last < <($JQ "$TMP/out.json" values udp-standing-queue standing_queue_seconds |
+		awk -v a="$t_att" -v b="$t_cont" '$1 > a && $1 <= b { s += $2; l = $1 }
+			END { printf "%d %.6f\n", s * 1000, l + 0 }')
+	lo=$(awk -v a="$t_att" -v b="$t_cont" 'BEGIN { printf "%d", (b - a) * 1000 - 1 - 10 }')
+	hi=$(awk -v a="$t_queued" -v b="$t_cont" 'BEGIN { printf "%d", (b - a) * 1000 + 300 }')
+	SERVER_JSON=/dev/null expect_episodes udp-standing-queue 1 "$lo" "$hi"
+	lo=$(awk -v a="$t_att" -v l="$last" 'BEGIN { printf "%d", (l - a) * 1000 - 1 - 10 }')
+	expect "standing time (ms) in the reports written in the stop, up to the last at $last" \
+		"$during" -ge "$lo"
+	echo "  $during ms standing in the reports written in the stop (at least $lo)"
+}
+
+# A socket closed while its queue stands: a stopped server behind 256 kB,
+# killed (SIGKILL) 1.2 s later. The connection was never accepted: the
+# listener's close disconnects it (inet_child_forget(), tcp_disconnect():
+# TCP_CLOSE, then the queue purged); an accepted one's close purges it
+# (__tcp_close()), then TCP_CLOSE. Its episode reaches the histogram at
+# the close (ended as many as begun), its standing time up to the close:
+# at least T_KILL - T_QUIET - target (T_QUIET: the bytes queued by then),
+# less 10 ms for the clocks (expect_burst_quiet); at most T_KILL -
+# T_BEFORE - target and 300 ms for the kill. Before, the episode never
+# ended (begun 1, ended 0), and its time stopped at the last walk.
+test_standing_tcp_closed() {
+	local t_kill lo hi
+	serve tcp 7112 --duration-s 6 --rx-stamps || return
+	REPORT_EVERY=0.5 standing_tool tcp-standing-queue \
+		--standing-target 0.$(printf %03d $BURST_TARGET_MS) --standing-interval 0.1 || return
+	kill -STOP "$SERVER_PID"
+	T_BEFORE=$(date +%s.%N)
+	ip netns exec "$NS_A" "$TG" client --proto tcp --connect "$ADDR_B" --port 7112 \
+		--interval-us 0 --count 1 --msg-size 262144 > "$TMP/client.json" 2>&1 &
+	BG_PIDS+=($!)
+	sleep 0.2
+	T_QUIET=$(date +%s.%N)
+	expect "bytes queued at the stopped reader" \
+		"$(ip netns exec "$NS_B" ss -Htn "sport = :7112" | awk '{ s += $2 } END { print s + 0 }')" -gt 0
+	sleep 1.2
+	t_kill=$(date +%s.%N)
+	kill -KILL "$SERVER_PID"
+	wait "$SERVER_JOB" 2> /dev/null
+	sleep 0.7
+	stop_tool
+	lo=$(awk -v a="$T_QUIET" -v b="$t_kill" -v t=$BURST_TARGET_MS 'BEGIN { printf "%d", (b - a) * 1000 - t - 10 }')
+	hi=$(awk -v a="$T_BEFORE" -v b="$t_kill" -v t=$BURST_TARGET_MS 'BEGIN { printf "%d", (b - a) * 1000 - t + 300 }')
+	SERVER_JSON=/dev/null expect_episodes tcp-standing-queue 1 "$lo" "$hi"
 }
 
 prereqs || skip_all "${TESTS[@]}"

@@ -324,6 +324,89 @@ static void test_moved_then_gap_not_bridged(void **state)
 	assert_int_equal(s.standing_ns, 20 * MS);
 }
 
+/*
+ * A head found at 2 s that crossed target at 100 ms (a burst, then
+ * silence): the run starts at the crossing, and the look at 2 s begins
+ * the episode with all 1.9 s; clamped to the floor (the last report,
+ * timestamping on); a crossing past now (a clock of another namespace)
+ * starts at now; a run already on is left alone.
+ */
+static void test_start_at_crossing(void **state)
+{
+	struct nsl_standing_state st = {};
+	struct sums s = {};
+
+	(void)state;
+	nsl_standing_start(&st, 100 * MS, 0, 2000 * MS);
+	look(&st, &s, NSL_STANDING_ABOVE, 2000 * MS);
+	assert_int_equal(s.begun, 1);
+	assert_int_equal(s.standing_ns, 1900 * MS);
+	nsl_standing_start(&st, 1500 * MS, 0, 2100 * MS);	/* on: as it was */
+	assert_int_equal(st.first_above, 100 * MS);
+	look(&st, &s, NSL_STANDING_EMPTY, 2100 * MS);
+	assert_int_equal(s.episodes, 1);
+	assert_int_equal(s.lengths[0], 1900 * MS);
+
+	memset(&s, 0, sizeof(s));
+	nsl_standing_start(&st, 100 * MS, 1500 * MS, 2000 * MS);
+	look(&st, &s, NSL_STANDING_ABOVE, 2000 * MS);
+	assert_int_equal(s.standing_ns, 500 * MS);
+	look(&st, &s, NSL_STANDING_EMPTY, 2001 * MS);
+
+	memset(&s, 0, sizeof(s));
+	nsl_standing_start(&st, 3000 * MS, 0, 2000 * MS);
+	assert_int_equal(st.first_above, 2000 * MS);
+	look(&st, &s, NSL_STANDING_ABOVE, 2000 * MS);
+	assert_int_equal(s.begun, 0);
+}
+
+/*
+ * A socket closed while its queue stands: its run, last extended at
+ * 1 s, ends at the close at 1.4 s with the tail counted (0.4 s), its
+ * episode of 1.4 s ended; a run not yet an interval long that the close
+ * makes one is begun and ended at once; no run: nothing; a stale run
+ * (the queue moved, then an interval without a look above target) ends
+ * at its last look above target, no tail.
+ */
+static void test_close_counts_the_tail(void **state)
+{
+	struct nsl_standing_state st = {};
+	struct nsl_standing_out out = {};
+	struct sums s = {};
+
+	(void)state;
+	look(&st, &s, NSL_STANDING_ABOVE, 0 * MS + 1);
+	look(&st, &s, NSL_STANDING_ABOVE, 1000 * MS);
+	nsl_standing_close(&st, 1400 * MS, INTERVAL, &out);
+	assert_int_equal(s.standing_ns + out.standing_ns, 1400 * MS - 1);
+	assert_int_equal(out.episode_ns, 1400 * MS - 1);
+	assert_true(out.run_over);
+	assert_int_equal(st.first_above, 0);
+
+	memset(&out, 0, sizeof(out));
+	look(&st, &s, NSL_STANDING_ABOVE, 2000 * MS);
+	nsl_standing_close(&st, 2000 * MS + INTERVAL, INTERVAL, &out);
+	assert_int_equal(out.begun, 1);
+	assert_int_equal(out.standing_ns, INTERVAL);
+	assert_int_equal(out.episode_ns, INTERVAL);
+
+	memset(&out, 0, sizeof(out));
+	nsl_standing_close(&st, 3000 * MS, INTERVAL, &out);
+	assert_true(out.run_over);
+	assert_int_equal(out.standing_ns + out.episode_ns + out.begun, 0);
+
+	/* stale (moved, then an interval with no look above): no tail */
+	memset(&s, 0, sizeof(s));
+	memset(&out, 0, sizeof(out));
+	look(&st, &s, NSL_STANDING_ABOVE, 4000 * MS);
+	look(&st, &s, NSL_STANDING_ABOVE, 4100 * MS);
+	look(&st, &s, NSL_STANDING_UNSURE, 4101 * MS);
+	nsl_standing_close(&st, 4100 * MS + 5 * INTERVAL, INTERVAL, &out);
+	assert_int_equal(out.standing_ns, 0);
+	assert_int_equal(out.episode_ns, 100 * MS);
+	assert_true(out.run_over);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -338,6 +421,8 @@ int main(void)
 		cmocka_unit_test(test_crossed_stores_never_wrap),
 		cmocka_unit_test(test_unsure_bounds_the_run),
 		cmocka_unit_test(test_moved_then_gap_not_bridged),
+		cmocka_unit_test(test_start_at_crossing),
+		cmocka_unit_test(test_close_counts_the_tail),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
