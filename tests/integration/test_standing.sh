@@ -333,12 +333,12 @@ test_standing_tcp_splice() {
 # (TCP: ss saw bytes queued after it); T_BEFORE: before the burst began;
 # T_CONT: when the reader was resumed; DURING and LAST: the standing time
 # (ms) in the reports written in the silence, the last of them (s).
-BURST_TARGET_MS=50
+BURST_TARGET_MS=50 BURST_TARGET=0.05
 burst_quiet() {
 	local proto=$1 port=$2
 	serve "$proto" "$port" --duration-s 6 --rx-stamps || return
 	REPORT_EVERY=0.5 standing_tool "$proto-standing-queue" \
-		--standing-target 0.$(printf %03d $BURST_TARGET_MS) --standing-interval 0.1 || return
+		--standing-target "$BURST_TARGET" --standing-interval 0.1 || return
 	kill -STOP "$SERVER_PID"
 	T_BEFORE=$(date +%s.%N)
 	ip netns exec "$NS_A" "$TG" client --proto "$proto" --connect "$ADDR_B" \
@@ -461,7 +461,7 @@ test_standing_tcp_closed() {
 	local t_kill lo hi
 	serve tcp 7112 --duration-s 6 --rx-stamps || return
 	REPORT_EVERY=0.5 standing_tool tcp-standing-queue \
-		--standing-target 0.$(printf %03d $BURST_TARGET_MS) --standing-interval 0.1 || return
+		--standing-target "$BURST_TARGET" --standing-interval 0.1 || return
 	kill -STOP "$SERVER_PID"
 	T_BEFORE=$(date +%s.%N)
 	ip netns exec "$NS_A" "$TG" client --proto tcp --connect "$ADDR_B" --port 7112 \
