@@ -336,6 +336,42 @@ static __always_inline void standing_close(struct sock *sk)
 	bpf_sk_storage_delete(&standing_sk, sk);
 }
 
+/*
+ * A UDP socket closed while its queue stands (fentry only): udp_close()
+ * and udpv6's are udp_lib_close(), an inline call of
+ * sk_common_release() (include/net/udp.h, net/core/sock.c, v5.10 to
+ * 6.18), which unhashes the socket (no walk sees it again) and drops the
+ * file's reference; the queues are purged only at its destruction
+ * (udp_destruct_common()), with no tracepoint on the way. At its entry
+ * the queues are as the reader left them: an ordinary look (a run
+ * started where the head crossed target, or extended to now), then the
+ * run ends here, its episode into the histogram. The tracepoint method
+ * has no such look: docs/hooks.md, "Closed while standing".
+ */
+SEC("fentry/sk_common_release")
+int BPF_PROG(fentry_udp_close, struct sock *sk)
+{
+	struct nsl_standing_state *st;
+	struct nsl_standing_out out = {};
+	__u16 family = sk->__sk_common.skc_family;
+
+	if (!hook_on(NSL_HOOK_UDP_STANDING) || sk->sk_protocol != IPPROTO_UDP ||
+	    (family != AF_INET && family != AF_INET6) || !sk_netns_selected(sk))
+		return 0;
+	standing_look(sk, NSL_HOOK_UDP_STANDING, 0);
+	if (!may_hold_run(sk))
+		return 0;
+	st = bpf_sk_storage_get(&standing_sk, sk, 0, 0);
+	if (!st)
+		return 0;
+	nsl_standing_close(st, bpf_ktime_get_ns(), cfg.standing_interval_ns, &out);
+	if (out.standing_ns || out.begun || out.episode_ns)
+		standing_add(NSL_HOOK_UDP_STANDING, &out,
+			     cfg.group_by_netns ? sk_net(sk) : NULL);
+	bpf_sk_storage_delete(&standing_sk, sk);
+	return 0;
+}
+
 SEC("tp_btf/inet_sock_set_state")
 int BPF_PROG(tp_standing_close, struct sock *sk, int oldstate, int newstate)
 {

@@ -109,7 +109,7 @@ const struct nsl_hook_desc nsl_hooks[NSL_NR_HOOKS] = {
 		.cands = { FENTRY_NEEDS(NSL_NEED_TRACING_SK_STORAGE,
 					"fentry_sock_def_readable",
 					"fexit_udp_recvmsg", "fexit_udpv6_recvmsg",
-					"tp_udp_fail_queue"),
+					"tp_udp_fail_queue", "fentry_udp_close"),
 			   TP("tp_data_ready", "tp_recv_length",
 			      "tp_udp_fail_queue") },
 	},

@@ -104,7 +104,7 @@ has_fallback() { [ "$(expected "$1" "$2" fallback)" != unavailable ]; }
 VM_TESTS=(boot kernel kernel_probe expected_methods fentry_attach fentry_samples fentry_one_sample_per_read
 	  fentry_known_answer fentry_unstamped fentry_resolution fentry_errqueue fentry_mptcp fentry_queue_length fentry_hol_forced_rto
 	  fentry_hol_random_loss fentry_udp_peek fentry_udp_enqueue_pinned
-	  fentry_collapsed_reads fentry_standing fallback load_refused)
+	  fentry_collapsed_reads fentry_standing fentry_standing_closed fallback load_refused)
 VM_FALLBACK_TESTS=(fallback_samples fallback_one_sample_per_read
 		   fallback_known_answer fallback_errqueue fallback_mptcp
 		   fallback_hol_forced_rto fallback_hol_random_loss
@@ -423,8 +423,8 @@ vm_fentry_known_answer() {
 # which sees its socket standing (the iterator, bpf/standing.bpf.h).
 # Under TCG the UDP sender is slow to start, so the reader may catch up
 # once (an episode ends early), and the server's 4 s may end before the
-# backlog drained: a socket closed while it stands ends no episode (its
-# time is counted). TCP's reader drains to EOF: its episode ends.
+# backlog drained: its close ends the episode (fentry_udp_close,
+# vm_fentry_standing_closed). TCP's reader drains to EOF: its episode ends.
 vm_fentry_standing() {
 	local f=$OUT/fentry-standing.json h min len standing
 	expect_guest_rc fentry-standing 0 || return
@@ -446,6 +446,35 @@ vm_fentry_standing() {
 			expect "$h: reports that saw a socket standing" \
 				"$($JQ "$f" values $h standing_sockets | awk '$2 >= 1' | wc -l)" -ge 1
 	done
+}
+
+# A UDP reader killed while its queue stands (guest.sh
+# run_standing_closed, issue #57 item 3): the close's look (fentry
+# sk_common_release) ends its episode, so it reaches the histogram (one
+# ended, one begun), with the time up to the close: the datagrams queued
+# by the guest's "queued" stamp crossed the 1 ms target a millisecond
+# later, and the close came after its "kill" stamp: at least kill -
+# queued - 1 ms, less 10 ms for the stamps' own run; the standing time
+# its length (2 %, as test_standing.sh). Before, the episode never ended
+# (begun 1, ended 0) and the time since the last report's walk was lost.
+vm_fentry_standing_closed() {
+	local f=$OUT/fentry-standing-closed.json h=udp-standing-queue len standing lo
+	expect_guest_rc fentry-standing-closed 0 || return
+	expect "$h: method" "$(method_of "$OUT/fentry-standing-closed.err" $h)" = fentry || return
+	expect "$h: episodes begun" "$($JQ "$f" value $h standing_episodes_begun)" -eq 1
+	expect "$h: episodes ended" "$($JQ "$f" count $h)" -eq 1
+	lo=$(awk '$2 == "queued" && $3 == "fentry-standing-closed" { q = $1 }
+		  $2 == "kill" && $3 == "fentry-standing-closed" { k = $1 }
+		  END { printf "%d\n", (k - q) * 1000 - 1 - 10 }' "$OUT/times")
+	len=$(( $($JQ "$f" sum $h) / 1000000 ))
+	standing=$(awk -v s="$($JQ "$f" value $h standing_queue_seconds)" \
+		'BEGIN { printf "%d\n", s * 1000 }')
+	expect "$h: the episode's length (ms), up to the close" "$len" -ge "$lo"
+	expect "$h: standing time (ms) against the episode's $len ms, -2 %" \
+		"$standing" -ge $((len * 98 / 100))
+	expect "$h: standing time (ms) against the episode's $len ms, +2 %" \
+		"$standing" -le $((len * 102 / 100 + 1))
+	echo "  $h: a reader killed while standing: episode $len ms (at least $lo), $standing ms standing"
 }
 
 # Issue #58 item 5: R2 took R1's inode number after R1 died, unseen by

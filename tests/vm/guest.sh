@@ -192,6 +192,23 @@ run_standing() {	# run_standing NAME MODE
 	emit "$1-tcp.server" /tmp/$1-tcp.server
 }
 
+# A UDP reader killed while its queue stands (issue #57 item 3): 100
+# datagrams to a stopped reader, killed 1.5 s later; its socket's close
+# (fentry sk_common_release) ends the episode
+run_standing_closed() {	# run_standing_closed NAME MODE
+	serve $1 udp 5008 --duration-s 60
+	tool_start $1 --attach=$2 -n /run/netns/B -e udp-standing-queue
+	kill -STOP $SERVER_PID
+	client $1 udp 5008 --count 100 --interval-us 1000
+	stamp "queued $1"
+	sleep 1.5
+	stamp "kill $1"
+	kill -KILL $SERVER_PID
+	wait $SERVER_JOB
+	sleep 1.2
+	tool_stop $1
+}
+
 # HOL filter: the testbed (scripts/testbed.sh) drops TCP
 # segments on B's ingress; a -y instance and a filtered one watch the same
 # reads. run_hol NAME MODE "RULE" CLIENT_ARGS... With HOL_ARGS, more
@@ -709,6 +726,7 @@ run_reads fentry-reads fentry
 run_udp_reads fentry-udpreads fentry
 run_known fentry-known fentry
 run_standing fentry-standing fentry
+run_standing_closed fentry-standing-closed fentry
 run_unstamped fentry-unstamped fentry
 # 8 buckets per power of two, grouped (shared histograms, atomic adds)
 run_known fentry-res8 fentry --resolution 8 -C
