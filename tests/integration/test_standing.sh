@@ -320,6 +320,7 @@ test_standing_tcp_splice() {
 		"$($JQ "$TMP/out.json" values tcp-standing-queue standing_sockets |
 		   tail -1 | cut -d' ' -f2)" -eq 0
 	expect "server reads" "$(json_field "$TMP/server.json" bytes)" -eq 5000000
+}
 
 # A queue that fills faster than the target, then goes quiet: no arrival
 # look sees a head at or above target, nothing reads, nothing drops; only
@@ -396,7 +397,7 @@ expect_burst_quiet() {
 
 # 50 datagrams back to back (a millisecond or two) to a stopped reader.
 test_standing_udp_burst_quiet() {
-	burst_quiet udp 7109 --interval-us 0 --count 50 --msg-size 100 || return
+	burst_quiet udp 7113 --interval-us 0 --count 50 --msg-size 100 || return
 	expect_burst_quiet udp-standing-queue
 }
 
