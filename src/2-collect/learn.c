@@ -72,16 +72,13 @@ static struct nsl_group *fresh_group(struct nsl_groups *g, const struct nsl_grou
 
 static int add_fresh(struct nsl_groups *g, struct nsl_group *gr)
 {
-	if (g->nr_fresh == g->cap_fresh) {
-		size_t cap = g->cap_fresh ? 2 * g->cap_fresh : 16;
-		/* an array of pointers: NOLINTNEXTLINE(bugprone-sizeof-expression) */
-		void *more = realloc(g->fresh, cap * sizeof(*g->fresh));
+	void *more;
 
-		if (!more)
-			return -ENOMEM;
-		g->fresh = more;
-		g->cap_fresh = cap;
-	}
+	/* an array of pointers: NOLINTNEXTLINE(bugprone-sizeof-expression) */
+	more = nsl_grow(g->fresh, &g->cap_fresh, g->nr_fresh, sizeof(*g->fresh));
+	if (!more)
+		return -ENOMEM;
+	g->fresh = more;
 	g->fresh[g->nr_fresh++] = gr;
 	return 0;
 }
@@ -207,18 +204,14 @@ static int drain_dead_netns(struct nsl_groups *g)
 		return 0;
 	while (!bpf_map_lookup_and_delete_elem(g->c.gone_fd, NULL, &d)) {
 		struct nsl_group *gr;
+		void *more;
 
 		if (d.id >= g->c.max)
 			continue;
-		if (g->nr_dead == g->cap_dead) {
-			size_t cap = g->cap_dead ? 2 * g->cap_dead : 16;
-			void *more = realloc(g->dead, cap * sizeof(*g->dead));
-
-			if (!more)
-				return -ENOMEM;
-			g->dead = more;
-			g->cap_dead = cap;
-		}
+		more = nsl_grow(g->dead, &g->cap_dead, g->nr_dead, sizeof(*g->dead));
+		if (!more)
+			return -ENOMEM;
+		g->dead = more;
 		g->dead[g->nr_dead++] = d;
 		if (g->by_id[d.id] || fresh_of(g, d.id))
 			continue;
@@ -240,18 +233,14 @@ static int name_late(struct nsl_groups *g)
 	for (uint32_t id = 0; id < g->c.max; id++) {
 		struct nsl_group *gr = g->by_id[id];
 		struct nsl_late_name *l;
+		void *more;
 
 		if (!gr || !gr->late_path)
 			continue;
-		if (g->nr_late == g->cap_late) {
-			size_t cap = g->cap_late ? 2 * g->cap_late : 16;
-			void *more = realloc(g->late, cap * sizeof(*g->late));
-
-			if (!more)
-				return -ENOMEM;
-			g->late = more;
-			g->cap_late = cap;
-		}
+		more = nsl_grow(g->late, &g->cap_late, g->nr_late, sizeof(*g->late));
+		if (!more)
+			return -ENOMEM;
+		g->late = more;
 		l = &g->late[g->nr_late++];
 		l->id = id;
 		l->serial = gr->serial;

@@ -78,8 +78,13 @@
 #include "statefile.h"
 #include "targets.h"
 
-void nsl_namer_name_batch(char kind, int links_fd, const void *items,
-			  struct nsl_netns_ask *ask, size_t nr)
+/*
+ * A batch's namespaces into ask: kind 'N', items are their inodes; 'I',
+ * ifindexes of ours, followed to the namespaces at their links' other
+ * ends (peers.c: route netlink, where the namer runs it)
+ */
+static void asks_of(char kind, int links_fd, const void *items,
+		    struct nsl_netns_ask *ask, size_t nr)
 {
 	uint32_t ifindex[NSL_NAMER_BATCH];
 	uint64_t peer[NSL_NAMER_BATCH];
@@ -94,6 +99,12 @@ void nsl_namer_name_batch(char kind, int links_fd, const void *items,
 		ask[i].ino = peer[i];
 		ask[i].c = NULL;
 	}
+}
+
+void nsl_namer_name_batch(char kind, int links_fd, const void *items,
+			  struct nsl_netns_ask *ask, size_t nr)
+{
+	asks_of(kind, links_fd, items, ask, nr);
 	nsl_containers_of_netns(ask, nr);
 }
 
@@ -326,21 +337,10 @@ static void name_netns(int reader, int links_fd, uint32_t seq, char kind,
 	static unsigned char q[NSL_NAMER_MSG_MAX];
 	struct nsl_netns_seen seen[NSL_NAMER_BATCH];
 	struct nsl_netns_ask ask[NSL_NAMER_BATCH];
-	uint32_t ifindex[NSL_NAMER_BATCH];
-	uint64_t peer[NSL_NAMER_BATCH];
 	bool walked, unseen = false;
 
 	/* the route netlink part of 'I' here: the reader has neither the socket nor ptrace */
-	if (kind == 'I') {
-		memcpy(ifindex, items, nr * sizeof(*ifindex));
-		nsl_link_peers(links_fd, ifindex, peer, nr);
-	} else {
-		memcpy(peer, items, nr * sizeof(*peer));
-	}
-	for (size_t i = 0; i < nr; i++) {
-		ask[i].ino = peer[i];
-		ask[i].c = NULL;
-	}
+	asks_of(kind, links_fd, items, ask, nr);
 	walked = !nsl_netns_walk(ask, nr, seen);
 	q[0] = 'U';
 	memcpy(q + 1, &seq, sizeof(seq));

@@ -120,16 +120,13 @@ int nsl_group_exists(struct nsl_groups *g, struct nsl_group *gr)
 
 static int add_gone(struct nsl_groups *g, struct nsl_group *gr)
 {
-	if (g->nr_gone == g->cap_gone) {
-		size_t cap = g->cap_gone ? g->cap_gone * 2 : 16;
-		/* an array of pointers: NOLINTNEXTLINE(bugprone-sizeof-expression) */
-		void *p = realloc(g->gone, cap * sizeof(*g->gone));
+	void *more;
 
-		if (!p)
-			return -ENOMEM;
-		g->gone = p;
-		g->cap_gone = cap;
-	}
+	/* an array of pointers: NOLINTNEXTLINE(bugprone-sizeof-expression) */
+	more = nsl_grow(g->gone, &g->cap_gone, g->nr_gone, sizeof(*g->gone));
+	if (!more)
+		return -ENOMEM;
+	g->gone = more;
 	g->gone[g->nr_gone++] = gr;
 	return 0;
 }
