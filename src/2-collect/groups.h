@@ -170,23 +170,4 @@ void nsl_groups_unlock(struct nsl_groups *g);
 void nsl_group_values(const struct nsl_groups *g, const struct nsl_group *gr,
 		      uint64_t *value);
 
-/*
- * Room for one more element in array (of *cap elements of size each, n of
- * them used): doubled (16 at first) when full. The array (moved, maybe),
- * or NULL when out of memory (array as it was). The tables' growing
- * lists (learn.c, retire.c).
- */
-static inline void *nsl_grow(void *array, size_t *cap, size_t n, size_t size)
-{
-	size_t want = *cap ? 2 * *cap : 16;
-	void *more;
-
-	if (n < *cap)
-		return array;
-	more = realloc(array, want * size);
-	if (more)
-		*cap = want;
-	return more;
-}
-
 #endif /* NSL_GROUPS_H */

@@ -16,6 +16,7 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include "groups.h"
+#include "grow.h"
 #include "retire.h"
 #include "log.h"
 #include "cgnames.h"

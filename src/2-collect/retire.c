@@ -12,6 +12,7 @@
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <bpf/bpf.h>
+#include "grow.h"
 #include "retire.h"
 #include "report.h"
 #include "cgnames.h"
