@@ -106,6 +106,7 @@ struct config {
 	bool rx_stamps;			/* server: per-read RX stamps reported */
 	bool splice;			/* server: reads by splice() (TCP) */
 	uint64_t stall_ns;		/* server: one sleep a second, 0: none */
+	uint64_t spin_ns;		/* server: busy work after each read, 0: none */
 	/* both */
 	int protocol;			/* socket(): 0, or IPPROTO_MPTCP */
 	/* both */
@@ -140,7 +141,7 @@ static const char usage_text[] =
 "             [--start-delay-ms N] [--read-size B] [--rcvbuf B]\n"
 "             [--duration-s S] [--count N]\n"
 "             [--ready-file PATH] [--report PATH] [--mptcp] [--peek]\n"
-"             [--rx-stamps] [--splice] [--stall-ms N]\n"
+"             [--rx-stamps] [--splice] [--stall-ms N] [--read-spin-us N]\n"
 "  " PROG " client --proto tcp|udp --connect ADDR --port N [--msg-size B]\n"
 "             [--count N] [--interval-us U] [--duration-s S] [--errqueue]\n"
 "             [--oob] [--mptcp] [--report PATH]\n"
@@ -162,6 +163,8 @@ static const char usage_text[] =
 "  is spliced on into /dev/null (tcp_splice_read(): tcp_read_sock(), never\n"
 "  tcp_recvmsg()); no RX stamps come back (0 in \"rx\").\n"
 "  --stall-ms N: once a second, the reader sleeps N ms before its read.\n"
+"  --read-spin-us N: after each read, the reader spins N us (work done per\n"
+"  message, on its CPU: a reader slower than its sender, never asleep).\n"
 "  Stops at TCP EOF, after --count reads, or after --duration-s; a UDP\n"
 "  server needs --count or --duration-s.  --ready-file is created\n"
 "  (containing the PID) once the socket is listening/bound.\n"
@@ -415,6 +418,7 @@ enum {
 	OPT_MPTCP,
 	OPT_SPLICE,
 	OPT_STALL,
+	OPT_SPIN,
 };
 
 /* Separate tables so an option of the other role is rejected by name. */
@@ -431,6 +435,7 @@ static const struct option server_opts[] = {
 	{ "rx-stamps",		no_argument,	   NULL, OPT_RX_STAMPS },
 	{ "splice",		no_argument,	   NULL, OPT_SPLICE },
 	{ "stall-ms",		required_argument, NULL, OPT_STALL },
+	{ "read-spin-us",	required_argument, NULL, OPT_SPIN },
 	{ "duration-s",		required_argument, NULL, OPT_DURATION },
 	{ "count",		required_argument, NULL, OPT_COUNT },
 	{ "ready-file",		required_argument, NULL, OPT_READY_FILE },
@@ -588,6 +593,9 @@ static void handle_opt(struct config *cfg, const struct option *opts,
 		break;
 	case OPT_STALL:
 		cfg->stall_ns = parse_uint(name, arg, 1, 999) * NSEC_PER_MSEC;
+		break;
+	case OPT_SPIN:
+		cfg->spin_ns = parse_uint(name, arg, 1, 1000000) * 1000;
 		break;
 	case OPT_OOB:
 		cfg->oob = true;
@@ -906,6 +914,12 @@ static int receive_loop(const struct config *cfg, int fd, uint64_t deadline,
 		if (n > 0) {
 			st->ops++;
 			st->bytes += n;
+		}
+		if (cfg->spin_ns) {
+			uint64_t until = now_ns() + cfg->spin_ns;
+
+			while (now_ns() < until)
+				;
 		}
 	}
 	free(buf);

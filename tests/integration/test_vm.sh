@@ -104,7 +104,8 @@ has_fallback() { [ "$(expected "$1" "$2" fallback)" != unavailable ]; }
 VM_TESTS=(boot kernel kernel_probe expected_methods fentry_attach fentry_samples fentry_one_sample_per_read
 	  fentry_known_answer fentry_unstamped fentry_resolution fentry_errqueue fentry_mptcp fentry_queue_length fentry_hol_forced_rto
 	  fentry_hol_random_loss fentry_udp_peek fentry_udp_enqueue_pinned
-	  fentry_collapsed_reads fentry_standing fentry_standing_closed fallback load_refused)
+	  fentry_collapsed_reads fentry_standing fentry_standing_closed fentry_standing_quiet
+	  fentry_standing_splice fallback load_refused)
 VM_FALLBACK_TESTS=(fallback_samples fallback_one_sample_per_read
 		   fallback_known_answer fallback_errqueue fallback_mptcp
 		   fallback_hol_forced_rto fallback_hol_random_loss
@@ -475,6 +476,69 @@ vm_fentry_standing_closed() {
 	expect "$h: standing time (ms) against the episode's $len ms, +2 %" \
 		"$standing" -le $((len * 102 / 100 + 1))
 	echo "  $h: a reader killed while standing: episode $len ms (at least $lo), $standing ms standing"
+}
+
+# Queues that filled faster than the 50 ms target, then went quiet for
+# 2 s (guest.sh run_standing_quiet, issue #57 item 1), by fentry: no
+# arrival saw a head above target, nobody read, nothing dropped; only
+# the reports' walks (iter/udp, iter/tcp) saw the queues stand, and each
+# run starts where its head crossed target (its stamp + 50 ms). For each
+# hook one episode (begun and ended), from the crossing at least to the
+# last report written in the silence (at LAST; TCP's resumed reader may
+# take the whole queue in one read, test_standing.sh's
+# expect_burst_quiet): LAST - QUIET - 50 ms long, less 150 ms (10 ms for
+# the clocks, the rest for a report's walk before its time under TCG,
+# which runs the guest 10 to 50 times slower than the host's 30 ms), most
+# of it in the reports written in the silence; at most CONT - BEFORE -
+# 50 ms and 1 s for the resumed readers to run. Before, the UDP queue
+# counted 0 s standing (measured in a 6.1 guest).
+vm_fentry_standing_quiet() {
+	local n=fentry-standing-quiet f=$OUT/fentry-standing-quiet.json h before quiet cont during last lo hi len
+	expect_guest_rc $n 0 || return
+	read -r before quiet cont < <(awk '{ t[$1] = $2 } END { print t["before"], t["quiet"], t["cont"] }' "$OUT/$n.times")
+	[ -n "$cont" ] || { fail "no times from the guest: $(cat "$OUT/$n.times")"; return; }
+	for h in udp-standing-queue tcp-standing-queue; do
+		expect "$h: method" "$(method_of "$OUT/$n.err" $h)" = fentry || continue
+		read -r during last < <($JQ "$f" values $h standing_queue_seconds |
+			awk -v a="$quiet" -v b="$cont" '$1 > a && $1 <= b { s += $2; l = $1 }
+				END { printf "%d %.6f\n", s * 1000, l + 0 }')
+		expect "$h: reports written in the silence" "$last" != 0.000000
+		lo=$(awk -v a="$quiet" -v l="$last" 'BEGIN { printf "%d", (l - a) * 1000 - 50 - 150 }')
+		hi=$(awk -v a="$before" -v b="$cont" 'BEGIN { printf "%d", (b - a) * 1000 - 50 + 1000 }')
+		expect "$h: episodes begun" "$($JQ "$f" value $h standing_episodes_begun)" -eq 1
+		expect "$h: episodes ended" "$($JQ "$f" count $h)" -eq 1
+		len=$(( $($JQ "$f" sum $h) / 1000000 ))
+		expect "$h: the episode's length (ms)" "$len" -ge "$lo"
+		expect "$h: the episode's length (ms)" "$len" -le "$hi"
+		expect "$h: standing time (ms) in the reports written in the silence, up to the last at $last" \
+			"$during" -ge "$lo"
+		echo "  $h: a queue gone quiet: episode $len ms ($lo to $hi), $during ms in the silence's reports"
+	done
+}
+
+# A splice() reader (guest.sh run_standing_splice, issue #57 item 4):
+# 1 kB a millisecond for 3 s, a 200 ms stall once a second against the
+# 50 ms target. Each stall stands at most 200 ms - 50 ms, so the
+# standing time is at most that per second of the flow, and as much again
+# for TCG's slowing of the reader and its sleeps (measured on 6.1: 902 ms
+# over a flow TCG stretched to 7 s), episodes begun as many as ended, and no socket
+# standing in the last report. Before, the first stall's run lived as
+# long as the connection: its standing time was the flow's length.
+vm_fentry_standing_splice() {
+	local n=fentry-standing-splice f=$OUT/fentry-standing-splice.json h=tcp-standing-queue secs standing eps
+	expect_guest_rc $n 0 || return
+	expect "$h: method" "$(method_of "$OUT/$n.err" $h)" = fentry || return
+	secs=$(awk '{ t[$1] = $2 } END { printf "%d", t["done"] - t["before"] + 1 }' "$OUT/$n.times")
+	standing=$(awk -v s="$($JQ "$f" value $h standing_queue_seconds)" 'BEGIN { printf "%d\n", s * 1000 }')
+	eps=$($JQ "$f" count $h)
+	expect "$h: the splice reader's flow (s)" "$secs" -ge 3
+	expect "$h: standing time (ms), 300 ms at most of each of the flow's $secs s" \
+		"$standing" -le $(( (secs + 1) * 300 ))
+	expect "$h: episodes begun and ended" "$($JQ "$f" value $h standing_episodes_begun)" -eq "$eps"
+	expect "$h: the stalls are seen" "$eps" -ge 1
+	expect "$h: sockets standing in the last report" \
+		"$($JQ "$f" values $h standing_sockets | tail -1 | cut -d' ' -f2)" -eq 0
+	echo "  $h: splice reader over $secs s: $eps episodes, $standing ms standing"
 }
 
 # Issue #58 item 5: R2 took R1's inode number after R1 died, unseen by

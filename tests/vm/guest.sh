@@ -209,6 +209,63 @@ run_standing_closed() {	# run_standing_closed NAME MODE
 	tool_stop $1
 }
 
+# the wall clock to the microsecond (busybox's date has no %N; the
+# tool's JSON reports carry the wall clock's time)
+now_real() {
+	busybox adjtimex | awk '$1 == "time.tv_sec:" { s = $2 }
+		$1 == "time.tv_usec:" { u = $2 } END { printf "%d.%06d\n", s, u }'
+}
+
+# Queues that fill faster than the target, then go quiet (issue #57
+# item 1): a UDP reader and a TCP server stopped (SIGSTOP), 50 datagrams
+# back to back to the first, 256 kB written at once to the second, 2 s of
+# silence, both resumed. The target 50 ms (interval 100 ms), so that the
+# bursts fit inside it even under TCG. Wall-clock stamps (now_real) in
+# NAME.times: before the bursts, "quiet" when all was queued, "cont" at
+# the resume.
+run_standing_quiet() {	# run_standing_quiet NAME MODE
+	local udp_pid udp_job tcp_job cj
+	serve $1-udp udp 5009 --count 50 --duration-s 60
+	udp_pid=$SERVER_PID udp_job=$SERVER_JOB
+	serve $1-tcp tcp 5010
+	tcp_job=$SERVER_JOB
+	tool_start $1 --attach=$2 -n /run/netns/B -e udp-standing-queue,tcp-standing-queue \
+		--standing-target 0.05 --standing-interval 0.1
+	kill -STOP $udp_pid $SERVER_PID
+	echo "before $(now_real)" > /tmp/$1.times
+	client $1-udp udp 5009 --interval-us 0 --count 50 --msg-size 100
+	client $1-tcp tcp 5010 --interval-us 0 --count 1 --msg-size 262144 &
+	cj=$!
+	sleep 0.5
+	echo "quiet $(now_real)" >> /tmp/$1.times
+	sleep 2
+	echo "cont $(now_real)" >> /tmp/$1.times
+	kill -CONT $udp_pid $SERVER_PID
+	wait $udp_job
+	wait $tcp_job
+	wait $cj
+	sleep 1.2
+	tool_stop $1
+	emit $1.times /tmp/$1.times
+}
+
+# A TCP reader by splice() (tcp_read_sock(): no look sees its reads,
+# issue #57 item 4) of 1 kB a millisecond for 3 s, which stalls 200 ms
+# once a second, against a 50 ms target (100 ms interval: TCG's own
+# stalls stay below it).
+run_standing_splice() {	# run_standing_splice NAME MODE
+	serve $1 tcp 5011 --splice --stall-ms 200
+	tool_start $1 --attach=$2 -n /run/netns/B -e tcp-standing-queue \
+		--standing-target 0.05 --standing-interval 0.1
+	echo "before $(now_real)" > /tmp/$1.times
+	client $1 tcp 5011 --interval-us 1000 --count 3000 --msg-size 1000
+	wait $SERVER_JOB
+	echo "done $(now_real)" >> /tmp/$1.times
+	sleep 1.2
+	tool_stop $1
+	emit $1.times /tmp/$1.times
+}
+
 # HOL filter: the testbed (scripts/testbed.sh) drops TCP
 # segments on B's ingress; a -y instance and a filtered one watch the same
 # reads. run_hol NAME MODE "RULE" CLIENT_ARGS... With HOL_ARGS, more
@@ -727,6 +784,8 @@ run_udp_reads fentry-udpreads fentry
 run_known fentry-known fentry
 run_standing fentry-standing fentry
 run_standing_closed fentry-standing-closed fentry
+run_standing_quiet fentry-standing-quiet fentry
+run_standing_splice fentry-standing-splice fentry
 run_unstamped fentry-unstamped fentry
 # 8 buckets per power of two, grouped (shared histograms, atomic adds)
 run_known fentry-res8 fentry --resolution 8 -C
