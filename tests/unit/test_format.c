@@ -942,7 +942,7 @@ static void test_standing_values(void **state)
 {
 	static const uint64_t v[2][NSL_NR_SV] = { { 1500000007ULL, 2, 1 },
 						  { 250000000ULL, 1, 0 } };
-	Io__Prometheus__Client__MetricFamily *mf[16];
+	Io__Prometheus__Client__MetricFamily *mf[24];
 	const Io__Prometheus__Client__MetricFamily *c;
 	struct nsl_report_hist *h;
 	struct fixture f;
@@ -962,6 +962,8 @@ static void test_standing_values(void **state)
 		memcpy(h->standing, v[i], sizeof(v[i]));
 	}
 	set_bucket(&f.h[1], 32, 1);
+	f.r.counters[NSL_HOOK_UDP_STANDING][NSL_CNT_NO_STORAGE] = 3;
+	f.r.counters[NSL_HOOK_UDP_STANDING][NSL_CNT_WALK_FAILED] = 1;
 	expect_text(&f.r, &json, "\"standing_queue_seconds\":1.500000007,"
 		    "\"standing_episodes_begun\":2,\"standing_sockets\":1", 1);
 	expect_text(&f.r, &json, "\"standing_queue_seconds\":0.250000000,"
@@ -986,7 +988,14 @@ static void test_standing_values(void **state)
 	expect_text(&f.r, &table, "  standing ", 2);
 	/* the counters of other hooks are not the standing hook's */
 	expect_text(&f.r, &prom, "netstacklat_hol_excluded_total", 0);
-	n = render_pb(&f, mf, 16);
+	/* its own, in every format (issue 57 item 11), and not udp-start's */
+	expect_text(&f.r, &json, "\"owner_quota\":0,\"no_storage\":3,\"walk_failed\":1}", 1);
+	expect_text(&f.r, &json, "\"no_storage\":", 1);
+	expect_text(&f.r, &prom, "netstacklat_no_storage_total{hook=\"udp-standing-queue\"} 3\n", 1);
+	expect_text(&f.r, &prom, "netstacklat_walk_failed_total{hook=\"udp-standing-queue\"} 1\n", 1);
+	expect_text(&f.r, &prom, "netstacklat_no_storage_total{hook=\"udp-start\"}", 0);
+	expect_text(&f.r, &table, "no_storage: 3; walk_failed: 1\n", 1);
+	n = render_pb(&f, mf, 24);
 	c = pb_family(mf, n, "netstacklat_standing_queue_seconds_total");
 	assert_int_equal(c->type, IO__PROMETHEUS__CLIENT__METRIC_TYPE__COUNTER);
 	assert_int_equal(c->n_metric, 2);
