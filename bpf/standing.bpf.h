@@ -90,8 +90,11 @@ static __always_inline void standing_add(__u32 hook,
 
 	if (!h)
 		return;
+	/* at schema 0 in buckets that hold hours (nsl_hook_slot()) */
 	if (out->episode_ns)
-		hist_value_add(h, out->episode_ns);
+		hist_slot_add(h, nsl_hook_slot(hook, out->episode_ns, cfg.schema,
+					       cfg.schema_thresholds),
+			      out->episode_ns);
 	if (out->standing_ns)
 		hist_field_add(&h->standing_ns, out->standing_ns);
 	if (out->begun)
