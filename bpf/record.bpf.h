@@ -146,10 +146,12 @@ static __always_inline void hist_field_add(__u64 *field, __u64 n)
 		*field += n;
 }
 
-/* Adds the value v (ns) to the histogram h of hook_hist(). */
-static __always_inline void hist_value_add(struct nsl_hist *h, __u64 v)
+/*
+ * Adds the value v (ns) to the histogram h of hook_hist(), in slot (its
+ * nsl_slot(); the standing hooks' own at schema 0, nsl_hook_slot()).
+ */
+static __always_inline void hist_slot_add(struct nsl_hist *h, __u64 slot, __u64 v)
 {
-	__u64 slot = nsl_slot(v, cfg.schema, cfg.schema_thresholds);
 
 	/*
 	 * The map values hold cfg.nr_slots slots (a constant the verifier
@@ -164,6 +166,12 @@ static __always_inline void hist_value_add(struct nsl_hist *h, __u64 v)
 		return;
 	hist_field_add(&h->slots[slot], 1);
 	hist_field_add(&h->sum_ns, v);
+}
+
+/* Adds the value v (ns) of a packet hook to the histogram h of hook_hist(). */
+static __always_inline void hist_value_add(struct nsl_hist *h, __u64 v)
+{
+	hist_slot_add(h, nsl_slot(v, cfg.schema, cfg.schema_thresholds), v);
 }
 
 /*

@@ -90,8 +90,11 @@ static __always_inline void standing_add(__u32 hook,
 
 	if (!h)
 		return;
+	/* at schema 0 in buckets that hold hours (nsl_hook_slot()) */
 	if (out->episode_ns)
-		hist_value_add(h, out->episode_ns);
+		hist_slot_add(h, nsl_hook_slot(hook, out->episode_ns, cfg.schema,
+					       cfg.schema_thresholds),
+			      out->episode_ns);
 	if (out->standing_ns)
 		hist_field_add(&h->standing_ns, out->standing_ns);
 	if (out->begun)
@@ -189,12 +192,22 @@ static __always_inline int standing_look(struct sock *sk, __u32 hook, int above_
 		seen = NSL_STANDING_UNSURE;
 	if (seen != NSL_STANDING_ABOVE && !may_hold_run(sk))
 		return 0;
-	/* a run starts at a look above target: only then is one made */
+	/*
+	 * A run starts at a look above target: only then is one made. The
+	 * kernel may refuse it (bpf_sk_storage_charge(): the socket's
+	 * sk_omem_alloc would reach its namespace's net.core.optmem_max;
+	 * bpf_local_storage's GFP_ATOMIC allocation, or the tool's memory
+	 * cgroup, out of memory): no run, counted (no_storage), and the
+	 * next look above target asks again.
+	 */
 	st = bpf_sk_storage_get(&standing_sk, sk, 0,
 				seen == NSL_STANDING_ABOVE ?
 				BPF_SK_STORAGE_GET_F_CREATE : 0);
-	if (!st)
+	if (!st) {
+		if (seen == NSL_STANDING_ABOVE)
+			count_event(hook, NSL_CNT_NO_STORAGE);
 		return 0;
+	}
 	/* a run on goes on across an unstamped (collapsed) head */
 	if (unstamped && seen == NSL_STANDING_UNSURE && st->first_above)
 		seen = NSL_STANDING_ABOVE;

@@ -46,6 +46,36 @@ static __always_inline __u64 nsl_bucket_upper(__u32 i)
 }
 
 /*
+ * The standing hooks' episodes at schema 0 (the default resolution):
+ * seconds to hours, never less than a look apart, where the packet hooks'
+ * latencies are nanoseconds to seconds. With the packets' buckets every
+ * episode longer than 2^33 ns (8.6 s) fell into the open-ended last one,
+ * so stalls of seconds and of minutes could not be told apart. Their
+ * buckets are the same powers of two of ns, NSL_STANDING_SHIFT of them
+ * higher up: slot 0 is [0, 2^10] ns, slot i (2^(i-1+10), 2^(i+10)] ns,
+ * and the last, open-ended one starts at 2^43 ns (2.4 h). As many slots
+ * as the other hooks' (the maps' values are all of one size); the
+ * finer schemas already cover every u64 of ns, and stay as they are.
+ */
+#define NSL_STANDING_SHIFT 10
+
+/* How many powers of two hook's slots at schema are shifted: 0 or the above. */
+static __always_inline __u32 nsl_hist_shift(__u32 hook, __u32 schema)
+{
+	return !schema && (hook == NSL_HOOK_TCP_STANDING ||
+			   hook == NSL_HOOK_UDP_STANDING) ? NSL_STANDING_SHIFT : 0;
+}
+
+/*
+ * nsl_bucket() of ns in units of 2^shift ns, rounded up (no overflow at
+ * the top of a u64): slot i holds (2^(i-1+shift), 2^(i+shift)] ns.
+ */
+static __always_inline __u32 nsl_bucket_shifted(__u64 ns, __u32 shift)
+{
+	return nsl_bucket((ns >> shift) + !!(ns & ((1ULL << shift) - 1)));
+}
+
+/*
  * The slot of a latency of ns nanoseconds in a histogram of the schema
  * (struct nsl_hist): for schema 0 the log2 bucket; for schema s >= 1 the
  * bucket of the native histogram, found exactly with integer compares
@@ -70,6 +100,15 @@ static __always_inline __u32 nsl_slot(__u64 ns, __u32 schema,
 	c = (x > thr[0]) + (x > thr[1]) + (x > thr[2]) + (x > thr[3]) +
 	    (x > thr[4]) + (x > thr[5]) + (x > thr[6]) + (x > thr[7]);
 	return (e << schema) + c + 1;
+}
+
+/* nsl_slot() for hook's histogram: the standing hooks' shifted at schema 0. */
+static __always_inline __u32 nsl_hook_slot(__u32 hook, __u64 ns, __u32 schema,
+					   const volatile __u64 *thr)
+{
+	__u32 shift = nsl_hist_shift(hook, schema);
+
+	return shift ? nsl_bucket_shifted(ns, shift) : nsl_slot(ns, schema, thr);
 }
 
 /* Slots of a histogram of the schema. */
@@ -103,6 +142,18 @@ static __always_inline __u64 nsl_slot_upper(__u32 schema,
 	e = (slot - 1) >> schema;
 	c = (slot - 1) & ((1u << schema) - 1);
 	return e > 63 ? ~0ULL : thr[c] >> (63 - e);
+}
+
+/* nsl_slot_upper() of a slot of hook's histogram (nsl_hook_slot()). */
+static __always_inline __u64 nsl_hook_slot_upper(__u32 hook, __u32 schema,
+						 const volatile __u64 *thr,
+						 __u32 slot)
+{
+	__u32 shift = nsl_hist_shift(hook, schema);
+
+	if (shift)
+		return slot >= NSL_MAX_SLOT ? ~0ULL : nsl_bucket_upper(slot + shift);
+	return nsl_slot_upper(schema, thr, slot);
 }
 
 #endif /* NSL_HIST_H */

@@ -168,6 +168,12 @@ enum nsl_counter {
 	NSL_CNT_NO_RX_TSTAMP,	/* tcp-socket-read: the read's skb lost its stamp */
 	NSL_CNT_HANDOVER_UNMATCHED, /* netns-handover: no stamp, none remembered */
 	NSL_CNT_OWNER_QUOTA,	/* -I -n -1: the netns's owner holds its quota */
+	NSL_CNT_NO_STORAGE,	/* standing: a run's socket storage refused */
+	/*
+	 * standing: a report's walk that failed (counted by the reader,
+	 * src/2-collect/reader.c, into the hooks it serves; never by BPF)
+	 */
+	NSL_CNT_WALK_FAILED,
 	NSL_NR_COUNTERS,
 };
 

@@ -204,6 +204,18 @@ const struct nsl_counter_desc nsl_counters[NSL_NR_COUNTERS] = {
 		"no histogram yet and the unprivileged user that made or owns it "
 		"holds its --owner-quota of them (-I -n -1, -C).",
 		ALL_HOOKS },
+	[NSL_CNT_NO_STORAGE] = {
+		"no_storage",
+		"Looks at a queue above target that started no run because the "
+		"kernel refused the socket's storage (its option memory at "
+		"net.core.optmem_max, or no memory).",
+		STANDING_HOOKS },
+	[NSL_CNT_WALK_FAILED] = {
+		"walk_failed",
+		"Reports whose walk of this hook's sockets failed (tried again "
+		"at the next report): a silent queue's time waits for its next "
+		"look, its socket not counted standing.",
+		STANDING_HOOKS },
 };
 
 const struct nsl_value_desc nsl_standing_values[NSL_NR_SV] = {

@@ -15,9 +15,9 @@ const __u64 *nsl_schema_thresholds(unsigned int schema)
 	return thresholds[schema];
 }
 
-uint64_t nsl_upper_ns(unsigned int schema, unsigned int slot)
+uint64_t nsl_upper_ns(unsigned int schema, unsigned int hook, unsigned int slot)
 {
-	return nsl_slot_upper(schema, thresholds[schema], slot);
+	return nsl_hook_slot_upper(hook, schema, thresholds[schema], slot);
 }
 
 int nsl_native_index(unsigned int schema, unsigned int slot)

@@ -12,6 +12,23 @@
 #include "log.h"
 #include "reader.h"
 
+/*
+ * Test seam: NSL_TEST_FAIL_WALK=prog:N makes the walk of that program
+ * (nsl_walks[]) fail at its first N reports, as an iterator the kernel
+ * cannot make (EAGAIN) would: it can only make the tool see less.
+ */
+static void test_fail_walks(struct nsl_reader *r)
+{
+	const char *list = getenv("NSL_TEST_FAIL_WALK"), *colon;
+
+	if (!list || !(colon = strchr(list, ':')))
+		return;
+	for (int w = 0; w < NSL_NR_WALKS; w++)
+		if ((size_t)(colon - list) == strlen(nsl_walks[w].prog) &&
+		    !strncmp(list, nsl_walks[w].prog, colon - list))
+			r->walk_test_fail[w] = (unsigned int)strtoul(colon + 1, NULL, 10);
+}
+
 int nsl_reader_init(struct nsl_reader *r, const struct nsl_reader_maps *m,
 		    const bool *hook_enabled, bool group_ifindex,
 		    bool group_cgroup, bool cumulative, struct nsl_groups *g)
@@ -39,6 +56,7 @@ int nsl_reader_init(struct nsl_reader *r, const struct nsl_reader_maps *m,
 		return -EINVAL;
 	clock_gettime(CLOCK_MONOTONIC, &r->start);
 	r->last = r->start;
+	test_fail_walks(r);
 	return 0;
 }
 
@@ -214,8 +232,12 @@ static int read_walk(struct nsl_reader *r, int fd)
  * histograms are read: each looks at the sockets it visits, so that a
  * queue standing with no arrival and no read has its time up to now in
  * this report, and gives the group key of each socket whose queue
- * stands, kept in r->standing. A walk that fails is said once and left
- * off: the histograms matter more.
+ * stands, kept in r->standing. A walk that fails (an iterator the kernel
+ * cannot make for want of memory, a read cut short: EAGAIN, ENOMEM,
+ * EINTR, none of them for good) leaves this report without it, the
+ * histograms are read all the same, and it is tried again at the next
+ * report: counted into walk_failed of the hooks it serves, said once.
+ * Where it failed after some records, those sockets are counted standing.
  */
 static void walk_standing(struct nsl_reader *r)
 {
@@ -229,20 +251,30 @@ static void walk_standing(struct nsl_reader *r)
 
 		if (r->m.walk_fds[w] < 0)
 			continue;
+		if (r->walk_test_fail[w]) {
+			r->walk_test_fail[w]--;
+			fd = -EAGAIN;
 		/* the sockets' walks see the namespace they are made in */
-		if (!nsl_walks[w].every_netns && r->m.walk_thread)
+		} else if (!nsl_walks[w].every_netns && r->m.walk_thread) {
 			fd = nsl_walkns_iter(r->m.walk_thread, r->m.walk_fds[w]);
-		else if ((fd = bpf_iter_create(r->m.walk_fds[w])) < 0)
+		} else if ((fd = bpf_iter_create(r->m.walk_fds[w])) < 0) {
 			fd = -errno;
+		}
 		err = fd < 0 ? fd : read_walk(r, fd);
 		if (fd >= 0)
 			close(fd);
 		if (!err)
 			continue;
-		pr_warn("cannot run %s (%s): from now on a silent queue's time only "
-			"at its next look, and its socket not counted standing\n",
-			nsl_walks[w].what, strerror(-err));
-		r->m.walk_fds[w] = -1;
+		for (int h = 0; h < NSL_NR_HOOKS; h++)
+			if ((nsl_walks[w].hooks & (1u << h)) && r->hook_enabled[h])
+				r->walk_failed[h]++;
+		if (r->walk_said[w])
+			continue;
+		r->walk_said[w] = true;
+		pr_warn("cannot run %s (%s): tried again at each report, the "
+			"failures counted (walk_failed); meanwhile a silent "
+			"queue's time waits for its next look, its socket not "
+			"counted standing\n", nsl_walks[w].what, strerror(-err));
 	}
 	/*
 	 * This report holds the standing time up to its walks: a run a
@@ -325,6 +357,9 @@ static int read_counters(struct nsl_reader *r, struct nsl_report *rep)
 
 			for (int c = 0; c < r->ncpus; c++)
 				total += r->percpu_cnt[c].cnt[i];
+			/* the one counter that userspace counts */
+			if (i == NSL_CNT_WALK_FAILED)
+				total += r->walk_failed[h];
 			rep->counters[h][i] = total;
 			if (!r->cumulative)
 				rep->counters[h][i] -= r->prev_counters[h][i];

@@ -68,6 +68,14 @@ struct nsl_reader {
 	 */
 	struct nsl_hist_set prev, cur, out;
 	uint64_t prev_counters[NSL_NR_HOOKS][NSL_NR_COUNTERS];
+	/*
+	 * The walks' failures, counted into the hooks each serves
+	 * (walk_failed), whether each failure was said yet, and the test
+	 * seam's failures still to come (NSL_TEST_FAIL_WALK)
+	 */
+	uint64_t walk_failed[NSL_NR_HOOKS];
+	bool walk_said[NSL_NR_WALKS];
+	unsigned int walk_test_fail[NSL_NR_WALKS];
 	/* the group keys of the sockets standing, from the last walk */
 	struct nsl_group_key *standing;
 	size_t nr_standing, cap_standing;

@@ -154,7 +154,7 @@ static void json_buckets(FILE *out, const struct nsl_report_hist *h)
 		fputs(first ? "{" : ",{", out);
 		if (h->schema)
 			fprintf(out, "\"index\":%d,", nsl_native_index(h->schema, i));
-		le = nsl_upper_ns(h->schema, i);
+		le = nsl_upper_ns(h->schema, h->key.hook, i);
 		if (le == UINT64_MAX)
 			fputs("\"le_ns\":null", out);
 		else

@@ -130,7 +130,7 @@ static void classic_buckets(struct nsl_arena *a, const struct nsl_report_hist *h
 		cum += nsl_report_slot(h, i);
 		b[i].has_cumulative_count = b[i].has_upper_bound = 1;
 		b[i].cumulative_count = cum;
-		b[i].upper_bound = (double)nsl_bucket_upper(i) * 1e-9;
+		b[i].upper_bound = (double)nsl_upper_ns(0, h->key.hook, i) * 1e-9;
 		hg->bucket[hg->n_bucket++] = &b[i];
 	}
 }

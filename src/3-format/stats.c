@@ -51,7 +51,7 @@ uint64_t nsl_percentile(const struct nsl_report_hist *h, double p)
 	for (i = 0; i < n; i++) {
 		seen += nsl_report_slot(h, i);
 		if (seen >= rank)
-			return nsl_upper_ns(h->schema, i);
+			return nsl_upper_ns(h->schema, h->key.hook, i);
 	}
 	/*
 	 * A count larger than the sum of the buckets should not happen;

@@ -178,7 +178,7 @@ static void table_percentiles(FILE *out, const struct nsl_report_hist *h)
 
 		/* unbounded: above the lower bound of the open-ended bucket */
 		if (!bounded)
-			v = nsl_upper_ns(h->schema, nsl_nr_slots(h->schema) - 2);
+			v = nsl_upper_ns(h->schema, h->key.hook, nsl_nr_slots(h->schema) - 2);
 		nsl_pct_name(name, sizeof(name), nsl_percentiles[i]);
 		fmt_duration(dur, sizeof(dur), (double)v);
 		fprintf(out, "%s %s %s %s", i ? "," : "", name,
@@ -193,20 +193,20 @@ static void table_percentiles(FILE *out, const struct nsl_report_hist *h)
  * bound of the last (the last log2 slot is open-ended).
  */
 static void bucket_range(char *buf, size_t len, unsigned int schema,
-			 __u32 first, __u32 last)
+			 unsigned int hook, __u32 first, __u32 last)
 {
-	uint64_t up = nsl_upper_ns(schema, last);
+	uint64_t up = nsl_upper_ns(schema, hook, last);
 	char lo[DUR_LEN], hi[DUR_LEN];
 
-	if (last == 0) {
-		snprintf(buf, len, schema ? "0" : "[0, 1ns]");
+	if (last == 0 && schema) {
+		snprintf(buf, len, "0");
 		return;
 	}
 	if (first == 0)
 		snprintf(lo, sizeof(lo), "[0");
 	else
 		fmt_duration(lo + 1, sizeof(lo) - 1,
-			     (double)nsl_upper_ns(schema, first - 1));
+			     (double)nsl_upper_ns(schema, hook, first - 1));
 	if (first)
 		lo[0] = '(';
 	if (up == UINT64_MAX) {
@@ -228,7 +228,8 @@ static int bar_len(uint64_t count, uint64_t max)
 	return n ? n : 1;
 }
 
-static void table_row(FILE *out, unsigned int schema, __u32 first, __u32 last,
+static void table_row(FILE *out, unsigned int schema, unsigned int hook,
+		      __u32 first, __u32 last,
 		      uint64_t count, uint64_t max, int width)
 {
 	static const char stars[BAR_MAX + 1] =
@@ -236,7 +237,7 @@ static void table_row(FILE *out, unsigned int schema, __u32 first, __u32 last,
 	char range[2 * DUR_LEN + 8];
 	int n = bar_len(count, max);
 
-	bucket_range(range, sizeof(range), schema, first, last);
+	bucket_range(range, sizeof(range), schema, hook, first, last);
 	fprintf(out, "  %-*s %*" PRIu64, RANGE_WIDTH, range, width, count);
 	/* no trailing blank on empty rows */
 	if (n)
@@ -275,7 +276,7 @@ static void table_rows(FILE *out, const struct nsl_report_hist *h)
 		end = i;
 		while (h->schema && !nsl_report_slot(h, i) && end < hi && !nsl_report_slot(h, end + 1))
 			end++;
-		table_row(out, h->schema, i, end, nsl_report_slot(h, i), max, width);
+		table_row(out, h->schema, h->key.hook, i, end, nsl_report_slot(h, i), max, width);
 	}
 }
 

@@ -14,6 +14,8 @@ const char nsl_argp_doc[] =
 "histogram; a report is printed every INTERVAL seconds (default 5).\n"
 "-i, -n and -I apply to every hook. -p, -c, -q and -C apply to the\n"
 "socket-read hooks only: the others do not run in the reading process.\n"
+"The standing-queue hooks see every socket of -n's namespace: -p, -c\n"
+"and -i do not apply to them (said when given), -I only with -n -1.\n"
 "-p, -i and -c given again add to their list.\n"
 "With --listen and neither -F nor -o, nothing is printed on stdout.\n"
 "netns-handover (the host's share of a pod's latency) and the standing-\n"

@@ -346,6 +346,30 @@ static int check_combinations(struct parse_state *ps)
 				     "udp-socket-read, and neither is enabled: it "
 				     "does nothing", r[i].opt);
 	}
+	/*
+	 * The standing hooks look at every socket of the namespace -n
+	 * selects: their looks run in softirq as often as in the reader
+	 * (no reading process to filter by), and a socket's queue has no
+	 * one interface (bpf/standing.bpf.h filters by -n alone). Said once,
+	 * for those given that do something for other hooks (-p and -c
+	 * without a read hook are said to do nothing, above).
+	 */
+	if (o->hook_enabled[NSL_HOOK_TCP_STANDING] || o->hook_enabled[NSL_HOOK_UDP_STANDING]) {
+		char opts[16] = "";
+		size_t n = 0;
+
+		if (reader && o->nr_pids)
+			n += snprintf(opts + n, sizeof(opts) - n, "-p");
+		if (reader && o->nr_cgroups)
+			n += snprintf(opts + n, sizeof(opts) - n, "%s-c", n ? ", " : "");
+		if (o->nr_ifaces)
+			n += snprintf(opts + n, sizeof(opts) - n, "%s-i", n ? ", " : "");
+		if (n)
+			warn(o, "%s: not applied to tcp-standing-queue and "
+			     "udp-standing-queue: they see every socket of -n's "
+			     "namespace (looks in softirq as in the reader; a "
+			     "queue has no one interface)", opts);
+	}
 	if (o->include_hol && !o->hook_enabled[NSL_HOOK_TCP_SOCK_READ])
 		warn(o, "-y only applies to tcp-socket-read, which is not enabled: "
 			"it does nothing");

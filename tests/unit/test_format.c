@@ -717,6 +717,46 @@ static void expect_text(const struct nsl_report *r, const struct nsl_format_opts
 }
 
 /*
+ * The standing hooks' episodes at the default resolution (issue 57 item
+ * 12): 20 s and 40 s in buckets of their own, (2^34, 2^35] and (2^35,
+ * 2^36] ns, in every format, where a packet hook's last bucket takes
+ * both (above 2^33 ns, open-ended). Before, the formats gave both hooks
+ * the packet hooks' bounds.
+ */
+static void test_standing_buckets(void **state)
+{
+	struct nsl_report_hist *h;
+	struct fixture f;
+
+	(void)state;
+	memset(&f, 0, sizeof(f));
+	f.r.time = report_time;
+	f.r.interval_s = 60.0;
+	f.r.hook_enabled[NSL_HOOK_UDP_START] = true;
+	f.r.hook_enabled[NSL_HOOK_UDP_STANDING] = true;
+	h = add_hist(&f, NSL_HOOK_UDP_START, 60000000000ULL);
+	set_bucket(h, NSL_MAX_SLOT, 2);
+	h = add_hist(&f, NSL_HOOK_UDP_STANDING, 60000000000ULL);
+	set_bucket(h, 34 - NSL_STANDING_SHIFT + 1, 1);	/* 20 s */
+	set_bucket(h, 35 - NSL_STANDING_SHIFT + 1, 1);	/* 40 s */
+	expect_text(&f.r, &json, "\"hook\":\"udp-standing-queue\",\"count\":2,\"sum_ns\":60000000000,"
+		    "\"avg_ns\":30000000000.0,\"p50_ns\":34359738368,\"p90_ns\":68719476736,"
+		    "\"p99_ns\":68719476736,\"p999_ns\":68719476736,\"buckets\":["
+		    "{\"le_ns\":34359738368,\"count\":1},{\"le_ns\":68719476736,\"count\":1}]", 1);
+	expect_text(&f.r, &json, "\"buckets\":[{\"le_ns\":null,\"count\":2}]", 1);
+	expect_text(&f.r, &prom, "netstacklat_latency_seconds_bucket{hook=\"udp-standing-queue\","
+		    "le=\"34.359738368\"} 1\n", 1);
+	expect_text(&f.r, &prom, "netstacklat_latency_seconds_bucket{hook=\"udp-standing-queue\","
+		    "le=\"68.719476736\"} 2\n", 1);
+	expect_text(&f.r, &prom, "netstacklat_latency_seconds_bucket{hook=\"udp-standing-queue\","
+		    "le=\"8796.093022208\"} 2\n", 1);
+	expect_text(&f.r, &prom, "netstacklat_latency_seconds_bucket{hook=\"udp-start\","
+		    "le=\"8.589934592\"} 0\n", 1);
+	expect_text(&f.r, &table, "  (17.2s, 34.4s]", 1);
+	expect_text(&f.r, &table, "  (8.59s, ...)", 1);
+}
+
+/*
  * Recursion misses without --bpf-stats: per program with its hooks in
  * JSON and Prometheus; in the table under each hook the program serves.
  */
@@ -942,7 +982,7 @@ static void test_standing_values(void **state)
 {
 	static const uint64_t v[2][NSL_NR_SV] = { { 1500000007ULL, 2, 1 },
 						  { 250000000ULL, 1, 0 } };
-	Io__Prometheus__Client__MetricFamily *mf[16];
+	Io__Prometheus__Client__MetricFamily *mf[24];
 	const Io__Prometheus__Client__MetricFamily *c;
 	struct nsl_report_hist *h;
 	struct fixture f;
@@ -961,7 +1001,10 @@ static void test_standing_values(void **state)
 		h->key.netns = 11 + i;
 		memcpy(h->standing, v[i], sizeof(v[i]));
 	}
-	set_bucket(&f.h[1], 32, 1);
+	/* 3.02 s: (2^31, 2^32] ns, the standing hooks' slot 22 */
+	set_bucket(&f.h[1], 22, 1);
+	f.r.counters[NSL_HOOK_UDP_STANDING][NSL_CNT_NO_STORAGE] = 3;
+	f.r.counters[NSL_HOOK_UDP_STANDING][NSL_CNT_WALK_FAILED] = 1;
 	expect_text(&f.r, &json, "\"standing_queue_seconds\":1.500000007,"
 		    "\"standing_episodes_begun\":2,\"standing_sockets\":1", 1);
 	expect_text(&f.r, &json, "\"standing_queue_seconds\":0.250000000,"
@@ -986,7 +1029,14 @@ static void test_standing_values(void **state)
 	expect_text(&f.r, &table, "  standing ", 2);
 	/* the counters of other hooks are not the standing hook's */
 	expect_text(&f.r, &prom, "netstacklat_hol_excluded_total", 0);
-	n = render_pb(&f, mf, 16);
+	/* its own, in every format (issue 57 item 11), and not udp-start's */
+	expect_text(&f.r, &json, "\"owner_quota\":0,\"no_storage\":3,\"walk_failed\":1}", 1);
+	expect_text(&f.r, &json, "\"no_storage\":", 1);
+	expect_text(&f.r, &prom, "netstacklat_no_storage_total{hook=\"udp-standing-queue\"} 3\n", 1);
+	expect_text(&f.r, &prom, "netstacklat_walk_failed_total{hook=\"udp-standing-queue\"} 1\n", 1);
+	expect_text(&f.r, &prom, "netstacklat_no_storage_total{hook=\"udp-start\"}", 0);
+	expect_text(&f.r, &table, "no_storage: 3; walk_failed: 1\n", 1);
+	n = render_pb(&f, mf, 24);
 	c = pb_family(mf, n, "netstacklat_standing_queue_seconds_total");
 	assert_int_equal(c->type, IO__PROMETHEUS__CLIENT__METRIC_TYPE__COUNTER);
 	assert_int_equal(c->n_metric, 2);
@@ -1355,6 +1405,7 @@ int main(void)
 		cmocka_unit_test(test_fine_prom),
 		cmocka_unit_test(test_prom_pb_native),
 		cmocka_unit_test(test_standing_values),
+		cmocka_unit_test(test_standing_buckets),
 		cmocka_unit_test(test_prom_pb_classic),
 		cmocka_unit_test(test_prom_pb_hook_info),
 		cmocka_unit_test(test_slot_range),

@@ -150,6 +150,58 @@ static void test_schema_width(void **state)
 	}
 }
 
+/*
+ * The standing hooks' episodes at the default resolution (issue 57 item
+ * 12): 20 s and 40 s, two minutes and ten, an hour, each in a bucket of its
+ * own, bounded; where the packet hooks' put every one of them in the
+ * open-ended last bucket (above 2^33 ns, 8.6 s). Their edges as right-closed
+ * as the packet hooks', the bounds the formats print (nsl_hook_slot_upper())
+ * the same the BPF side sorts by; the finer schemas as for every hook.
+ */
+static void test_standing_slots(void **state)
+{
+	static const uint64_t s_ns = 1000000000ULL;
+	const uint64_t eps[] = { 20 * s_ns, 40 * s_ns, 120 * s_ns, 600 * s_ns, 3600 * s_ns };
+	__u32 prev = 0;
+
+	(void)state;
+	for (unsigned int h = 0; h < NSL_NR_HISTS; h++)
+		assert_int_equal(nsl_hist_shift(h, 0), h == NSL_HOOK_TCP_STANDING ||
+					h == NSL_HOOK_UDP_STANDING ? NSL_STANDING_SHIFT : 0);
+	for (unsigned int i = 0; i < sizeof(eps) / sizeof(eps[0]); i++) {
+		__u32 slot = nsl_hook_slot(NSL_HOOK_UDP_STANDING, eps[i], 0, thr[0]);
+
+		assert_true(slot > prev && slot < NSL_MAX_SLOT);
+		assert_true(eps[i] <= nsl_hook_slot_upper(NSL_HOOK_UDP_STANDING, 0, thr[0], slot));
+		assert_true(eps[i] > nsl_hook_slot_upper(NSL_HOOK_UDP_STANDING, 0, thr[0], slot - 1));
+		assert_int_equal(nsl_hook_slot(NSL_HOOK_TCP_STANDING, eps[i], 0, thr[0]), slot);
+		/* a packet hook's: all in the last */
+		assert_int_equal(nsl_hook_slot(NSL_HOOK_TCP_SOCK_READ, eps[i], 0, thr[0]),
+				 NSL_MAX_SLOT);
+		prev = slot;
+	}
+	for (__u32 i = 1; i < NSL_MAX_SLOT; i++) {
+		uint64_t edge = nsl_hook_slot_upper(NSL_HOOK_TCP_STANDING, 0, thr[0], i);
+
+		assert_true(edge == (uint64_t)1 << (i + NSL_STANDING_SHIFT));
+		assert_int_equal(nsl_hook_slot(NSL_HOOK_TCP_STANDING, edge, 0, thr[0]), i);
+		assert_int_equal(nsl_hook_slot(NSL_HOOK_TCP_STANDING, edge + 1, 0, thr[0]), i + 1);
+		assert_int_equal(nsl_hook_slot(NSL_HOOK_TCP_STANDING, edge - 1, 0, thr[0]), i);
+	}
+	assert_int_equal(nsl_hook_slot(NSL_HOOK_TCP_STANDING, 0, 0, thr[0]), 0);
+	assert_int_equal(nsl_hook_slot(NSL_HOOK_TCP_STANDING, 1024, 0, thr[0]), 0);
+	assert_int_equal(nsl_hook_slot(NSL_HOOK_TCP_STANDING, UINT64_MAX, 0, thr[0]),
+			 NSL_MAX_SLOT);
+	assert_true(nsl_hook_slot_upper(NSL_HOOK_TCP_STANDING, 0, thr[0], NSL_MAX_SLOT) ==
+		    UINT64_MAX);
+	/* the finer schemas: the standing hooks' slots are every hook's */
+	for (__u32 sc = 1; sc <= NSL_MAX_SCHEMA; sc++) {
+		assert_int_equal(nsl_hist_shift(NSL_HOOK_UDP_STANDING, sc), 0);
+		assert_int_equal(nsl_hook_slot(NSL_HOOK_UDP_STANDING, 20 * s_ns, sc, thr[sc]),
+				 nsl_slot(20 * s_ns, sc, thr[sc]));
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -157,6 +209,7 @@ int main(void)
 		cmocka_unit_test(test_every_edge),
 		cmocka_unit_test(test_last_bucket_takes_the_rest),
 		cmocka_unit_test(test_fls),
+		cmocka_unit_test(test_standing_slots),
 		cmocka_unit_test(test_schema_slots),
 		cmocka_unit_test(test_schema_exact_bounds),
 		cmocka_unit_test(test_schema_width),

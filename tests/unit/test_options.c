@@ -229,6 +229,32 @@ static void test_warnings(void **state)
 		assert_int_equal(parse(&o, args), 0);
 		assert_int_equal(o.nr_warnings, 0);
 	}
+	/*
+	 * -p, -c, -i with a standing hook (issue 57 item 12): one line that
+	 * says they do not apply to it, naming those given; none without
+	 */
+	{
+		const char *all[] = { "-e", "udp-socket-read,udp-standing-queue", "-p", "1",
+				      "-c", "1", "-i", "1", NULL };
+		const char *iface[] = { "-e", "tcp-standing-queue", "-i", "1", NULL };
+		const char *none[] = { "-e", "udp-socket-read,udp-standing-queue", NULL };
+		const char *other[] = { "-e", "udp-socket-read", "-p", "1", "-i", "1", NULL };
+
+		assert_int_equal(parse(&o, all), 0);
+		assert_int_equal(o.nr_warnings, 1);
+		assert_true(strncmp(o.warnings[0], "-p, -c, -i: not applied to "
+				    "tcp-standing-queue and udp-standing-queue", 68) == 0);
+		nsl_free_options(&o);
+		assert_int_equal(parse(&o, iface), 0);
+		assert_int_equal(o.nr_warnings, 1);
+		assert_true(strncmp(o.warnings[0], "-i: not applied", 15) == 0);
+		nsl_free_options(&o);
+		assert_int_equal(parse(&o, none), 0);
+		assert_int_equal(o.nr_warnings, 0);
+		assert_int_equal(parse(&o, other), 0);
+		assert_int_equal(o.nr_warnings, 0);
+		nsl_free_options(&o);
+	}
 	/* --listen alone: quiet stdout; with -F or -o, reports as asked */
 	{
 		const char *quiet[] = { "--listen", "9100", NULL };
