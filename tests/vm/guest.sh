@@ -221,8 +221,8 @@ now_real() {
 # back to back to the first, 256 kB written at once to the second, 2 s of
 # silence, both resumed. The target 50 ms (interval 100 ms), so that the
 # bursts fit inside it even under TCG. Wall-clock stamps (now_real) in
-# NAME.times: before the bursts, "quiet" when all was queued, "cont" at
-# the resume.
+# NAME.times: before the bursts, "sent" when the datagrams were,
+# "quiet" when all was queued, "cont" at the resume.
 run_standing_quiet() {	# run_standing_quiet NAME MODE
 	local udp_pid udp_job tcp_job cj
 	serve $1-udp udp 5009 --count 50 --duration-s 60
@@ -234,6 +234,7 @@ run_standing_quiet() {	# run_standing_quiet NAME MODE
 	kill -STOP $udp_pid $SERVER_PID
 	echo "before $(now_real)" > /tmp/$1.times
 	client $1-udp udp 5009 --interval-us 0 --count 50 --msg-size 100
+	echo "sent $(now_real)" >> /tmp/$1.times
 	client $1-tcp tcp 5010 --interval-us 0 --count 1 --msg-size 262144 &
 	cj=$!
 	sleep 0.5
