@@ -107,6 +107,7 @@ struct config {
 	bool splice;			/* server: reads by splice() (TCP) */
 	uint64_t stall_ns;		/* server: one sleep a second, 0: none */
 	uint64_t spin_ns;		/* server: busy work after each read, 0: none */
+	uint64_t read_batch;		/* server: reads a wake-up, at most */
 	/* both */
 	int protocol;			/* socket(): 0, or IPPROTO_MPTCP */
 	/* both */
@@ -142,6 +143,7 @@ static const char usage_text[] =
 "             [--duration-s S] [--count N]\n"
 "             [--ready-file PATH] [--report PATH] [--mptcp] [--peek]\n"
 "             [--rx-stamps] [--splice] [--stall-ms N] [--read-spin-us N]\n"
+"             [--read-batch N]\n"
 "  " PROG " client --proto tcp|udp --connect ADDR --port N [--msg-size B]\n"
 "             [--count N] [--interval-us U] [--duration-s S] [--errqueue]\n"
 "             [--oob] [--mptcp] [--report PATH]\n"
@@ -165,6 +167,9 @@ static const char usage_text[] =
 "  --stall-ms N: once a second, the reader sleeps N ms before its read.\n"
 "  --read-spin-us N: after each read, the reader spins N us (work done per\n"
 "  message, on its CPU: a reader slower than its sender, never asleep).\n"
+"  --read-batch N: after the wait (and --read-delay-ms), up to N reads\n"
+"  back to back, each while poll() says data is still queued (a reader\n"
+"  that works in batches, and sleeps between them).\n"
 "  Stops at TCP EOF, after --count reads, or after --duration-s; a UDP\n"
 "  server needs --count or --duration-s.  --ready-file is created\n"
 "  (containing the PID) once the socket is listening/bound.\n"
@@ -419,6 +424,7 @@ enum {
 	OPT_SPLICE,
 	OPT_STALL,
 	OPT_SPIN,
+	OPT_READ_BATCH,
 };
 
 /* Separate tables so an option of the other role is rejected by name. */
@@ -436,6 +442,7 @@ static const struct option server_opts[] = {
 	{ "splice",		no_argument,	   NULL, OPT_SPLICE },
 	{ "stall-ms",		required_argument, NULL, OPT_STALL },
 	{ "read-spin-us",	required_argument, NULL, OPT_SPIN },
+	{ "read-batch",		required_argument, NULL, OPT_READ_BATCH },
 	{ "duration-s",		required_argument, NULL, OPT_DURATION },
 	{ "count",		required_argument, NULL, OPT_COUNT },
 	{ "ready-file",		required_argument, NULL, OPT_READY_FILE },
@@ -596,6 +603,9 @@ static void handle_opt(struct config *cfg, const struct option *opts,
 		break;
 	case OPT_SPIN:
 		cfg->spin_ns = parse_uint(name, arg, 1, 1000000) * 1000;
+		break;
+	case OPT_READ_BATCH:
+		cfg->read_batch = parse_uint(name, arg, 1, 1000000);
 		break;
 	case OPT_OOB:
 		cfg->oob = true;
@@ -866,12 +876,25 @@ static int receive_loop(const struct config *cfg, int fd, uint64_t deadline,
 	uint64_t start_delay_ns = cfg->start_delay_ns;
 	uint64_t next_stall = now_ns() + NSEC_PER_SEC;
 	int64_t ready = 0, start = 0, stamp = 0;
+	uint64_t batch_left = 0;
 	int ret = 0;
 	ssize_t n;
 
 	if (!buf)
 		return sys_error("malloc");
 	while (!cfg->count || st->ops < cfg->count) {
+		/* --read-batch: the batch goes on while data is queued */
+		if (batch_left) {
+			struct pollfd pfd = { .fd = fd, .events = POLLIN };
+
+			if (poll(&pfd, 1, 0) <= 0)
+				batch_left = 0;
+			else if (cfg->rx_stamps)
+				ready = realtime_ns();
+		}
+		if (batch_left)
+			goto read;
+		batch_left = cfg->read_batch ? cfg->read_batch : 1;
 		ret = wait_fd(fd, POLLIN, deadline);
 		if (ret <= 0)
 			break;
@@ -896,6 +919,8 @@ static int receive_loop(const struct config *cfg, int fd, uint64_t deadline,
 				break;
 			next_stall += NSEC_PER_SEC;
 		}
+read:
+		batch_left--;
 		if (deadline_passed(deadline))
 			break;
 		if (cfg->rx_stamps)
