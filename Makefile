@@ -67,6 +67,7 @@ TEST_PROGS := $(OUTPUT)/tests/trafficgen $(OUTPUT)/tests/tunwire $(OUTPUT)/tests
 TEST_PROGS += $(OUTPUT)/tests/restrictns $(OUTPUT)/tests/netkitmk $(OUTPUT)/tests/unitfilter
 TEST_PROGS += $(OUTPUT)/testbed/dropper.bpf.o $(OUTPUT)/testbed/dropper-nofetch.bpf.o
 TEST_PROGS += $(OUTPUT)/testbed/unstamp.bpf.o $(OUTPUT)/testbed/napi.bpf.o
+TEST_PROGS += $(OUTPUT)/testbed/stamptype.bpf.o
 TEST_TOOLS := $(TEST_PROGS)
 # the group id race in the kernel (tests/groupid/, test_groups.sh)
 TEST_TOOLS += $(OUTPUT)/tests/groupid_race $(OUTPUT)/tests/groupid_race.bpf.o
@@ -254,7 +255,8 @@ clean:
 # drops chosen TCP segments, as these kernels have no netem.
 .PHONY: testbed loss-sweep hol-wan
 testbed: $(OUTPUT)/testbed/dropper.bpf.o $(OUTPUT)/testbed/dropper-nofetch.bpf.o \
-	 $(OUTPUT)/testbed/unstamp.bpf.o $(OUTPUT)/testbed/napi.bpf.o
+	 $(OUTPUT)/testbed/unstamp.bpf.o $(OUTPUT)/testbed/napi.bpf.o \
+	 $(OUTPUT)/testbed/stamptype.bpf.o
 
 $(OUTPUT)/testbed:
 	$(Q)mkdir -p $@

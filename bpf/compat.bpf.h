@@ -66,6 +66,38 @@ static __always_inline int nsl_read_tstamp_is_rx(__u64 ts, __u64 mono_limit)
 }
 
 /*
+ * Whether a queued head's own stamp is an RX stamp (issue 57, item 8),
+ * for the standing hooks' looks at a queue read without its lock
+ * (bpf/standing.bpf.h, queue_head()): a head freed under the look and
+ * reused for a TX skb carries a departure time (skb_mstamp_ns, TCP's
+ * EDT: CLOCK_MONOTONIC), an age of decades taken as an RX stamp. A
+ * queued head went through ip_local_deliver_finish()'s
+ * skb_clear_delivery_time() (v5.18+: tstamp_type REALTIME, 0), so its
+ * own tstamp_type (v6.11+) or mono_delivery_time (v5.18 to v6.10) is 0;
+ * before v5.18 the flag does not exist and the value tells
+ * (nsl_tstamp_is_rx_by_value(), with mono_limit). ts: its tstamp, read
+ * already; 0 (no stamp at all) passes, the caller's to judge. READ_BITFIELD:
+ * BPF_CORE_READ_BITFIELD for a BTF pointer, BPF_CORE_READ_BITFIELD_PROBED
+ * for a plain value (a probe read's). A macro for the two; the testbed's
+ * stamptype program (test_standing_head_stamp_type) runs it on an skb
+ * given each kind of stamp.
+ */
+#define NSL_HEAD_STAMP_IS_RX(head, ts, mono_limit, READ_BITFIELD)		\
+({									\
+	int __rx;							\
+									\
+	if (bpf_core_field_exists(struct sk_buff, tstamp_type))		\
+		__rx = READ_BITFIELD(head, tstamp_type) == 0;		\
+	else if (bpf_core_field_exists(struct sk_buff___old,		\
+				       mono_delivery_time))		\
+		__rx = READ_BITFIELD((struct sk_buff___old *)(head),	\
+				     mono_delivery_time) == 0;		\
+	else								\
+		__rx = !(ts) || nsl_tstamp_is_rx_by_value(ts, mono_limit); \
+	__rx && (__s64)(ts) >= 0;					\
+})
+
+/*
  * v5.16, "tcp: move inet->rx_dst_ifindex to sk->sk_rx_dst_ifindex".
  */
 struct inet_sock___old {

@@ -30,37 +30,116 @@ struct {
 	__type(value, struct nsl_standing_state);
 } standing_sk SEC(".maps");
 
+/* a queue's head pointer, loaded once (no load merged with another) */
+#define QUEUE_NEXT(q) (*(struct sk_buff *volatile *)&(q)->next)
+
 /*
- * The oldest undelivered packet's RX stamp on sk, in *ts; returns 0 when
- * nothing is queued. UDP: the head of udp_sk(sk)->reader_queue, where
- * __skb_recv_udp() reads from, else of sk_receive_queue, which it splices
- * into reader_queue when that runs dry (net/ipv4/udp.c, v4.13+); TCP: the
- * head of sk_receive_queue (the out-of-order queue is not delivered yet:
- * its wait is the HOL filter's business). Read without the queue's lock,
- * as sk_queued() does: an empty queue's head points at the queue itself
- * (__skb_queue_head_init()), whose bytes are no skb's; a head a reader
- * frees under us gives a wrong stamp for one look (BTF loads and probe
- * reads of freed memory do not fault). udp_sock ends past struct sock,
- * where the verifier's type of sk ends: probe reads, with CO-RE.
+ * The oldest undelivered packet's RX stamp on sk, in *ts: returns 1, or
+ * 0 when nothing is queued, or -1 where the look can say nothing. Read
+ * without the queue's lock, as sk_queued() does: an empty queue's head
+ * points at the queue itself (__skb_queue_head_init()), whose bytes are
+ * no skb's; BTF loads and probe reads of freed memory do not fault.
+ *
+ * TCP: the head of sk_receive_queue (the out-of-order queue is not
+ * delivered yet: its wait is the HOL filter's business). Its skbs are
+ * owned by sk (tcp_queue_rcv(), tcp_collapse(): skb_set_owner_r()), so a
+ * head whose skb->sk is another socket was freed and reused.
+ *
+ * UDP (net/ipv4/udp.c, v4.13 to 6.18): __skb_recv_udp() reads from
+ * udp_sk(sk)->reader_queue, and when that runs dry splices all of
+ * sk_receive_queue onto it (skb_queue_splice_tail_init(), both locks
+ * held; so does udp_rmem_release() once a read left reader_queue
+ * empty); arrivals go to sk_receive_queue's tail. So reader_queue holds
+ * the older packets, and its head, where there is one, is the queue's.
+ * A splice moves packets from sk_receive_queue to reader_queue, never
+ * back: sk_receive_queue's head is read first, then reader_queue's. A
+ * splice before the first read leaves them in reader_queue for the
+ * second; one between the reads leaves them there too (the first read
+ * saw the older head in sk_receive_queue); both empty means what was
+ * queued at the first read was read by the second (or nothing was), and
+ * what arrived since is younger than the look. Read the other way round
+ * (as before), reader_queue empty (just drained), then a splice, then
+ * sk_receive_queue empty (just spliced): both looked empty with the
+ * queue standing, and the run ended (issue 57, item 7; not seen on this
+ * project's 6.18 host, where no look of 323,000 caught it:
+ * udp_rmem_release() splices at once when reader_queue runs dry, so it
+ * is empty with data behind it for a moment; the order is unit-tested,
+ * NSL_UDP_OLDEST()). The first read is a volatile load, the second a
+ * helper call (a probe read), which the compiler keeps in that order;
+ * x86 does not reorder loads, a weakly ordered CPU may, which the memory
+ * rule below covers too.
+ * Both empty while sk->sk_rmem_alloc > 0 says nothing: a datagram is
+ * charged there from before it is queued (__udp_enqueue_schedule_skb()
+ * adds its truesize before __skb_queue_tail(), to 6.17; 6.18 queues a
+ * batch, then adds, under the queue's lock) until after it was dequeued:
+ * udp_rmem_release() subtracts a read's truesize (and the deficit of
+ * earlier reads) once reader_queue is empty after the dequeue (or the
+ * deficit reached forward_threshold, a quarter of the buffer), in the
+ * same hold of reader_queue's lock: so sk_rmem_alloc reaches 0 right
+ * after the last datagram's dequeue, and is above 0 with both queues
+ * empty only between the two, in a datagram's way in, or in a splice
+ * seen half (a weakly ordered CPU). The error queue is charged there
+ * too (sock_queue_err_skb(): ICMP errors with IP_RECVERR, TX stamps),
+ * for as long as nobody reads it: with it not empty, the rule is left
+ * out (both empty is taken as empty, the order above alone).
+ * udp_sock ends past struct sock, where the verifier's type of sk ends:
+ * probe reads, with CO-RE.
+ *
+ * UDP's queued skbs own no socket (udp_rcv() clears skb->sk with the
+ * other head state): there is no owner to check.
+ *
+ * Either: the head's own stamp type is checked (NSL_HEAD_STAMP_IS_RX(),
+ * bpf/compat.bpf.h: a reused TX skb's departure time is no RX stamp),
+ * then the queue's head is read again, after the stamp: a head that is
+ * no longer the queue's may have been freed, and its stamp (read before
+ * the second load) said nothing we can trust: -1. A head that is still
+ * the queue's was queued while its stamp was read (short of the same
+ * address freed, reused and queued again on the same queue in between).
  */
 static __always_inline int queue_head(struct sock *sk, __u32 hook, __u64 *ts)
 {
-	struct sk_buff *head;
+	struct sk_buff_head *q = &sk->sk_receive_queue;
+	struct sk_buff *head = NULL, *next;
 
 	if (hook == NSL_HOOK_UDP_STANDING) {
 		struct udp_sock *up = (void *)sk;
+		struct sk_buff_head *eq = &sk->sk_error_queue;
+		struct sk_buff *first;	/* sk_receive_queue's: a BTF pointer */
+		int which;
 
-		head = BPF_CORE_READ(up, reader_queue.next);
-		if (head && head != (struct sk_buff *)&up->reader_queue) {
-			*ts = BPF_CORE_READ(head, tstamp);
-			return 1;
+		which = NSL_UDP_OLDEST(head,
+			({ first = QUEUE_NEXT(q);
+			   first == (struct sk_buff *)q ? NULL : first; }),
+			({ next = BPF_CORE_READ(up, reader_queue.next);
+			   next == (struct sk_buff *)&up->reader_queue ? NULL : next; }),
+			sk->sk_backlog.rmem_alloc.counter &&
+			QUEUE_NEXT(eq) == (struct sk_buff *)eq);
+		if (which <= 0)
+			return which;
+		/* sk_receive_queue's head (a reader that keeps up): loads */
+		if (which == NSL_UDP_RECEIVE) {
+			*ts = first->tstamp;
+			if (!NSL_HEAD_STAMP_IS_RX(first, *ts, cfg.mono_tstamp_limit,
+						  BPF_CORE_READ_BITFIELD))
+				return -1;
+			return QUEUE_NEXT(q) == first ? 1 : -1;
 		}
+		/* reader_queue's (a queue behind its reader): probe reads */
+		*ts = BPF_CORE_READ(head, tstamp);
+		if (!NSL_HEAD_STAMP_IS_RX(head, *ts, cfg.mono_tstamp_limit,
+					  BPF_CORE_READ_BITFIELD_PROBED))
+			return -1;
+		return BPF_CORE_READ(up, reader_queue.next) == head ? 1 : -1;
 	}
-	head = sk->sk_receive_queue.next;
-	if (!head || head == (struct sk_buff *)&sk->sk_receive_queue)
+	head = QUEUE_NEXT(q);
+	if (!head || head == (struct sk_buff *)q)
 		return 0;
 	*ts = head->tstamp;
-	return 1;
+	if (head->sk != sk ||
+	    !NSL_HEAD_STAMP_IS_RX(head, *ts, cfg.mono_tstamp_limit,
+				  BPF_CORE_READ_BITFIELD))
+		return -1;
+	return QUEUE_NEXT(q) == head ? 1 : -1;
 }
 
 /*
@@ -145,10 +224,9 @@ static __always_inline int standing_look(struct sock *sk, __u32 hook, int above_
 
 	if (!hook_on(hook))
 		return -1;
+	/* -1: a head we cannot trust, or UDP's queues caught mid-way */
 	queued = queue_head(sk, hook, &ts);
-	/* a departure stamp (before v5.18): the queue's age is unknown */
-	if (queued && ts && ((__s64)ts < 0 ||
-			     !nsl_read_tstamp_is_rx(ts, cfg.mono_tstamp_limit)))
+	if (queued < 0)
 		return -1;
 	if (!queued && !may_hold_run(sk))
 		return 0;
@@ -335,7 +413,12 @@ static __always_inline void standing_close(struct sock *sk)
 
 	if (!may_hold_run(sk) || !sk_netns_selected(sk))
 		return;
-	if (sk->sk_socket && queue_head(sk, NSL_HOOK_TCP_STANDING, &ts)) {
+	/*
+	 * Anything queued gets the ordinary look; so does a head that
+	 * queue_head() cannot trust (-1, not expected here: the socket
+	 * lock, held, keeps the queue still), a look that says nothing
+	 */
+	if (sk->sk_socket && queue_head(sk, NSL_HOOK_TCP_STANDING, &ts) != 0) {
 		standing_look(sk, NSL_HOOK_TCP_STANDING, 0);
 		return;
 	}

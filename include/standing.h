@@ -230,4 +230,37 @@ static __always_inline void nsl_standing_close(struct nsl_standing_state *st,
 	nsl_standing_end(st, out);
 }
 
+/*
+ * UDP's oldest undelivered datagram, from its two queues, read without
+ * their locks (bpf/standing.bpf.h, queue_head(), says why this order):
+ * READ_RECEIVE, sk_receive_queue's head, is read before READ_READER,
+ * reader_queue's (each NULL where empty), because a splice only ever
+ * moves datagrams from the first to the second: whatever the first read
+ * saw is found by the second, or was read meanwhile. Where both are
+ * empty, CHARGED (read only then) says whether the socket's receive
+ * memory still holds anything: then the look can say nothing. Sets head
+ * to what was found, reader_queue's first (the older), and returns
+ * which queue held it (NSL_UDP_READER, NSL_UDP_RECEIVE), NSL_UDP_EMPTY,
+ * or -1. A macro, so that the unit tests read with a splice in between.
+ */
+enum { NSL_UDP_EMPTY, NSL_UDP_READER, NSL_UDP_RECEIVE };
+
+#define NSL_UDP_OLDEST(head, READ_RECEIVE, READ_READER, CHARGED)	\
+({									\
+	void *__receive = (READ_RECEIVE);				\
+	void *__reader = (READ_READER);					\
+	int __which = NSL_UDP_EMPTY;					\
+									\
+	if (__reader) {							\
+		(head) = __reader;					\
+		__which = NSL_UDP_READER;				\
+	} else if (__receive) {						\
+		(head) = __receive;					\
+		__which = NSL_UDP_RECEIVE;				\
+	} else if (CHARGED) {						\
+		__which = -1;						\
+	}								\
+	__which;							\
+})
+
 #endif /* NSL_STANDING_H */

@@ -12,9 +12,10 @@ TESTS=(test_standing_udp_behind test_standing_udp_stopped
        test_standing_udp_burst_quiet test_standing_tcp_burst_quiet
        test_standing_udp_unstamped test_standing_tcp_closed
        test_standing_no_storage test_standing_walk_retried
-       test_standing_udp_spliced)
+       test_standing_udp_spliced test_standing_head_stamp_type)
 PROTOTYPE="$PYTHON $ROOT/tests/integration/prototype_standing.py"
 UNSTAMP_OBJ=$ROOT/.output/testbed/unstamp.bpf.o
+STAMPTYPE_OBJ=$ROOT/.output/testbed/stamptype.bpf.o
 
 # in ms, from a value of seconds (a float in the JSON)
 ms() {
@@ -606,6 +607,39 @@ test_standing_udp_spliced() {
 		"$dropped dropped (a full buffer)"
 	expect "datagrams dropped (the queue stood full)" "$dropped" -gt 0
 	SERVER_JSON=/dev/null expect_episodes udp-standing-queue 1 2300 3000
+}
+
+# The looks' check of a head's own stamp type (issue 57, item 8;
+# NSL_HEAD_STAMP_IS_RX(), bpf/compat.bpf.h): a queue's head read without
+# its lock may be freed and reused for a TX skb, whose departure time
+# (CLOCK_MONOTONIC) would be taken as an RX stamp decades old. Not
+# reproduced here (no look of some 630,000, a reader splicing under
+# 30,000 arrivals and drops a second, saw a stamp of the wrong type), so
+# the check itself is run: the testbed's stamptype program, by
+# BPF_PROG_TEST_RUN on a UDP packet, gives the kernel's skb a departure
+# time, then a realtime stamp (bpf_skb_set_tstamp()), and asks the check
+# each time, by BTF load and by probe read: 15, both refused and both
+# passed. The rule before (nsl_read_tstamp_is_rx(): 1 from v5.18 on, the
+# skb's stamp type not read) gives 12.
+test_standing_head_stamp_type() {
+	local pin=/sys/fs/bpf/nsl_stamptype_$$ rc
+	[ -r "$STAMPTYPE_OBJ" ] || { fail "testbed stamptype program not built (make test-progs)"; return; }
+	command -v bpftool > /dev/null || { skip "no bpftool to run the testbed program"; return; }
+	"$PYTHON" -c 'import struct, sys
+eth = bytes(12) + b"\x08\x00"
+ip = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 48, 0, 0, 64, 17, 0, bytes([10, 0, 0, 1]), bytes([10, 0, 0, 2]))
+sys.stdout.buffer.write(eth + ip + struct.pack("!HHHH", 1, 2, 28, 0) + bytes(20))' > "$TMP/packet"
+	AT_EXIT+=("rm -f $pin")
+	if ! bpftool prog load "$STAMPTYPE_OBJ" "$pin" 2> "$TMP/load.err"; then
+		# bpf_cast_to_kern_ctx() v6.2, bpf_skb_set_tstamp() v5.18
+		skip "the kernel refuses the testbed stamptype program (before 6.2?): $(tail -1 "$TMP/load.err")"
+		return
+	fi
+	rc=$(bpftool prog run pinned "$pin" data_in "$TMP/packet" repeat 1 2>&1 |
+		awk '/Return value:/ { sub(",", "", $3); print $3 }')
+	rm -f "$pin"
+	expect "the stamp type check: departure time refused (1, 2), realtime passed (4, 8)" \
+		"${rc:-none}" = 15
 }
 
 prereqs || skip_all "${TESTS[@]}"

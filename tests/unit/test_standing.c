@@ -407,6 +407,109 @@ static void test_close_counts_the_tail(void **state)
 	assert_true(out.run_over);
 }
 
+/*
+ * UDP's two queues (NSL_UDP_OLDEST()): a model of sk_receive_queue and
+ * reader_queue, datagrams by their numbers (their age order), and what
+ * the reader does between a look's two reads: nothing, a splice of
+ * sk_receive_queue onto reader_queue (__skb_recv_udp(),
+ * udp_rmem_release()), or a splice and the read of all of it.
+ */
+enum between { NOTHING, SPLICE, SPLICE_AND_READ };
+
+struct udp_model {
+	int receive[8], n_receive;
+	int reader[8], n_reader;
+	enum between between;
+	int charged;		/* sk_rmem_alloc > 0 */
+	int reads;		/* queue reads so far, in order */
+	int order[3];		/* 'R': sk_receive_queue, 'r': reader_queue, 'c' */
+};
+
+static void *udp_read_receive(struct udp_model *m)
+{
+	m->order[m->reads++] = 'R';
+	return m->n_receive ? &m->receive[0] : NULL;
+}
+
+static void *udp_read_reader(struct udp_model *m)
+{
+	m->order[m->reads++] = 'r';
+	return m->n_reader ? &m->reader[0] : NULL;
+}
+
+/* the reader on the other CPU, between the look's two reads */
+static void udp_reader_acts(struct udp_model *m)
+{
+	if (m->between == NOTHING)
+		return;
+	for (int i = 0; i < m->n_receive; i++)
+		m->reader[m->n_reader++] = m->receive[i];
+	m->n_receive = 0;
+	if (m->between == SPLICE_AND_READ)
+		m->n_reader = 0;
+}
+
+/* the look: the reader acts after whichever read the macro does first */
+static int udp_look(struct udp_model *m, int **head)
+{
+	void *h = NULL;
+	int which;
+
+	which = NSL_UDP_OLDEST(h,
+		({ void *x = udp_read_receive(m); if (m->reads == 1) udp_reader_acts(m); x; }),
+		({ void *x = udp_read_reader(m); if (m->reads == 1) udp_reader_acts(m); x; }),
+		(m->order[m->reads++] = 'c', m->charged));
+	*head = h;
+	/* queue_head()'s second read of the queue it found the head in */
+	if (which == NSL_UDP_RECEIVE && (!m->n_receive || h != &m->receive[0]))
+		return -1;
+	if (which == NSL_UDP_READER && (!m->n_reader || h != &m->reader[0]))
+		return -1;
+	return which;
+}
+
+/* what a look gives in each case, and that a splice between its reads
+ * cannot make a standing queue look empty (issue 57, item 7) */
+static void test_udp_oldest(void **state)
+{
+	struct udp_model m;
+	int *head;
+
+	(void)state;
+	/* reader_queue just drained, sk_receive_queue holds 1 and 2: spliced
+	 * between the reads, they are found in reader_queue */
+	m = (struct udp_model){ .receive = { 1, 2 }, .n_receive = 2, .between = SPLICE,
+				.charged = 1 };
+	assert_int_equal(udp_look(&m, &head), NSL_UDP_READER);
+	assert_int_equal(*head, 1);
+	assert_int_equal(m.order[0], 'R');
+	assert_int_equal(m.order[1], 'r');
+	/* no splice: sk_receive_queue's head */
+	m = (struct udp_model){ .receive = { 1, 2 }, .n_receive = 2, .charged = 1 };
+	assert_int_equal(udp_look(&m, &head), NSL_UDP_RECEIVE);
+	assert_int_equal(*head, 1);
+	/* both hold some: reader_queue's, the older */
+	m = (struct udp_model){ .reader = { 1 }, .n_reader = 1, .receive = { 2 },
+				.n_receive = 1, .charged = 1 };
+	assert_int_equal(udp_look(&m, &head), NSL_UDP_READER);
+	assert_int_equal(*head, 1);
+	/* spliced and read between the reads: the head found first is no
+	 * longer queued, which the second read of its queue tells */
+	m = (struct udp_model){ .receive = { 1 }, .n_receive = 1,
+				.between = SPLICE_AND_READ, .charged = 1 };
+	assert_int_equal(udp_look(&m, &head), -1);
+	/* both empty: so, and asked about the memory only then; not known
+	 * while it still holds anything (a dequeue not yet uncharged) */
+	m = (struct udp_model){ 0 };
+	assert_int_equal(udp_look(&m, &head), NSL_UDP_EMPTY);
+	assert_int_equal(m.reads, 3);
+	m = (struct udp_model){ .charged = 1 };
+	assert_int_equal(udp_look(&m, &head), -1);
+	m = (struct udp_model){ .reader = { 1 }, .n_reader = 1, .charged = 1 };
+	assert_int_equal(udp_look(&m, &head), NSL_UDP_READER);
+	assert_int_equal(m.reads, 2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -423,6 +526,7 @@ int main(void)
 		cmocka_unit_test(test_moved_then_gap_not_bridged),
 		cmocka_unit_test(test_start_at_crossing),
 		cmocka_unit_test(test_close_counts_the_tail),
+		cmocka_unit_test(test_udp_oldest),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
