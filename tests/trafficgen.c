@@ -29,6 +29,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <linux/net_tstamp.h>
+#include <linux/sock_diag.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -107,6 +108,7 @@ struct config {
 	bool splice;			/* server: reads by splice() (TCP) */
 	uint64_t stall_ns;		/* server: one sleep a second, 0: none */
 	uint64_t spin_ns;		/* server: busy work after each read, 0: none */
+	unsigned int keep_queued;	/* server: bytes left queued while they grow */
 	uint64_t read_batch;		/* server: reads a wake-up, at most */
 	/* both */
 	int protocol;			/* socket(): 0, or IPPROTO_MPTCP */
@@ -143,6 +145,7 @@ static const char usage_text[] =
 "             [--duration-s S] [--count N]\n"
 "             [--ready-file PATH] [--report PATH] [--mptcp] [--peek]\n"
 "             [--rx-stamps] [--splice] [--stall-ms N] [--read-spin-us N]\n"
+"             [--keep-queued B]\n"
 "             [--read-batch N]\n"
 "  " PROG " client --proto tcp|udp --connect ADDR --port N [--msg-size B]\n"
 "             [--count N] [--interval-us U] [--duration-s S] [--errqueue]\n"
@@ -153,7 +156,8 @@ static const char usage_text[] =
 "  returned data; with --read-delay-ms it waits until data is queued, then\n"
 "  sleeps that long before every read; --start-delay-ms sleeps once more\n"
 "  before the first read (a backlog).  --read-size defaults to 65536.\n"
-"  --rcvbuf sets SO_RCVBUF (the kernel doubles it) before listen/bind.\n"
+"  --rcvbuf sets SO_RCVBUF (the kernel doubles it) before listen/bind;\n"
+"  SO_RCVBUFFORCE where allowed (above net.core.rmem_max).\n"
 "  --peek (UDP): before each read, a 0-byte recv(MSG_PEEK) of the next\n"
 "  datagram, which the read then takes (peeks are not counted).\n"
 "  --rx-stamps: SO_TIMESTAMPNS on; the report's \"rx\" lists, for each of\n"
@@ -167,6 +171,10 @@ static const char usage_text[] =
 "  --stall-ms N: once a second, the reader sleeps N ms before its read.\n"
 "  --read-spin-us N: after each read, the reader spins N us (work done per\n"
 "  message, on its CPU: a reader slower than its sender, never asleep).\n"
+"  --keep-queued B: before each read, waits until at least B bytes are\n"
+"  charged to the socket's receive memory (SO_MEMINFO), or until that has\n"
+"  not grown for 1 s (the sender is done): a queue that stands through the\n"
+"  sender's pauses, drained at its end.\n"
 "  --read-batch N: after the wait (and --read-delay-ms), up to N reads\n"
 "  back to back, each while poll() says data is still queued (a reader\n"
 "  that works in batches, and sleeps between them).\n"
@@ -424,6 +432,7 @@ enum {
 	OPT_SPLICE,
 	OPT_STALL,
 	OPT_SPIN,
+	OPT_KEEP,
 	OPT_READ_BATCH,
 };
 
@@ -442,6 +451,7 @@ static const struct option server_opts[] = {
 	{ "splice",		no_argument,	   NULL, OPT_SPLICE },
 	{ "stall-ms",		required_argument, NULL, OPT_STALL },
 	{ "read-spin-us",	required_argument, NULL, OPT_SPIN },
+	{ "keep-queued",	required_argument, NULL, OPT_KEEP },
 	{ "read-batch",		required_argument, NULL, OPT_READ_BATCH },
 	{ "duration-s",		required_argument, NULL, OPT_DURATION },
 	{ "count",		required_argument, NULL, OPT_COUNT },
@@ -604,6 +614,9 @@ static void handle_opt(struct config *cfg, const struct option *opts,
 	case OPT_SPIN:
 		cfg->spin_ns = parse_uint(name, arg, 1, 1000000) * 1000;
 		break;
+	case OPT_KEEP:
+		cfg->keep_queued = parse_uint(name, arg, 1, 1U << 30);
+		break;
 	case OPT_READ_BATCH:
 		cfg->read_batch = parse_uint(name, arg, 1, 1000000);
 		break;
@@ -740,9 +753,16 @@ static int open_server_socket(const struct config *cfg)
 		sys_error("setsockopt(SO_REUSEADDR)");
 		goto err;
 	}
-	/* before listen(): an accepted socket inherits it */
-	if (cfg->rcvbuf && setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &cfg->rcvbuf,
-				      sizeof(cfg->rcvbuf)) < 0) {
+	/*
+	 * before listen(): an accepted socket inherits it. SO_RCVBUFFORCE
+	 * (CAP_NET_ADMIN) where it may, so that a size above
+	 * net.core.rmem_max is had; below it the two set the same
+	 * (sk_setsockopt(): sk_rcvbuf = max(2 * size, SOCK_MIN_RCVBUF))
+	 */
+	if (cfg->rcvbuf &&
+	    setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &cfg->rcvbuf, sizeof(cfg->rcvbuf)) < 0 &&
+	    setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &cfg->rcvbuf,
+		       sizeof(cfg->rcvbuf)) < 0) {
 		sys_error("setsockopt(SO_RCVBUF)");
 		goto err;
 	}
@@ -869,6 +889,46 @@ static ssize_t read_once(const struct config *cfg, int fd, char *buf,
 	return sys_error(cfg->socktype == SOCK_STREAM ? "read" : "recv");
 }
 
+
+/* The bytes charged to fd's receive memory (sk_rmem_alloc); -1: unknown. */
+static long long rmem_alloc(int fd)
+{
+	uint32_t mem[SK_MEMINFO_VARS];
+	socklen_t len = sizeof(mem);
+
+	if (getsockopt(fd, SOL_SOCKET, SO_MEMINFO, mem, &len) < 0 ||
+	    len <= SK_MEMINFO_RMEM_ALLOC * sizeof(mem[0]))
+		return -1;
+	return mem[SK_MEMINFO_RMEM_ALLOC];
+}
+
+/*
+ * --keep-queued: until at least keep bytes are queued, or what is queued
+ * has not grown for 1 s: then the sender is done, and every later read
+ * goes at once (the queue drained). Polls every 100 us; false: stop
+ * requested.
+ */
+static bool wait_queued(int fd, unsigned int keep)
+{
+	static bool sender_done;
+	long long q = rmem_alloc(fd), prev = q;
+	uint64_t grew = now_ns();
+
+	while (!sender_done && q >= 0 && q < keep) {
+		if (now_ns() - grew >= NSEC_PER_SEC) {
+			sender_done = true;
+			break;
+		}
+		if (!sleep_ns(100 * 1000))
+			return false;
+		q = rmem_alloc(fd);
+		if (q > prev)
+			grew = now_ns();
+		prev = q;
+	}
+	return true;
+}
+
 static int receive_loop(const struct config *cfg, int fd, uint64_t deadline,
 			struct stats *st)
 {
@@ -913,6 +973,8 @@ static int receive_loop(const struct config *cfg, int fd, uint64_t deadline,
 		if (start_delay_ns && !sleep_ns(start_delay_ns))
 			break;
 		start_delay_ns = 0;
+		if (cfg->keep_queued && !wait_queued(fd, cfg->keep_queued))
+			break;
 		/* --stall-ms: the queue fills behind a reader that sleeps */
 		if (cfg->stall_ns && now_ns() >= next_stall) {
 			if (!sleep_ns(cfg->stall_ns))
