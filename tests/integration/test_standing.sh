@@ -4,6 +4,7 @@
 # with the episodes, standing time and begun counts each must give
 # (include/standing.h: CoDel's 1 ms target for a 10 ms interval).
 source "$(dirname "$0")/lib.sh"
+source "$ROOT/scripts/testbed.sh"
 
 TESTS=(test_standing_udp_behind test_standing_udp_stopped
        test_standing_keeps_up test_standing_tcp_slow_reader
@@ -13,7 +14,8 @@ TESTS=(test_standing_udp_behind test_standing_udp_stopped
        test_standing_udp_unstamped test_standing_tcp_closed
        test_standing_no_storage test_standing_walk_retried
        test_standing_udp_spliced test_standing_head_stamp_type
-       test_standing_udp_two_cpus)
+       test_standing_udp_two_cpus
+       test_standing_tcp_loss_recovery)
 PROTOTYPE="$PYTHON $ROOT/tests/integration/prototype_standing.py"
 UNSTAMP_OBJ=$ROOT/.output/testbed/unstamp.bpf.o
 STAMPTYPE_OBJ=$ROOT/.output/testbed/stamptype.bpf.o
@@ -675,6 +677,91 @@ test_standing_udp_two_cpus() {
 	rate=$(( $(json_field "$TMP/client.json" writes) / 3 ))
 	echo "  sender: $rate datagrams/s; reader: $(( $(json_field "$TMP/server.json" reads) / 3 )) reads/s"
 	SERVER_JSON=/dev/null expect_episodes udp-standing-queue 1 3900 6000
+}
+
+# A TCP reader that keeps up, and a loss that waits for a retransmission
+# timeout: the testbed's dropper (scripts/testbed.sh) drops the first
+# segment of the 2nd, 5th and 8th 2000-byte message and its first
+# retransmission (as test_hol.sh's forced RTOs), 10 messages 370 ms apart.
+# The second segment waits out of order for the RTO (>= 200 ms); then
+# tcp_ofo_queue() moves it behind the retransmission with its old stamp
+# (over veth, where the sender's clones are not coalesced, as an skb of
+# its own; tcp_try_coalesce() gives a merged skb the same stamp): reading
+# 500 bytes at a time, the reader meets a head that looks 200 ms old, the
+# network's wait (include/standing.h). Once a second the reader stalls
+# 50 ms (--stall-ms) before a read: where that read's head came in order,
+# it stood for those 50 ms, an episode of about 50 ms; where it was
+# behind the hole, it is unsure. The stalls come at 1, 2 and 3 s, on the
+# 4th, 7th and 10th message (1.11, 2.22, 3.33 s), in order; the holes are
+# filled 200 to 300 ms after their messages (0.37, 1.48, 2.59 s), off the
+# stalls (so that an old head starts a run of its own, as it would
+# where nothing stalls). So:
+# episodes, but none above 67 ms (a bucket's lower bound), with the
+# standing hook alone (its own HOL state)
+# and beside tcp-socket-read (whose filter sees the loss:
+# tcp-socket-read-hol holds the reads that waited). Before, each loss was
+# an episode of about the RTO (some 200 ms each, in the bucket up to
+# 268 ms).
+test_standing_tcp_loss_recovery() {
+	local segs name f n
+	[ -r "$TB_OBJ" ] || { fail "testbed dropper not built (make testbed)"; return; }
+	segs=$(ip -n "$NS_A" -d link show dev "$IF_A" | grep -o 'gso_max_segs [0-9]*' | cut -d' ' -f2)
+	AT_EXIT+=("tc -n $NS_B qdisc del dev $IF_B clsact"
+		  "ip -n $NS_A link set dev $IF_A gso_max_segs ${segs:-65535}")
+	tb_one_seg "$NS_A" "$IF_A" && tb_attach "$NS_B" "$IF_B" && tb_port 7113 &&
+	tb_rule_nth 3 1 6 || { fail "cannot attach the testbed dropper"; return; }
+	SERVE_PREFIX="chrt -f 10" serve tcp 7113 --read-size 500 --stall-ms 50 --rx-stamps || return
+	start_hol_pair tcp-standing-queue tcp-standing-queue,tcp-socket-read || return
+	client tcp 7113 --count 10 --msg-size 2000 --interval-us 370000
+	wait_server
+	stop_hol_pair
+	expect "segments dropped (3 and their first retransmissions)" "$(tb_stat dropped)" -eq 6
+	tc -n "$NS_B" qdisc del dev "$IF_B" clsact
+	ip -n "$NS_A" link set dev "$IF_A" gso_max_segs "${segs:-65535}"
+	expect "reads that waited for the retransmission (tcp-socket-read-hol)" \
+		"$($JQ "$TMP/S2.json" count tcp-socket-read-hol)" -gt 0
+	for name in S1 S2; do
+		f=$TMP/$name.json
+		n=$($JQ "$f" count tcp-standing-queue)
+		expect "tcp-standing-queue ($name): episodes (the stalls)" "$n" -ge 1
+		expect "tcp-standing-queue ($name): episodes above 67 ms (the RTOs)" \
+			"$($JQ "$f" count_lower_ge tcp-standing-queue $((67 * 1000000)))" -eq 0
+		expect "tcp-standing-queue ($name): begun" \
+			"$($JQ "$f" value tcp-standing-queue standing_episodes_begun)" -eq "$n"
+		expect "tcp-standing-queue ($name): standing time (ms), at most 67 ms an episode" \
+			"$(ms "$($JQ "$f" value tcp-standing-queue standing_queue_seconds)")" -le $((n * 67))
+		echo "  $name: $n episodes, $(( $($JQ "$f" sum tcp-standing-queue) / 1000000 )) ms;" \
+		     "$($JQ "$TMP/S2.json" count tcp-socket-read-hol) reads in tcp-socket-read-hol"
+	done
+}
+
+# start_hol_pair HOOKS1 HOOKS2: two instances of the tool on NS_B, S1 on
+# HOOKS1 and S2 on HOOKS2, JSON into $TMP/S1.json and S2.json; one report
+# at the end (-r 10), so that no report's time is a floor under a run's
+# start (nsl_standing_start()): a run counts from where its head crossed
+# target.
+start_hol_pair() {
+	local name hooks pid
+	for name in S1 S2; do
+		[ $name = S1 ] && hooks=$1 || hooks=$2
+		"$NSL" -F json -r 10 -o "$TMP/$name.json" -n "/run/netns/$NS_B" -e "$hooks" \
+			2> "$TMP/$name.err" &
+		BG_PIDS+=($!)
+		printf -v "PID_$name" %s $!
+	done
+	for name in S1 S2; do
+		wait_for 20 grep -qs attached "$TMP/$name.err" ||
+			{ fail "tool ($name) did not attach: $(tail -3 "$TMP/$name.err")"; return 1; }
+	done
+}
+
+stop_hol_pair() {
+	local rc
+	kill -INT "$PID_S1" "$PID_S2"
+	wait "$PID_S1"; rc=$?
+	expect "exit status of the tool (S1) after SIGINT" "$rc" -eq 0
+	wait "$PID_S2"; rc=$?
+	expect "exit status of the tool (S2) after SIGINT" "$rc" -eq 0
 }
 
 prereqs || skip_all "${TESTS[@]}"
