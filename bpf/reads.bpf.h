@@ -9,8 +9,12 @@
 #ifndef NSL_READS_BPF_H
 #define NSL_READS_BPF_H
 
-/* sk's HOL state, created if need be (hol_lru); NULL: none */
-static __always_inline struct nsl_hol_state *hol_state_get(struct sock *sk)
+/*
+ * sk's HOL state in map (an LRU hash keyed by struct nsl_hol_key: hol_lru,
+ * the standing hook's standing_hol), created if need be; NULL: none
+ */
+static __always_inline struct nsl_hol_state *hol_state_in(void *map,
+							  struct sock *sk)
 {
 	struct nsl_hol_key key = {};
 	struct nsl_hol_state zero = {}, *st;
@@ -20,12 +24,40 @@ static __always_inline struct nsl_hol_state *hol_state_get(struct sock *sk)
 	/* BTF-typed loads: a NULL pointer on the way reads as 0 */
 	sock = sk->sk_socket;
 	key.ino = sock ? sock->file->f_inode->i_ino : 0;
-	st = bpf_map_lookup_elem(&hol_lru, &key);
+	st = bpf_map_lookup_elem(map, &key);
 	if (st)
 		return st;
 	/* another CPU may add it first (-EEXIST): its entry serves */
-	bpf_map_update_elem(&hol_lru, &key, &zero, BPF_NOEXIST);
-	return bpf_map_lookup_elem(&hol_lru, &key);
+	bpf_map_update_elem(map, &key, &zero, BPF_NOEXIST);
+	return bpf_map_lookup_elem(map, &key);
+}
+
+/*
+ * tp's numbers for nsl_hol_exclude() with st, in->rcv_ooopack (not 0)
+ * read already. Non-zero where ooo_last_skb could not be read.
+ */
+static __always_inline long hol_input_read(struct tcp_sock *tp,
+					   const struct nsl_hol_state *st,
+					   struct nsl_hol_input *in)
+{
+	struct sk_buff *last;
+
+	in->rcv_nxt = tp->rcv_nxt;
+	in->copied_seq = tp->copied_seq;
+	in->rcv_wup = tp->rcv_wup;
+	in->rcv_wnd = tp->rcv_wnd;
+	last = tp->ooo_last_skb;
+	in->ooo_empty = !tp->out_of_order_queue.rb_node;
+	/*
+	 * Only needed when a new OOO range starts. The socket lock is not held
+	 * here, so last may be freed under us: read it with a fault-tolerant
+	 * copy and let the sanity check in nsl_hol_range_end() judge it.
+	 * TCP_SKB_CB(skb)->end_seq is the second __u32 of skb->cb.
+	 */
+	if (in->rcv_ooopack != st->last_ooopack && !in->ooo_empty)
+		return bpf_probe_read_kernel(&in->ooo_end_seq, sizeof(in->ooo_end_seq),
+					     (void *)last->cb + 4);
+	return 0;
 }
 
 /*
@@ -41,7 +73,6 @@ static __always_inline int tcp_read_hol_blocked(struct sock *sk, int counted,
 	struct nsl_hol_input in = {};
 	struct nsl_hol_state *st;
 	struct tcp_sock *tp;
-	struct sk_buff *last;
 
 	tp = nsl_tcp_sk(sk, cast);
 	if (!tp)
@@ -50,24 +81,8 @@ static __always_inline int tcp_read_hol_blocked(struct sock *sk, int counted,
 	if (!in.rcv_ooopack)
 		return 0; /* never saw OOO data: the common, cheap case */
 
-	st = hol_state_get(sk);
-	if (!st)
-		goto err;
-	in.rcv_nxt = tp->rcv_nxt;
-	in.copied_seq = tp->copied_seq;
-	in.rcv_wup = tp->rcv_wup;
-	in.rcv_wnd = tp->rcv_wnd;
-	last = tp->ooo_last_skb;
-	in.ooo_empty = !tp->out_of_order_queue.rb_node;
-	/*
-	 * Only needed when a new OOO range starts. The socket lock is not held
-	 * here, so last may be freed under us: read it with a fault-tolerant
-	 * copy and let the sanity check in nsl_hol_range_end() judge it.
-	 * TCP_SKB_CB(skb)->end_seq is the second __u32 of skb->cb.
-	 */
-	if (in.rcv_ooopack != st->last_ooopack && !in.ooo_empty &&
-	    bpf_probe_read_kernel(&in.ooo_end_seq, sizeof(in.ooo_end_seq),
-				  (void *)last->cb + 4))
+	st = hol_state_in(&hol_lru, sk);
+	if (!st || hol_input_read(tp, st, &in))
 		goto err;
 	if (nsl_hol_exclude(st, &in)) {
 		if (counted)

@@ -143,6 +143,85 @@ static __always_inline int queue_head(struct sock *sk, __u32 hook, __u64 *ts)
 }
 
 /*
+ * The TCP sockets' HOL state for the standing hook (include/hol.h's, the
+ * HOL filter's ranges): an LRU hash keyed as hol_lru (bpf/maps.bpf.h says
+ * why not socket storage, and why the inode), of its own because the read
+ * hook's state moves only with the reads its filters select (-p, -c, -i,
+ * -q, --sample, none of which applies to the standing hooks), is not kept
+ * at all with tcp-socket-read off or -y, and a look that moved it would
+ * change which reads the filter leaves out. Sized to 1 entry where
+ * tcp-standing-queue is off (src/1-setup/object.c). An entry evicted or
+ * not made yet starts from zero: the next look takes what the socket's
+ * out-of-order count says as a new range, up to rcv_nxt, and judges the
+ * heads inside it unsure (never above target wrongly).
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, NSL_HOL_LRU_ENTRIES);
+	__type(key, struct nsl_hol_key);
+	__type(value, struct nsl_hol_state);
+} standing_hol SEC(".maps");
+
+/*
+ * Whether sk's TCP queue head (its stamp read by queue_head()) may carry
+ * the stamp of a segment that waited behind a hole: tcp_data_queue()
+ * queues the retransmission that fills a hole, then tcp_ofo_queue() moves
+ * the out-of-order segments behind it with their arrival stamps (or
+ * tcp_try_coalesce() merges one into it, its stamp with it: v5.10 to
+ * 6.18), so the head looks old by the retransmission's wait, the
+ * network's time, which the HOL filter keeps apart from the host's. Such
+ * a head is judged unsure, as a coalesced one is: it neither starts a run
+ * nor ends one.
+ *
+ * The range is the HOL filter's (nsl_hol_exclude(), its own state:
+ * standing_hol), moved at every TCP look with a stamped head on a socket
+ * that ever saw out-of-order data (tp->rcv_ooopack, never reset), so that
+ * a range ends where the first look after the growth found rcv_nxt (the
+ * look that tcp_data_ready() fires once the hole is filled, in most
+ * cases), and a socket met for the first time is met while its queue is
+ * short. The range has an end but no start: a head queued in order
+ * before the hole opened (a reader that stopped, then a loss) is unsure
+ * too, until the reader reads past the range. A socket that never saw
+ * out-of-order data costs one helper call and one load.
+ *
+ * The head is read again here (sk_receive_queue.next), after its stamp:
+ * TCP's head changes only by reads under the socket lock, which the
+ * arrival's look and the walk hold; a read look (after the read) may
+ * meet another reader's read in between and judge the next head. Its
+ * end_seq (TCP_SKB_CB(), the second __u32 of skb->cb) by a fault-tolerant
+ * copy, as the read hook's ooo_last_skb: a head freed under a look
+ * without the lock. What cannot be read is unsure.
+ */
+static __always_inline int tcp_head_waited(struct sock *sk)
+{
+	struct nsl_hol_input in = {};
+	struct nsl_hol_state *st;
+	struct sk_buff *head;
+	struct tcp_sock *tp;
+	__u32 head_end;
+
+	tp = bpf_skc_to_tcp_sock(sk);
+	if (!tp)
+		return 1;
+	in.rcv_ooopack = tp->rcv_ooopack;
+	if (!in.rcv_ooopack)
+		return 0;
+	st = hol_state_in(&standing_hol, sk);
+	if (!st)
+		return 1;
+	/* an unreadable ooo_last_skb: 0, which nsl_hol_range_end() replaces */
+	if (hol_input_read(tp, st, &in))
+		in.ooo_end_seq = 0;
+	nsl_hol_exclude(st, &in);
+	if (!st->active)
+		return 0;
+	head = sk->sk_receive_queue.next;
+	if (bpf_probe_read_kernel(&head_end, sizeof(head_end), (void *)head->cb + 4))
+		return 1;
+	return nsl_hol_head_waited(st, head_end);
+}
+
+/*
  * Whether sk may hold a run: a socket without any BPF socket storage
  * (sk->sk_bpf_storage NULL, one load; the common socket, whose queue
  * never stood) holds none, and a look that starts nothing need not ask
@@ -255,6 +334,10 @@ static __always_inline int standing_look(struct sock *sk, __u32 hook, int above_
 	}
 	seen = nsl_standing_seen(queued, age, cfg.standing_target_ns,
 				 hook == NSL_HOOK_TCP_STANDING || unstamped);
+	/* a TCP head that may have waited behind a hole: the network's wait */
+	if (hook == NSL_HOOK_TCP_STANDING && queued && !unstamped &&
+	    tcp_head_waited(sk))
+		seen = NSL_STANDING_UNSURE;
 	/*
 	 * The walk's look below target or at an empty queue: the queue moved
 	 * (or, for UDP, the walk caught the reader splicing sk_receive_queue

@@ -105,4 +105,24 @@ static __always_inline int nsl_hol_exclude(struct nsl_hol_state *st,
 	return 1;
 }
 
+/*
+ * For the standing-queue hook (bpf/standing.bpf.h): whether a TCP receive
+ * queue's head, whose bytes end at head_end (TCP_SKB_CB()->end_seq), may
+ * hold the stamp of a segment that waited behind a hole, once
+ * nsl_hol_exclude() advanced st with the socket's numbers at the look (its
+ * copied_seq is the next byte to read). tcp_ofo_queue() moves an
+ * out-of-order segment into the queue with its arrival stamp, and
+ * tcp_try_coalesce() gives a merged skb the stamp of the segment merged
+ * last: its last byte's, head_end - 1. While that byte lies inside the
+ * range (below end_seq) the head's age may include the wait for the
+ * retransmission; a head that ends past the range took its stamp from a
+ * segment that arrived in order after the hole was filled (as for
+ * nsl_hol_exclude()'s reads), and its age is the queue's own.
+ */
+static __always_inline int nsl_hol_head_waited(const struct nsl_hol_state *st,
+					       __u32 head_end)
+{
+	return st->active && !nsl_seq_before(st->end_seq, head_end);
+}
+
 #endif /* NSL_HOL_H */

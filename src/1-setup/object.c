@@ -231,6 +231,9 @@ struct netstacklat_bpf *nsl_object_build(const struct nsl_loader *l,
 	} else {
 		bpf_map__set_max_entries(s->maps.gone_groups, nsl_loader_groups(o));
 	}
+	/* the standing hook's HOL state (6.3 MB): only with tcp-standing-queue */
+	if (l->hooks[NSL_HOOK_TCP_STANDING].method == NSL_METHOD_NONE)
+		bpf_map__set_max_entries(s->maps.standing_hol, 1);
 	/* 1.5 MB of last tails, only for sk_data_ready (bpf/netstacklat.bpf.c) */
 	if (l->hooks[NSL_HOOK_TCP_SOCK_ENQUEUED].method != NSL_METHOD_TRACEPOINT &&
 	    l->hooks[NSL_HOOK_UDP_SOCK_ENQUEUED].method != NSL_METHOD_TRACEPOINT)

@@ -199,6 +199,32 @@ static void test_no_change_no_range(void **state)
 	assert_int_equal(st.active, 0);
 }
 
+/*
+ * The standing hook's question: a queue head that ends inside the range
+ * may carry an out-of-order segment's stamp; one that ends past it, or a
+ * range passed (inactive), does not; wraparound as everywhere.
+ */
+static void test_head_waited(void **state)
+{
+	struct nsl_hol_state st = { 0 };
+	struct nsl_hol_input in = sock_at(10000, 4000);
+
+	(void)state;
+	in.rcv_ooopack = 2;
+	assert_int_equal(nsl_hol_exclude(&st, &in), 1);
+	assert_true(nsl_hol_head_waited(&st, 6000));
+	assert_true(nsl_hol_head_waited(&st, 10000));	/* ends at the range's end */
+	assert_false(nsl_hol_head_waited(&st, 10001));	/* its last byte arrived after */
+	in.copied_seq = 10001;				/* the reader passed the range */
+	in.rcv_nxt = 12000;
+	assert_int_equal(nsl_hol_exclude(&st, &in), 0);
+	assert_false(nsl_hol_head_waited(&st, 11000));
+	st.active = 1;
+	st.end_seq = 0x10;				/* a range across the wrap */
+	assert_true(nsl_hol_head_waited(&st, 0xfffffff0u));
+	assert_false(nsl_hol_head_waited(&st, 0x20));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -212,6 +238,7 @@ int main(void)
 		cmocka_unit_test(test_wraparound),
 		cmocka_unit_test(test_sanity_check),
 		cmocka_unit_test(test_no_change_no_range),
+		cmocka_unit_test(test_head_waited),
 	};
 
 	return cmocka_run_group_tests_name("hol", tests, NULL, NULL);
