@@ -28,13 +28,15 @@ COST_CONFIGS = (BASE_CONFIGS + ("ours_r8", "ours_C8") + tuple(f"ours_s{n}" for n
 # with this prefix, its throughput mode is "base".
 BASE = "base_"
 OPTIONS = {"ours": "", "ours_y": "-y", "ours_I": "-I", "ours_Iall": "-I -n -1", "ours_C": "-C",
-           "ours_p": "-p 1", "ours_c": "-c empty", "ours_s8": "N=8", "ours_s64": "N=64"}
+           "ours_p": "-p 1", "ours_c": "-c empty", "ours_s8": "N=8", "ours_s64": "N=64",
+           "ours_queues": "+SQ"}
 
 
 def base_configs(configs):
     """The baseline's configurations: BASE_CONFIGS, and --sample's where
     scripts/bench ran them (a baseline that has the option)."""
-    return BASE_CONFIGS + tuple(f"ours_s{n}" for n in SAMPLED if f"{BASE}ours_s{n}" in configs)
+    return (BASE_CONFIGS + tuple(f"ours_s{n}" for n in SAMPLED if f"{BASE}ours_s{n}" in configs)
+            + (("ours_queues",) if f"{BASE}ours_queues" in configs else ()))
 
 # Our tracepoint programs and the bpftrace probes doing the same work.
 # tp_data_ready serves both enqueue hooks in one run per sk_data_ready
@@ -783,7 +785,11 @@ def main():
     has_base = "baseline" in header
     sampled = tuple(f"{BASE}ours_s{n}" for n in SAMPLED
                     if os.path.exists(os.path.join(raw, f"cost-{BASE}ours_s{n}-r1.tool.jsonl")))
-    configs = COST_CONFIGS + (tuple(BASE + c for c in BASE_CONFIGS) + sampled if has_base else ())
+    # the standing-queue hooks, where the baseline has them (scripts/bench)
+    queues = ((f"{BASE}ours_queues",)
+              if os.path.exists(os.path.join(raw, f"cost-{BASE}ours_queues-r1.tool.jsonl")) else ())
+    configs = COST_CONFIGS + (tuple(BASE + c for c in BASE_CONFIGS) + sampled + queues
+                              if has_base else ())
     cost, rounds_of, tool = {}, {}, {}
     for cfg in configs + ("bpftrace", "floor"):
         # a configuration an older bench did not run (its raw data redone)
