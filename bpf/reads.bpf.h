@@ -55,7 +55,8 @@ static __always_inline long hol_input_read(struct tcp_sock *tp,
 	 * TCP_SKB_CB(skb)->end_seq is the second __u32 of skb->cb.
 	 */
 	if (in->rcv_ooopack != st->last_ooopack && !in->ooo_empty)
-		return bpf_probe_read_kernel(&in->ooo_end_seq, sizeof(in->ooo_end_seq),
+		return bpf_probe_read_kernel(&in->ooo_end_seq,
+					     sizeof(in->ooo_end_seq),
 					     (void *)last->cb + 4);
 	return 0;
 }

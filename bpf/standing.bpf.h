@@ -216,7 +216,8 @@ static __always_inline int tcp_head_waited(struct sock *sk)
 	if (!st->active)
 		return 0;
 	head = sk->sk_receive_queue.next;
-	if (bpf_probe_read_kernel(&head_end, sizeof(head_end), (void *)head->cb + 4))
+	if (bpf_probe_read_kernel(&head_end, sizeof(head_end),
+				  (void *)head->cb + 4))
 		return 1;
 	return nsl_hol_head_waited(st, head_end);
 }

@@ -708,8 +708,11 @@ test_standing_tcp_loss_recovery() {
 	segs=$(ip -n "$NS_A" -d link show dev "$IF_A" | grep -o 'gso_max_segs [0-9]*' | cut -d' ' -f2)
 	AT_EXIT+=("tc -n $NS_B qdisc del dev $IF_B clsact"
 		  "ip -n $NS_A link set dev $IF_A gso_max_segs ${segs:-65535}")
-	tb_one_seg "$NS_A" "$IF_A" && tb_attach "$NS_B" "$IF_B" && tb_port 7113 &&
-	tb_rule_nth 3 1 6 || { fail "cannot attach the testbed dropper"; return; }
+	if ! { tb_one_seg "$NS_A" "$IF_A" && tb_attach "$NS_B" "$IF_B" && tb_port 7113 &&
+	       tb_rule_nth 3 1 6; }; then
+		fail "cannot attach the testbed dropper"
+		return
+	fi
 	SERVE_PREFIX="chrt -f 10" serve tcp 7113 --read-size 500 --stall-ms 50 --rx-stamps || return
 	start_hol_pair tcp-standing-queue tcp-standing-queue,tcp-socket-read || return
 	client tcp 7113 --count 10 --msg-size 2000 --interval-us 370000
