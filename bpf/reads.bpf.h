@@ -235,8 +235,11 @@ static __always_inline int shared_hook_on(__u32 hook)
 
 /*
  * Whether hook is on, whatever its method (cfg.hooks_on, constant): for
- * the standing-queue hooks, whose looks ride in programs of other hooks
- * of both methods (bpf/standing.bpf.h).
+ * the standing-queue hooks' own programs, which either method may load
+ * (tp_udp_fail_queue, tp_standing_close) or only one does. Their looks
+ * that ride in programs of other hooks (tp_data_ready, tp_recv_length)
+ * ask shared_hook_on() instead: with the standing hook by fentry, its
+ * own fentry/fexit programs look at the same calls.
  */
 static __always_inline int hook_on(__u32 hook)
 {

@@ -4,10 +4,13 @@
  * look at a socket's queue wherever it changes, through the state
  * machine of include/standing.h. The looks are taken by programs of the
  * enqueue and read hooks' fallback (tp_data_ready, tp_recv_length,
- * bpf/tracepoint.bpf.h), or by the fentry/fexit programs below, and by
- * tp_udp_fail_queue (both methods), each only where the hook is on
- * (hook_on(): a constant, so that with the hooks off the verifier drops
- * every look).
+ * bpf/tracepoint.bpf.h) where the standing hook took the tracepoint
+ * method (shared_hook_on()), or by the fentry/fexit programs below where
+ * it took fentry, never both (else each arrival and read is looked at
+ * twice where the two methods mix: 6.18's udp-socket-enqueued falls back
+ * while the standing hooks take fentry), and by tp_udp_fail_queue (both
+ * methods), each only where the hook is on (hook_on(): a constant, so
+ * that with the hooks off the verifier drops every look).
  * Part of bpf/netstacklat.bpf.c (included there, in this order).
  */
 #ifndef NSL_STANDING_BPF_H

@@ -115,8 +115,17 @@ int BPF_PROG(tp_data_ready, struct sock *sk)
 	default:
 		return 0;
 	}
-	/* before the per-socket storage: other namespaces' sockets get none */
-	if ((!shared_hook_on(hook) && !hook_on(standing)) ||
+	/*
+	 * before the per-socket storage: other namespaces' sockets get none.
+	 * The standing hook looks here only where it took this method
+	 * (shared_hook_on(), a constant per protocol): where it took fentry,
+	 * fentry_sock_def_readable looks at the same call of
+	 * sock_def_readable(), and this program is loaded for an enqueue
+	 * hook that fell back (udp-socket-enqueued from 6.18): a second
+	 * look at each arrival, dead code here, which the verifier drops
+	 * (issue #57 item 10).
+	 */
+	if ((!shared_hook_on(hook) && !shared_hook_on(standing)) ||
 	    !sk_netns_selected(sk))
 		return 0;
 	/*
@@ -124,7 +133,8 @@ int BPF_PROG(tp_data_ready, struct sock *sk)
 	 * TCP reader that stopped has its queue looked at by the drops of
 	 * what its peer still sends (tcp_data_queue() fires this on them).
 	 */
-	standing_look(sk, standing, 0);
+	if (shared_hook_on(standing))
+		standing_look(sk, standing, 0);
 	if (!shared_hook_on(hook))
 		return 0;
 	/*
@@ -339,10 +349,13 @@ int BPF_PROG(tp_recv_length, struct sock *sk, int ret, int flags)
 	/*
 	 * The standing hooks look at the queue after every read, those
 	 * that found it empty too (-EAGAIN): what the read left is the
-	 * queue's new head, or an empty queue that ends a run.
+	 * queue's new head, or an empty queue that ends a run. Only a
+	 * standing hook that took this method (shared_hook_on()): one that
+	 * took fentry looks in its fexit of recvmsg, and this program is
+	 * here for a read hook that fell back.
 	 */
-	if ((proto == IPPROTO_TCP && hook_on(NSL_HOOK_TCP_STANDING)) ||
-	    (proto == IPPROTO_UDP && hook_on(NSL_HOOK_UDP_STANDING))) {
+	if ((proto == IPPROTO_TCP && shared_hook_on(NSL_HOOK_TCP_STANDING)) ||
+	    (proto == IPPROTO_UDP && shared_hook_on(NSL_HOOK_UDP_STANDING))) {
 		if (sk_netns_selected(sk))
 			standing_look(sk, proto == IPPROTO_TCP ?
 				      NSL_HOOK_TCP_STANDING :

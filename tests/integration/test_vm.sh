@@ -109,7 +109,8 @@ VM_TESTS=(boot kernel kernel_probe expected_methods fentry_attach fentry_samples
 VM_FALLBACK_TESTS=(fallback_samples fallback_one_sample_per_read
 		   fallback_known_answer fallback_errqueue fallback_mptcp
 		   fallback_hol_forced_rto fallback_hol_random_loss
-		   fallback_hooks_agree fallback_collapsed_agree)
+		   fallback_hooks_agree fallback_collapsed_agree
+		   fallback_standing_gated)
 VM_UDP_READ_FALLBACK_TESTS=(fallback_udp_read_agrees fallback_queue_length
 			    fallback_udp_peek fallback_udp_unstamped)
 
@@ -1136,6 +1137,37 @@ vm_fallback_known_answer() {
 
 vm_fallback_hol_forced_rto() { hol_forced_rto fallback; }
 vm_fallback_hol_random_loss() { hol_random_loss fallback; }
+
+# The standing hooks by fentry beside an enqueue and a read hook by their
+# tracepoints (guest.sh run_standing_gated; issue #57 item 10): the
+# tracepoint programs, loaded for the hooks that fell back, must not look
+# for the standing hooks, whose fentry/fexit programs look at the same
+# arrivals and reads. After the verifier (bpftool's xlated dump; dead code
+# is removed) neither tp_data_ready nor tp_recv_length loads the standing
+# hooks' socket storage map; fentry_sock_def_readable does (the check can
+# see a look). Before, both tracepoint programs held their look and
+# every UDP arrival and TCP read was looked at twice. The methods are
+# the tool's own account of what it attached (-e ... in the default
+# mode, two fentry programs refused by the test seam): a kernel where
+# they do not mix so fails, naming what it got. Also says what
+# fentry_sock_def_readable costs under TCG (docs/performance.md): a run
+# for a netlink socket (it leaves at the family) against a UDP arrival's
+# look.
+vm_fallback_standing_gated() {
+	local f=$OUT/standing-gated h want
+	expect_guest_rc standing-gated 0 || return
+	for h in udp-standing-queue:fentry tcp-standing-queue:fentry \
+		 udp-socket-enqueued:tracepoint tcp-socket-read:tracepoint; do
+		want=${h#*:} h=${h%%:*}
+		expect "$h: method (the two methods mix)" "$(method_of "$f.err" $h)" = "$want" || return
+	done
+	expect "standing_sk: the map is found" "$(awk '$1 == "standing_sk" { print $2 }' "$f.refs")" != none
+	gated_refs() { awk -v p="$1" 'index($1, p) == 1 { n += $2; found = 1 } END { print found ? n : "absent" }' "$f.refs"; }
+	expect "tp_data_ready: loads of standing_sk after the verifier (no look)" "$(gated_refs tp_data_ready)" = 0
+	expect "tp_recv_length: loads of standing_sk after the verifier (no look)" "$(gated_refs tp_recv_length)" = 0
+	expect "fentry_sock_def_readable: loads of standing_sk (its look)" "$(gated_refs fentry_sock_def)" -ge 1
+	awk '$2 > 0 { printf "  fentry_sock_def_readable, %s: %d runs, %.0f ns a run (TCG)\n", $1, $2, $3 / $2 }' "$f.cost"
+}
 
 # pinned LINE: the version of LINE's kernel tests/vm/kernels pins
 pinned() {

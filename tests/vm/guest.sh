@@ -267,6 +267,62 @@ run_standing_splice() {	# run_standing_splice NAME MODE
 	emit $1.times /tmp/$1.times
 }
 
+# The standing hooks by fentry beside an enqueue and a read hook that fell
+# back (issue #57 item 10): the test seam refuses udp-socket-enqueued's
+# and tcp-socket-read's fentry programs, so tp_data_ready and
+# tp_recv_length load for them next to the standing hooks' fentry/fexit
+# programs, which look at the same arrivals and reads. Written to
+# $1.refs, for tp_data_ready, tp_recv_length and fentry_sock_def_readable:
+# the name and how many instructions left after the verifier (bpftool
+# prog dump xlated: dead code is gone) load the standing hooks' socket
+# storage map, standing_sk: a look in the program. (No process
+# substitution here: the guest's /dev has no /dev/fd.) Then, to $1.cost, the
+# kernel's statistics of fentry_sock_def_readable (--bpf-stats) over two
+# phases: netlink only (ip's dumps: sock_def_readable for another family,
+# the program leaves at its test of the family) and UDP arrivals to a
+# reader that keeps up (a look at each): "PHASE RUNS NS".
+run_standing_gated() {	# run_standing_gated NAME
+	local sk_map id name n t0 c0 t1 c1 i p=
+	export NSL_TEST_REJECT=fentry_udp_enqueue_schedule_skb,fentry_tcp_recv_timestamp
+	tool_start $1 -n /run/netns/B --bpf-stats \
+		-e udp-socket-enqueued,tcp-socket-read,udp-standing-queue,tcp-standing-queue
+	unset NSL_TEST_REJECT
+	# under TCG each bpftool run takes a while: the three programs only
+	sk_map=$(bpftool map show 2>/dev/null | awk '$4 == "standing_sk" { sub(":", "", $1); print $1; exit }')
+	echo "standing_sk ${sk_map:-none}" > /tmp/$1.refs
+	while read -r id name; do
+		n=$(bpftool prog dump xlated id $id 2>/dev/null | grep -c "map\[id:${sk_map:-none}\]")
+		echo "$name $n" >> /tmp/$1.refs
+		case $name in fentry_sock_def*) p=$id ;; esac
+	done <<< "$(bpftool prog show 2>/dev/null | awk '/^[0-9]+:/ { for (i = 2; i < NF; i++)
+		if ($i == "name" && $(i + 1) ~ /^(tp_data_ready|tp_recv_length|fentry_sock_def)/) {
+			sub(":", "", $1); print $1, $(i + 1) } }')"
+	stamp "dumped $1"
+	: > /tmp/$1.cost
+	if [ -n "$p" ]; then
+		read -r t0 c0 <<< "$(prog_stats $p)"
+		for i in $(seq 20); do /nsl/ip -n B addr show > /dev/null; done
+		read -r t1 c1 <<< "$(prog_stats $p)"
+		echo "netlink $((c1 - c0)) $((t1 - t0))" >> /tmp/$1.cost
+		serve $1 udp 5020 --duration-s 4
+		read -r t0 c0 <<< "$(prog_stats $p)"
+		client $1 udp 5020 --count 300 --interval-us 1000
+		wait $SERVER_JOB
+		read -r t1 c1 <<< "$(prog_stats $p)"
+		echo "udp $((c1 - c0)) $((t1 - t0))" >> /tmp/$1.cost
+	fi
+	tool_stop $1
+	emit $1.refs /tmp/$1.refs
+	emit $1.cost /tmp/$1.cost
+}
+
+# prog_stats ID: the program's run_time_ns and run_cnt (kernel.bpf_stats_enabled)
+prog_stats() {
+	bpftool prog show id $1 2>/dev/null | awk '{ for (i = 1; i < NF; i++) {
+		if ($i == "run_time_ns") t = $(i + 1); if ($i == "run_cnt") c = $(i + 1) } }
+		END { print t + 0, c + 0 }'
+}
+
 # HOL filter: the testbed (scripts/testbed.sh) drops TCP
 # segments on B's ingress; a -y instance and a filtered one watch the same
 # reads. run_hol NAME MODE "RULE" CLIENT_ARGS... With HOL_ARGS, more
@@ -816,6 +872,7 @@ if [ "$(awk '$1 == "tcp-socket-read" { print $2 }' /tmp/list-fallback.out)" != u
 	run_mptcp fallback-mptcp fallback
 	run_hol_all fallback
 	run_agree agree
+	run_standing_gated standing-gated
 fi
 # UDP reads where they have a fallback (6.3 to 6.17: 6.12, not sid): one sample per read,
 # and the same latencies as fentry's of the same reads (2 ms in the queue)
