@@ -137,20 +137,65 @@ static __always_inline struct nsl_hist *hook_hist(__u32 hook, __u32 ifindex,
 	return bpf_map_lookup_elem(&hist, &hook);
 }
 
-/* Adds n to a field of a histogram of hook_hist(): atomically where shared. */
-static __always_inline void hist_field_add(__u64 *field, __u64 n)
+/*
+ * Adds n to a field of a histogram of hook_hist(): atomically where
+ * shared (grouped: every CPU's), or where nested (a constant): the
+ * histogram of a CPU whose writers may interrupt one another there.
+ *
+ * A CPU's own histogram (the ungrouped hist map) takes a plain load, add
+ * and store, safe only while nothing else writes it between the load and
+ * the store. A program runs with migration off, not with interrupts off:
+ * in process context (a system call's fentry/fexit, the sock_recv_length
+ * tracepoint, the reports' iterators) an interrupt may come between the
+ * two, and on its way out run softirqs (irq_exit()), whose programs may
+ * add to the same field; the process's store then writes back the value
+ * it loaded, and their add is lost. The kernel keeps a program from
+ * nesting in itself on a CPU (prog->active: from 5.12 for fentry/fexit,
+ * 6.1 for tp_btf; docs/hooks.md, "Runs the kernel skips"): it skips the
+ * nested run (recursion_misses) rather than let it tear the first. So
+ * the lost add needs two programs that write one histogram, one of them
+ * in process context. Read for each histogram:
+ * - the standing hooks': yes. Their looks come from softirq (arrivals:
+ *   fentry_sock_def_readable or tp_data_ready; drops: tp_udp_fail_queue;
+ *   a reset's TCP_CLOSE: tp_standing_close) and from process context
+ *   (reads: fexit of recvmsg or tp_recv_length; a close; the reports'
+ *   walks, whose adds are the largest, up to an interval a socket): their
+ *   adds are atomic (standing_add()). On a CPU's own line, uncontended, a
+ *   locked add costs about 1 ns against 0.5 for a plain one (docs/
+ *   performance.md, item 9);
+ * - every other hook's: one program writes it (a hook's one recording
+ *   program, or the one program two hooks share: tp_data_ready,
+ *   tp_recv_length, nf_l4_start), so it cannot interrupt itself, from
+ *   5.12 (fentry/fexit) and 6.1 (tp_btf; every tracepoint these hooks use
+ *   is 6.3 or later). The one writer in both contexts, fexit_tcp_queue_rcv
+ *   (TCP's backlog: __release_sock() runs tcp_v4_do_rcv() in process
+ *   context, bottom halves on), nests in itself only on 5.10 and 5.11,
+ *   whose trampolines run a nested program: a lost sample there, rare (a
+ *   softirq in a window of one instruction), left plain as the packet
+ *   path's cost is kept. tcp-socket-read's HOL histogram has the same one
+ *   program as tcp-socket-read.
+ */
+static __always_inline void hist_field_add_ctx(__u64 *field, __u64 n,
+					       int nested)
 {
-	if (cfg.group_by_ifindex || cfg.group_by_cgroup)
+	if (nested || cfg.group_by_ifindex || cfg.group_by_cgroup)
 		__sync_fetch_and_add(field, n);
 	else
 		*field += n;
 }
 
+static __always_inline void hist_field_add(__u64 *field, __u64 n)
+{
+	hist_field_add_ctx(field, n, 0);
+}
+
 /*
  * Adds the value v (ns) to the histogram h of hook_hist(), in slot (its
- * nsl_slot(); the standing hooks' own at schema 0, nsl_hook_slot()).
+ * nsl_slot(); the standing hooks' own at schema 0, nsl_hook_slot());
+ * nested as for hist_field_add_ctx().
  */
-static __always_inline void hist_slot_add(struct nsl_hist *h, __u64 slot, __u64 v)
+static __always_inline void hist_slot_add(struct nsl_hist *h, __u64 slot, __u64 v,
+					  int nested)
 {
 
 	/*
@@ -164,14 +209,14 @@ static __always_inline void hist_slot_add(struct nsl_hist *h, __u64 slot, __u64 
 	barrier_var(slot);
 	if (slot >= cfg.nr_slots || slot >= NSL_MAX_SLOTS)
 		return;
-	hist_field_add(&h->slots[slot], 1);
-	hist_field_add(&h->sum_ns, v);
+	hist_field_add_ctx(&h->slots[slot], 1, nested);
+	hist_field_add_ctx(&h->sum_ns, v, nested);
 }
 
 /* Adds the value v (ns) of a packet hook to the histogram h of hook_hist(). */
 static __always_inline void hist_value_add(struct nsl_hist *h, __u64 v)
 {
-	hist_slot_add(h, nsl_slot(v, cfg.schema, cfg.schema_thresholds), v);
+	hist_slot_add(h, nsl_slot(v, cfg.schema, cfg.schema_thresholds), v, 0);
 }
 
 /*

@@ -242,7 +242,9 @@ static __always_inline int may_hold_run(struct sock *sk)
  * NULL): an ended episode's length, or the standing time and the episode
  * begun, in the histogram's head (struct nsl_hist), so that each group
  * has its own. Where no group can be had (map_full, owner_quota) they are
- * lost, counted as a sample's would be.
+ * lost, counted as a sample's would be. Atomic adds, grouped or not: the
+ * looks come from softirq and from process context (reads, closes, the
+ * walks), several programs on one CPU's histogram (hist_field_add_ctx()).
  */
 static __always_inline void standing_add(__u32 hook,
 					 const struct nsl_standing_out *out,
@@ -256,11 +258,11 @@ static __always_inline void standing_add(__u32 hook,
 	if (out->episode_ns)
 		hist_slot_add(h, nsl_hook_slot(hook, out->episode_ns, cfg.schema,
 					       cfg.schema_thresholds),
-			      out->episode_ns);
+			      out->episode_ns, 1);
 	if (out->standing_ns)
-		hist_field_add(&h->standing_ns, out->standing_ns);
+		hist_field_add_ctx(&h->standing_ns, out->standing_ns, 1);
 	if (out->begun)
-		hist_field_add(&h->standing_begun, 1);
+		hist_field_add_ctx(&h->standing_begun, 1, 1);
 }
 
 /*
