@@ -1149,10 +1149,7 @@ vm_fallback_hol_random_loss() { hol_random_loss fallback; }
 # every UDP arrival and TCP read was looked at twice. The methods are
 # the tool's own account of what it attached (-e ... in the default
 # mode, two fentry programs refused by the test seam): a kernel where
-# they do not mix so fails, naming what it got. Also says what
-# fentry_sock_def_readable costs under TCG (docs/performance.md): a run
-# for a netlink socket (it leaves at the family) against a UDP arrival's
-# look.
+# they do not mix so fails, naming what it got.
 vm_fallback_standing_gated() {
 	local f=$OUT/standing-gated h want
 	expect_guest_rc standing-gated 0 || return
@@ -1166,7 +1163,6 @@ vm_fallback_standing_gated() {
 	expect "tp_data_ready: loads of standing_sk after the verifier (no look)" "$(gated_refs tp_data_ready)" = 0
 	expect "tp_recv_length: loads of standing_sk after the verifier (no look)" "$(gated_refs tp_recv_length)" = 0
 	expect "fentry_sock_def_readable: loads of standing_sk (its look)" "$(gated_refs fentry_sock_def)" -ge 1
-	awk '$2 > 0 { printf "  fentry_sock_def_readable, %s: %d runs, %.0f ns a run (TCG)\n", $1, $2, $3 / $2 }' "$f.cost"
 }
 
 # pinned LINE: the version of LINE's kernel tests/vm/kernels pins

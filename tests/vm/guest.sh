@@ -275,52 +275,29 @@ run_standing_splice() {	# run_standing_splice NAME MODE
 # $1.refs, for tp_data_ready, tp_recv_length and fentry_sock_def_readable:
 # the name and how many instructions left after the verifier (bpftool
 # prog dump xlated: dead code is gone) load the standing hooks' socket
-# storage map, standing_sk: a look in the program. (No process
-# substitution here: the guest's /dev has no /dev/fd.) Then, to $1.cost, the
-# kernel's statistics of fentry_sock_def_readable (--bpf-stats) over two
-# phases: netlink only (ip's dumps: sock_def_readable for another family,
-# the program leaves at its test of the family) and UDP arrivals to a
-# reader that keeps up (a look at each): "PHASE RUNS NS".
+# storage map, standing_sk: a look in the program. Two bpftool processes
+# in all (batch files: under TCG each start costs about a second), the
+# dumps told apart by a "prog show" line before each.
 run_standing_gated() {	# run_standing_gated NAME
-	local sk_map id name n t0 c0 t1 c1 i p=
+	local sk_map
 	export NSL_TEST_REJECT=fentry_udp_enqueue_schedule_skb,fentry_tcp_recv_timestamp
-	tool_start $1 -n /run/netns/B --bpf-stats \
+	tool_start $1 -n /run/netns/B \
 		-e udp-socket-enqueued,tcp-socket-read,udp-standing-queue,tcp-standing-queue
 	unset NSL_TEST_REJECT
-	# under TCG each bpftool run takes a while: the three programs only
-	sk_map=$(bpftool map show 2>/dev/null | awk '$4 == "standing_sk" { sub(":", "", $1); print $1; exit }')
-	echo "standing_sk ${sk_map:-none}" > /tmp/$1.refs
-	while read -r id name; do
-		n=$(bpftool prog dump xlated id $id 2>/dev/null | grep -c "map\[id:${sk_map:-none}\]")
-		echo "$name $n" >> /tmp/$1.refs
-		case $name in fentry_sock_def*) p=$id ;; esac
-	done <<< "$(bpftool prog show 2>/dev/null | awk '/^[0-9]+:/ { for (i = 2; i < NF; i++)
+	printf 'map show\nprog show\n' > /tmp/$1.batch
+	bpftool batch file /tmp/$1.batch > /tmp/$1.show 2>/dev/null
+	sk_map=$(awk '$3 == "name" && $4 == "standing_sk" { sub(":", "", $1); print $1; exit }' /tmp/$1.show)
+	awk '/^[0-9]+: / { for (i = 2; i < NF; i++)
 		if ($i == "name" && $(i + 1) ~ /^(tp_data_ready|tp_recv_length|fentry_sock_def)/) {
-			sub(":", "", $1); print $1, $(i + 1) } }')"
+			sub(":", "", $1); print "prog show id " $1; print "prog dump xlated id " $1 } }' \
+		/tmp/$1.show > /tmp/$1.batch
+	echo "standing_sk ${sk_map:-none}" > /tmp/$1.refs
+	bpftool batch file /tmp/$1.batch 2>/dev/null |
+		awk -v m="map[id:${sk_map:-none}]" '/^[0-9]+: [a-z_]+ +name / { n = $4; if (!(n in c)) c[n] = 0; next }
+			n != "" && index($0, m) { c[n]++ } END { for (n in c) print n, c[n] }' >> /tmp/$1.refs
 	stamp "dumped $1"
-	: > /tmp/$1.cost
-	if [ -n "$p" ]; then
-		read -r t0 c0 <<< "$(prog_stats $p)"
-		for i in $(seq 20); do /nsl/ip -n B addr show > /dev/null; done
-		read -r t1 c1 <<< "$(prog_stats $p)"
-		echo "netlink $((c1 - c0)) $((t1 - t0))" >> /tmp/$1.cost
-		serve $1 udp 5020 --duration-s 4
-		read -r t0 c0 <<< "$(prog_stats $p)"
-		client $1 udp 5020 --count 300 --interval-us 1000
-		wait $SERVER_JOB
-		read -r t1 c1 <<< "$(prog_stats $p)"
-		echo "udp $((c1 - c0)) $((t1 - t0))" >> /tmp/$1.cost
-	fi
 	tool_stop $1
 	emit $1.refs /tmp/$1.refs
-	emit $1.cost /tmp/$1.cost
-}
-
-# prog_stats ID: the program's run_time_ns and run_cnt (kernel.bpf_stats_enabled)
-prog_stats() {
-	bpftool prog show id $1 2>/dev/null | awk '{ for (i = 1; i < NF; i++) {
-		if ($i == "run_time_ns") t = $(i + 1); if ($i == "run_cnt") c = $(i + 1) } }
-		END { print t + 0, c + 0 }'
 }
 
 # HOL filter: the testbed (scripts/testbed.sh) drops TCP
