@@ -860,6 +860,10 @@ def main():
         print("  the CPU's own (as the ungrouped map): 1 CPU busy %.2f, %d CPUs busy %.2f"
               % (atomic["percpu_plain_1cpu_ns_per_add"], n,
                  atomic["percpu_plain_%dcpu_ns_per_add" % n]))
+        if "percpu_atomic_1cpu_ns_per_add" in atomic:
+            print("  the CPU's own, atomic (the standing hooks' adds): 1 CPU busy %.2f, %d CPUs"
+                  " busy %.2f" % (atomic["percpu_atomic_1cpu_ns_per_add"], n,
+                                 atomic["percpu_atomic_%dcpu_ns_per_add" % n]))
     if has_base:
         print_baseline(header, result["baseline"], rounds)
     return 0
