@@ -109,8 +109,11 @@ VM_TESTS=(boot kernel kernel_probe expected_methods fentry_attach fentry_samples
 VM_FALLBACK_TESTS=(fallback_samples fallback_one_sample_per_read
 		   fallback_known_answer fallback_errqueue fallback_mptcp
 		   fallback_hol_forced_rto fallback_hol_random_loss
-		   fallback_hooks_agree fallback_collapsed_agree
-		   fallback_standing_gated)
+		   fallback_hooks_agree fallback_collapsed_agree)
+# where the default mode mixes the methods by itself (udp-socket-enqueued
+# by its tracepoint, the standing hooks by fentry: sid): one kernel is
+# enough, and 6.12's guest is the longest (near VM_TIMEOUT)
+VM_MIXED_TESTS=(fallback_standing_gated)
 VM_UDP_READ_FALLBACK_TESTS=(fallback_udp_read_agrees fallback_queue_length
 			    fallback_udp_peek fallback_udp_unstamped)
 
@@ -147,6 +150,8 @@ kernel_tests() {	# kernel_tests KERNEL: its test names, vm61_boot ...
 	[ "$1" = "$VM_SPLICE_KERNEL" ] && tests+=("${VM_SPLICE_TESTS[@]}")
 	has_fallback "$1" tcp-socket-read && tests+=("${VM_FALLBACK_TESTS[@]}")
 	has_fallback "$1" udp-socket-read && tests+=("${VM_UDP_READ_FALLBACK_TESTS[@]}")
+	[ "$(expected "$1" udp-socket-enqueued default)" = tracepoint ] &&
+		tests+=("${VM_MIXED_TESTS[@]}")
 	for t in "${tests[@]}"; do echo "vm${1//./}_$t"; done
 }
 
