@@ -194,8 +194,8 @@ static __always_inline void hist_field_add(__u64 *field, __u64 n)
  * nsl_slot(); the standing hooks' own at schema 0, nsl_hook_slot());
  * nested as for hist_field_add_ctx().
  */
-static __always_inline void hist_slot_add(struct nsl_hist *h, __u64 slot, __u64 v,
-					  int nested)
+static __always_inline void hist_slot_add(struct nsl_hist *h, __u64 slot,
+					  __u64 v, int nested)
 {
 
 	/*

@@ -9,8 +9,9 @@
  * group_hist: the line moves between CPUs under contention), percpu_plain
  * into the CPU's own per-CPU value (as the ungrouped hist map),
  * percpu_atomic the same with atomic adds (the standing hooks' adds to it,
- * bpf/record.bpf.h), loop_only without the adds. Between two adds each does some 100 ns of other work
- * (a chain of xorshifts), as a packet's path does between two samples: in
+ * bpf/record.bpf.h), loop_only without the adds. Between two adds each
+ * does some 100 ns of other work (a chain of xorshifts), as a packet's
+ * path does between two samples: in
  * a tight loop a CPU would make many adds while it holds the line, and
  * contention would hardly show.
  */
@@ -76,7 +77,7 @@ int percpu_plain(struct __sk_buff *skb)
 	return adds(&own, 0);
 }
 
-/* the CPU's own value, atomically: the standing hooks' adds (issue #57 item 9) */
+/* the CPU's own value, atomically: the standing hooks' adds (#57 item 9) */
 SEC("socket")
 int percpu_atomic(struct __sk_buff *skb)
 {

@@ -23,8 +23,8 @@
 #define ADDS 64
 #define MAX_ROUNDS 99
 #define MAX_CPUS 256
-static const char *const progs[] = { "loop_only", "shared_atomic", "percpu_plain",
-				      "percpu_atomic" };
+static const char *const progs[] = { "loop_only", "shared_atomic",
+				      "percpu_plain", "percpu_atomic" };
 #define NPROGS (sizeof(progs) / sizeof(progs[0]))
 
 struct job {
