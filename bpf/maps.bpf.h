@@ -54,6 +54,42 @@ struct {
 	__uint(value_size, sizeof(struct nsl_hist));
 } group_hist SEC(".maps");
 
+/*
+ * -I/-C: the last key each CPU found the id of, per histogram, so that a
+ * sample of the same group as the one before on its CPU (most: the same
+ * hook, cgroup, interface) skips the hash look-up in group_ids (a helper
+ * call that hashes and compares the 24-byte key: 75-80 ns of a recorded
+ * sample with -C in make bench-http on a 2-CPU VM, docs/performance.md,
+ * issue #59). An entry serves only while nsl_groups_gen is what it was
+ * when the id was found: whoever deletes a key of group_ids bumps it
+ * after, with a fully ordered add (the reader's retire and evict,
+ * src/2-collect/retire.c; the walk of dead namespaces,
+ * bpf/netns_gone.bpf.h). A run that reads the old generation holds the
+ * id as one that looked it up before the delete does (the reader zeroes
+ * and reuses it a report interval later); one that reads the new one
+ * looks up after the delete (group_hist_get() orders the look-up after
+ * the load of the generation), so an entry filled from a key found is
+ * never of a generation after its delete. seq makes an entry whole or
+ * ignored (group_cache_get(), _put()).
+ */
+struct nsl_group_cache {
+	__u64 seq;	/* 0: never written; odd: being written; even: whole */
+	__u64 gen;	/* nsl_groups_gen when id was found */
+	struct nsl_group_key key;
+	__u32 id;
+	__u32 pad;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, NSL_NR_HISTS);
+	__type(key, __u32);
+	__type(value, struct nsl_group_cache);
+} group_cache SEC(".maps");
+
+/* Bumped after a key of group_ids is deleted: see struct nsl_group_cache. */
+__u64 nsl_groups_gen = 0;
+
 /* The ids no group holds (bpf/group_id.bpf.h). */
 struct {
 	__uint(type, BPF_MAP_TYPE_QUEUE);

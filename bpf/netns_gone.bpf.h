@@ -104,8 +104,17 @@ static long drop_dead_netns(struct bpf_map *map, struct nsl_group_key *key,
 	 * at most, and a push to it (--max-groups entries) always has room:
 	 * no id it should hold is lost either.
 	 */
-	if (!bpf_map_delete_elem(&group_ids, key))
+	if (!bpf_map_delete_elem(&group_ids, key)) {
+		/*
+		 * after the delete, fully ordered (the fetch makes it an
+		 * LDADDAL on arm64, a locked add on x86): the CPUs' cached
+		 * ids of it go (struct nsl_group_cache)
+		 */
+		__u64 old = __sync_fetch_and_add(&nsl_groups_gen, 1);
+
+		barrier_var(old);
 		bpf_map_push_elem(&gone_groups, &g, 0);
+	}
 	return 0;
 }
 

@@ -70,6 +70,54 @@ static __always_inline int sample_skip(__u32 hook)
 }
 
 /*
+ * Whether the group cache entry c holds key's id, found in generation gen:
+ * 1 and *id. An entry is written by the programs of one histogram, on one
+ * CPU (a per-CPU map); where one of them runs in the middle of another
+ * there (a softirq's program on an interrupt's way out over a process-
+ * context one, as the standing hooks' looks do: hist_field_add_ctx(); or
+ * a task preempting another under a preemptible kernel: migration is off,
+ * preemption not), seq tells: an odd seq is an entry half written, and a
+ * seq that changed between the first load and the last is one rewritten
+ * under this reader. The program order of the loads is enough on one CPU;
+ * the compiler's is kept by the barrier.
+ */
+static __always_inline int group_cache_get(struct nsl_group_cache *c,
+					   const struct nsl_group_key *key,
+					   __u64 gen, __u32 *id)
+{
+	__u64 seq = *(volatile __u64 *)&c->seq;
+
+	if (!seq || (seq & 1) || c->gen != gen ||
+	    c->key.cgroup != key->cgroup || c->key.ifindex != key->ifindex ||
+	    c->key.netns != key->netns || c->key.hook != key->hook)
+		return 0;
+	*id = c->id;
+	asm volatile("" ::: "memory");
+	return *(volatile __u64 *)&c->seq == seq;
+}
+
+/*
+ * Keeps key's id in c (as group_cache_get() reads it): only where no other
+ * writer is in the middle (an odd seq), and only one at a time (the
+ * compare-and-exchange that makes seq odd; v5.12, which -I and -C need
+ * anyway); seq only grows, so a reader never takes an old seq for its own.
+ */
+static __always_inline void group_cache_put(struct nsl_group_cache *c,
+					    const struct nsl_group_key *key,
+					    __u64 gen, __u32 id)
+{
+	__u64 seq = *(volatile __u64 *)&c->seq;
+
+	if ((seq & 1) || __sync_val_compare_and_swap(&c->seq, seq, seq + 1) != seq)
+		return;
+	c->gen = gen;
+	c->key = *key;
+	c->id = id;
+	asm volatile("" ::: "memory");
+	*(volatile __u64 *)&c->seq = seq + 2;
+}
+
+/*
  * The histogram of the sample's group; net its namespace with -I -n -1,
  * else NULL. A key new to group_ids whose namespace's owner (or, with
  * -C, whose cgroup's owner) holds its --owner-quota of ids already gets
@@ -81,7 +129,9 @@ static __always_inline struct nsl_hist *group_hist_get(__u32 hook,
 {
 	struct nsl_group_key key = { .hook = hook };
 	__u32 id, owner = 0, *found;
+	struct nsl_group_cache *c;
 	int err, by_cgroup = 0;
+	__u64 gen, dep;
 
 	if (net)
 		key.netns = nsl_netns_key(net);
@@ -98,10 +148,24 @@ static __always_inline struct nsl_hist *group_hist_get(__u32 hook,
 		by_cgroup = 1;
 	}
 
-	/* the common case: the key has its id (one look-up, as ever) */
-	found = bpf_map_lookup_elem(&group_ids, &key);
+	/* the commonest case: this CPU's last sample of hook was key's */
+	gen = *(volatile __u64 *)&nsl_groups_gen;
+	c = bpf_map_lookup_elem(&group_cache, &hook);
+	if (c && group_cache_get(c, &key, gen, &id))
+		return bpf_map_lookup_elem(&group_hist, &id);
+	/*
+	 * the common case: the key has its id (one look-up, as ever), looked
+	 * up after the generation was read: through an address that depends
+	 * on it (plus a zero the compiler cannot see through, as in
+	 * clock_recheck()), which arm64 keeps in order as x86 does any loads
+	 */
+	dep = gen;
+	asm volatile("%[d] &= 0" : [d] "+r"(dep));
+	found = bpf_map_lookup_elem(&group_ids, (char *)&key + dep);
 	if (found) {
 		id = *found;
+		if (c)
+			group_cache_put(c, &key, gen, id);
 		return bpf_map_lookup_elem(&group_hist, &id);
 	}
 	if (cfg.owner_quota) {
@@ -121,6 +185,8 @@ static __always_inline struct nsl_hist *group_hist_get(__u32 hook,
 	}
 	if (err > 0 && owner)
 		owner_took(owner, id);
+	if (c)
+		group_cache_put(c, &key, gen, id);
 	return bpf_map_lookup_elem(&group_hist, &id);
 }
 

@@ -33,10 +33,12 @@
  * resolve_pseudo_ldimm64() checks every instruction for "BPF_STX uses
  * reserved fields" before the walk that drops dead branches; measured in
  * the 5.10 VM). Only the grouped histograms use one (group_hist_get(): a
- * new group's id), and main.c refuses -I/-C on such kernels, so that code
- * is dead there: the fetch-and-adds become plain atomic adds (XADD, which
- * every kernel takes), one instruction for one, so that libbpf's
- * relocations keep their offsets; the verifier then drops them.
+ * new group's id) and the compare-and-exchange of the group cache
+ * (group_cache_put()), and main.c refuses -I/-C on such kernels, so that
+ * code is dead there: the fetch-and-adds and compare-and-exchanges become
+ * plain atomic adds (XADD, which every kernel takes), one instruction for
+ * one, so that libbpf's relocations keep their offsets; the verifier then
+ * drops them.
  */
 static int strip_atomic_fetch(struct bpf_object *obj)
 {
@@ -55,7 +57,8 @@ static int strip_atomic_fetch(struct bpf_object *obj)
 		for (size_t i = 0; i < n; i++) {
 			if (BPF_CLASS(insns[i].code) == BPF_STX &&
 			    BPF_MODE(insns[i].code) == BPF_ATOMIC &&
-			    insns[i].imm == (BPF_ADD | BPF_FETCH)) {
+			    (insns[i].imm == (BPF_ADD | BPF_FETCH) ||
+			     insns[i].imm == BPF_CMPXCHG)) {
 				insns[i].imm = BPF_ADD;
 				changed = true;
 			}

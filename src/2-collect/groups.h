@@ -79,6 +79,8 @@ struct nsl_group {
 struct nsl_groups_conf {
 	int ids_fd, hist_fd, free_fd, counters_fd;
 	int gone_fd;			/* -I -n -1: dead namespaces' groups, or -1 */
+	/* the BPF side's nsl_groups_gen, bumped after a delete of a key; or NULL */
+	uint64_t *gen;
 	/* --owner-quota (-I -n -1, -C): whose each id is, what owners gave back */
 	bool owner_quota;
 	int id_owner_fd, owner_released_fd;

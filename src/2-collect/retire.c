@@ -239,6 +239,9 @@ bool nsl_retire(struct nsl_groups *g, struct nsl_group *gr, const struct timespe
 	 */
 	if (bpf_map_delete_elem(g->c.ids_fd, &gr->key))
 		return false;
+	/* after the delete, fully ordered: the CPUs' cached ids of the key go */
+	if (g->c.gen)
+		__atomic_fetch_add(g->c.gen, 1, __ATOMIC_SEQ_CST);
 	nsl_set_retiring(g, gr, now);
 	return true;
 }

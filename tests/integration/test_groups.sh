@@ -10,7 +10,7 @@ TESTS=(test_group_id_race test_cgroup_churn test_iface_churn test_netns_churn
        test_prom_churn test_gone_capped test_reclaim_fast_interval test_map_full_warns_once
        test_idle_group_yields test_dead_netns_reclaimed test_dead_netns_retired_once
        test_owner_quota test_owner_quota_rootns test_owner_quota_cgroups
-       test_owner_quota_subuids)
+       test_owner_quota_subuids test_evicted_group_returns)
 PROM_TOOL_PORT=$((24000 + ID % 8000))
 PROM_PORT=$((PROM_TOOL_PORT + 1))
 MS=1000000		# ns in a millisecond
@@ -65,14 +65,19 @@ tool_mem() {
 # removed here, in NS_B before its first read), a client in NS_A sending
 # it CHURN_MSGS messages CHURN_GAP_US apart; the server's reads go to
 # $TMP/cg-N.json. The cgroup is removed once the server has exited.
+# CG_KEEP=1: the cgroup stays (and a reader N again finds it); CG_CPU: the
+# server runs on that CPU only.
 cg_reader() {
 	local n=$1 port=$2 cg=$CG_ROOT/nsl$ID-churn-$1 ready=$TMP/cg-$1.ready
-	mkdir "$cg" || return 1
+	if ! mkdir "$cg" 2> /dev/null; then
+		[ -n "${CG_KEEP:-}" ] && [ -d "$cg" ] || return 1
+	fi
+	rm -f "$ready"
 	stat -c %i "$cg" > "$TMP/cg-$n.id"	# its cgroup id
 	# the shell joins the cgroup, then becomes the server: every read is in it
-	sh -c 'echo $$ > "$1/cgroup.procs" && exec ip netns exec "$2" "$3" server --proto tcp \
-		--bind "$4" --port "$5" --ready-file "$6" --report "$7"' sh "$cg" "$NS_B" "$TG" \
-		"$ADDR_B" "$port" "$ready" "$TMP/cg-$n.json" > /dev/null &
+	sh -c 'echo $$ > "$1/cgroup.procs" && exec ${8:+taskset -c "$8"} ip netns exec "$2" "$3" \
+		server --proto tcp --bind "$4" --port "$5" --ready-file "$6" --report "$7"' sh "$cg" \
+		"$NS_B" "$TG" "$ADDR_B" "$port" "$ready" "$TMP/cg-$n.json" "${CG_CPU:-}" > /dev/null &
 	local srv=$!
 	wait_for 10 test -s "$ready" || { kill "$srv"; rmdir "$cg"; return 1; }
 	ip netns exec "$NS_A" "$TG" client --proto tcp --connect "$ADDR_B" --port "$port" \
@@ -522,6 +527,51 @@ import json, sys
 print(sum(json.loads(l)["groups"].get("evicted", 0) for l in open(sys.argv[1])))' "$out")" -ge 1
 	expect "its samples + map_full = its reads" \
 		"$((got + $($JQ "$out" counter tcp-socket-read map_full)))" -eq "$reads"
+}
+
+# Issue #59: each CPU keeps the id of the last group it recorded
+# (group_cache, bpf/maps.bpf.h); an id evicted from its key and given to
+# another group must not be used for the first key again. A reads on CPU 0
+# (its id cached there), B and C on CPU 1; C's reads evict A, the idlest,
+# and take its id once it is reclaimed. Then A reads again on CPU 0: its
+# reads are a new group of A's (or map_full), none of them C's. With the
+# cache kept past the evict (no generation bumped), all of A's second
+# reads went to C's histogram.
+test_evicted_group_returns() {
+	local out=$TMP/returns.json n id_c got reads
+	[ -n "$CG_ROOT" ] && [ -w "$CG_ROOT/cgroup.procs" ] || { skip "no writable cgroup v2"; return; }
+	[ "$(nproc)" -ge 2 ] || { skip "needs two CPUs"; return; }
+	rm -f "$TMP"/cg-*.json "$TMP"/cg-*.id
+	start_tool "$out" -n "/run/netns/$NS_B" -e tcp-socket-read -y -C --max-groups 2 -r 0.2 || return
+	AT_EXIT+=("rmdir $CG_ROOT/nsl$ID-churn-930 $CG_ROOT/nsl$ID-churn-931")
+	CG_KEEP=1 CG_CPU=0 cg_reader 930 6930 && CG_KEEP=1 CG_CPU=1 cg_reader 931 6931 ||
+		fail "the idle readers did not run"
+	CHURN_MSGS=20 CHURN_GAP_US=100000
+	CG_CPU=1 cg_reader 932 6932 || fail "the third reader did not run"
+	CHURN_MSGS=8 CHURN_GAP_US=50000
+	sleep 0.6	# C's last samples in a report
+	n=$(reports_in "$out")
+	CG_KEEP=1 CG_CPU=0 cg_reader 930 6933 || fail "the first reader did not run again"
+	reads=$(json_field "$TMP/cg-930.json" reads)
+	sleep 0.6
+	stop_tool
+	rmdir "$CG_ROOT/nsl$ID-churn-930" "$CG_ROOT/nsl$ID-churn-931"
+	expect "groups evicted" "$(python3 -c '
+import json, sys
+print(sum(json.loads(l)["groups"].get("evicted", 0) for l in open(sys.argv[1])))' "$out")" -ge 1
+	id_c=$(cat "$TMP/cg-932.id")
+	# after the mark: C's samples, A's, and map_full (only A read then)
+	got=$(python3 -c '
+import json, sys
+lines = [json.loads(l) for l in open(sys.argv[1]).readlines()[int(sys.argv[4]):]]
+def count(cg):
+    return sum(h["count"] for r in lines for h in r["histograms"] if h.get("cgroup") == cg)
+full = sum(r["counters"].get("tcp-socket-read", {}).get("map_full", 0) for r in lines)
+print(count(int(sys.argv[2])), count(int(sys.argv[3])) + full)' \
+		"$out" "$id_c" "$(cat "$TMP/cg-930.id")" "$n")
+	expect "the third cgroup's samples while the first read again" "${got% *}" -eq 0
+	expect "the first cgroup's samples + map_full, reading again" "${got#* }" -eq "$reads"
+	rm -f "$TMP"/cg-*.json "$TMP"/cg-*.id	# not readers of the tests after it
 }
 
 # udp_lo N: N UDP datagrams over lo in the calling process's namespace,
