@@ -475,6 +475,26 @@ int BPF_PROG(tp_udp_fail_queue, int rc, struct sock *sk)
 }
 
 /*
+ * The end of sk's run at its close (TCP: standing_close(); UDP:
+ * fentry_udp_close), no look having seen its queue drain: the run, if
+ * any, extended to now and ended (nsl_standing_close()), its episode and
+ * standing time into hook's histogram, the state deleted.
+ */
+static __always_inline void standing_end_at_close(struct sock *sk, __u32 hook)
+{
+	struct nsl_standing_state *st;
+	struct nsl_standing_out out = {};
+
+	st = bpf_sk_storage_get(&standing_sk, sk, 0, 0);
+	if (!st)
+		return;
+	nsl_standing_close(st, bpf_ktime_get_ns(), cfg.standing_interval_ns, &out);
+	if (out.standing_ns || out.begun || out.episode_ns)
+		standing_add(hook, &out, cfg.group_by_netns ? sk_net(sk) : NULL);
+	bpf_sk_storage_delete(&standing_sk, sk);
+}
+
+/*
  * A TCP socket closed while its queue stands: __tcp_close()
  * (net/ipv4/tcp.c, v5.10 to 6.18) frees every skb of sk_receive_queue
  * first, then, data having been unread, sets TCP_CLOSE (tcp_set_state(),
@@ -496,8 +516,6 @@ int BPF_PROG(tp_udp_fail_queue, int rc, struct sock *sk)
  */
 static __always_inline void standing_close(struct sock *sk)
 {
-	struct nsl_standing_state *st;
-	struct nsl_standing_out out = {};
 	__u64 ts;
 
 	if (!may_hold_run(sk) || !sk_netns_selected(sk))
@@ -511,14 +529,7 @@ static __always_inline void standing_close(struct sock *sk)
 		standing_look(sk, NSL_HOOK_TCP_STANDING, 0);
 		return;
 	}
-	st = bpf_sk_storage_get(&standing_sk, sk, 0, 0);
-	if (!st)
-		return;
-	nsl_standing_close(st, bpf_ktime_get_ns(), cfg.standing_interval_ns, &out);
-	if (out.standing_ns || out.begun || out.episode_ns)
-		standing_add(NSL_HOOK_TCP_STANDING, &out,
-			     cfg.group_by_netns ? sk_net(sk) : NULL);
-	bpf_sk_storage_delete(&standing_sk, sk);
+	standing_end_at_close(sk, NSL_HOOK_TCP_STANDING);
 }
 
 /*
@@ -536,24 +547,14 @@ static __always_inline void standing_close(struct sock *sk)
 SEC("fentry/sk_common_release")
 int BPF_PROG(fentry_udp_close, struct sock *sk)
 {
-	struct nsl_standing_state *st;
-	struct nsl_standing_out out = {};
 	__u16 family = sk->__sk_common.skc_family;
 
 	if (!hook_on(NSL_HOOK_UDP_STANDING) || sk->sk_protocol != IPPROTO_UDP ||
 	    (family != AF_INET && family != AF_INET6) || !sk_netns_selected(sk))
 		return 0;
 	standing_look(sk, NSL_HOOK_UDP_STANDING, 0);
-	if (!may_hold_run(sk))
-		return 0;
-	st = bpf_sk_storage_get(&standing_sk, sk, 0, 0);
-	if (!st)
-		return 0;
-	nsl_standing_close(st, bpf_ktime_get_ns(), cfg.standing_interval_ns, &out);
-	if (out.standing_ns || out.begun || out.episode_ns)
-		standing_add(NSL_HOOK_UDP_STANDING, &out,
-			     cfg.group_by_netns ? sk_net(sk) : NULL);
-	bpf_sk_storage_delete(&standing_sk, sk);
+	if (may_hold_run(sk))
+		standing_end_at_close(sk, NSL_HOOK_UDP_STANDING);
 	return 0;
 }
 
