@@ -104,12 +104,11 @@ has_fallback() { [ "$(expected "$1" "$2" fallback)" != unavailable ]; }
 VM_TESTS=(boot kernel kernel_probe expected_methods fentry_attach fentry_samples fentry_one_sample_per_read
 	  fentry_known_answer fentry_unstamped fentry_resolution fentry_errqueue fentry_mptcp fentry_queue_length fentry_hol_forced_rto
 	  fentry_hol_random_loss fentry_udp_peek fentry_udp_enqueue_pinned
-	  fentry_collapsed_reads fentry_standing fentry_standing_closed fentry_standing_quiet
+	  fentry_standing
 	  fallback load_refused)
 VM_FALLBACK_TESTS=(fallback_samples fallback_one_sample_per_read
 		   fallback_known_answer fallback_errqueue fallback_mptcp
-		   fallback_hol_forced_rto fallback_hol_random_loss
-		   fallback_hooks_agree fallback_collapsed_agree)
+		   fallback_hooks_agree)
 # where the default mode mixes the methods by itself (udp-socket-enqueued
 # by its tracepoint, the standing hooks by fentry: sid): one kernel is
 # enough, and 6.12's guest is the longest (near VM_TIMEOUT)
@@ -126,33 +125,74 @@ VM_TESTS_510=(boot kernel kernel_probe expected_methods fentry_attach fentry_sam
 	      fentry_hol_forced_rto clock_step departure_times kernel_notes
 	      fallback load_refused handover_fentry standing_unavailable)
 
-# The rest of the host's HOL scenarios with fentry (guest.sh
-# run_hol_more), on one kernel: about 55 s of a guest's time under TCG,
-# and the fentry HOL code is one for 6.1 and on (the forced RTO and the
-# random loss run on every kernel)
-VM_HOL_MORE_TESTS=(fentry_hol_no_loss fentry_hol_sampled fentry_hol_sampled_unselected
-		   fentry_hol_cgroup fentry_hol_wan)
-VM_HOL_MORE_KERNEL=6.1
-# and there, a namespace that takes a dead one's inode number (issue #58 item 5)
-VM_HOL_MORE_TESTS+=(netns_reuse)
-# The splice reader's standing queue (guest.sh run_standing_splice, about
-# 7 s of a guest's time) on the kernel whose guest is done soonest (sid:
-# about 95 s, 6.12's 150 s and 6.1's 170 s (with the HOL scenarios above)
-# come near VM_TIMEOUT on a busy machine); tcp_read_sock() and the looks
-# it bypasses are the same from 5.10 to 6.18
-VM_SPLICE_TESTS=(fentry_standing_splice)
-VM_SPLICE_KERNEL=sid
+# Scenarios that run on some kernels only (SCENARIO KERNELS... : TESTS...):
+# the guest runs a scenario only where this table puts it (boot() hands
+# it the others in nsl.off=, guest.sh's scenario_on()), and those
+# kernels alone expect its tests. Every kernel's guest costs its
+# scenarios' time under TCG (1 to 10 s each), and make test keeps to 25
+# minutes (docs/testing.md), so a scenario whose code path is the same
+# on every kernel from 6.1 runs on one or two of them:
+#   hol_more: the rest of the host's HOL scenarios with fentry (guest.sh
+#     run_hol_more, about 55 s of a guest): the fentry HOL code is one for
+#     6.1 and on; the forced RTO and the random loss run on every kernel;
+#     and there a namespace that takes a dead one's inode (issue #58 item 5)
+#   standing_splice: the splice reader's standing queue (7 s):
+#     tcp_read_sock() and the looks it bypasses are the same from 5.10
+#     to 6.18; on sid, whose guest is done soonest
+#   standing_quiet: a queue that goes quiet (6-8 s): the run's start at
+#     stamp + target is the BPF's own arithmetic, the same on every
+#     kernel; the basic standing scenario runs everywhere (the stamp's
+#     type is read from mono_delivery_time on 6.1, tstamp_type from 6.11)
+#   standing_closed: a reader killed while standing (4-6 s): the close
+#     hooks (sk_common_release, udp's close) as on 6.1 and on sid
+#   collapse: collapsed reads (8 s): tcp_collapse() as on 6.1, and on sid
+#     with both methods at once (fallback_collapsed_agree)
+#   fallback_hol: the HOL filter in the tracepoint method (8 s): the same
+#     programs and TCP input on 6.12 and sid; the fentry HOL runs on all
+VM_SCENARIOS=$(cat <<'TABLE'
+hol_more        6.1      : fentry_hol_no_loss fentry_hol_sampled fentry_hol_sampled_unselected fentry_hol_cgroup fentry_hol_wan netns_reuse
+standing_splice sid      : fentry_standing_splice
+standing_quiet  sid      : fentry_standing_quiet
+standing_closed 6.1 sid  : fentry_standing_closed
+collapse        6.1 sid  : fentry_collapsed_reads fallback_collapsed_agree
+fallback_hol    sid      : fallback_hol_forced_rto fallback_hol_random_loss
+TABLE
+)
+
+# scenarios_off KERNEL: the table's scenarios that KERNEL does not run
+scenarios_off() {
+	local name rest kernels
+	while read -r name rest; do
+		kernels=" ${rest%%:*}"
+		[[ "$kernels" == *" $1 "* ]] || echo "$name"
+	done <<< "$VM_SCENARIOS"
+}
+
+# scenario_tests SCENARIO: the tests it feeds
+scenario_tests() {
+	awk -v s="$1" '$1 == s { sub(/^[^:]*: */, ""); print }' <<< "$VM_SCENARIOS"
+}
 
 kernel_tests() {	# kernel_tests KERNEL: its test names, vm61_boot ...
-	local t tests=("${VM_TESTS[@]}")
-	[ "$1" = 5.10 ] && tests=("${VM_TESTS_510[@]}")
-	[ "$1" = "$VM_HOL_MORE_KERNEL" ] && tests+=("${VM_HOL_MORE_TESTS[@]}")
-	[ "$1" = "$VM_SPLICE_KERNEL" ] && tests+=("${VM_SPLICE_TESTS[@]}")
+	local t s off=" " tests=("${VM_TESTS[@]}")
+	if [ "$1" = 5.10 ]; then
+		tests=("${VM_TESTS_510[@]}")
+	else
+		# the table's scenarios' tests, but for those not on KERNEL
+		for s in $(scenarios_off "$1"); do off+="$(scenario_tests "$s") "; done
+		# shellcheck disable=SC2207	# names without blanks
+		tests+=($(awk '{ sub(/^[^:]*: */, ""); print }' <<< "$VM_SCENARIOS"))
+	fi
 	has_fallback "$1" tcp-socket-read && tests+=("${VM_FALLBACK_TESTS[@]}")
 	has_fallback "$1" udp-socket-read && tests+=("${VM_UDP_READ_FALLBACK_TESTS[@]}")
 	[ "$(expected "$1" udp-socket-enqueued default)" = tracepoint ] &&
 		tests+=("${VM_MIXED_TESTS[@]}")
-	for t in "${tests[@]}"; do echo "vm${1//./}_$t"; done
+	for t in "${tests[@]}"; do
+		[[ "$off" == *" $t "* ]] && continue
+		# a fallback_ test of the table: where tcp-socket-read has one
+		[[ $t == fallback_* ]] && ! has_fallback "$1" tcp-socket-read && continue
+		echo "vm${1//./}_$t"
+	done
 }
 
 vm_prereqs() {
@@ -181,7 +221,8 @@ boot() {
 	timeout -k 5 "$VM_TIMEOUT" qemu-system-x86_64 -accel tcg -m 1024 -smp 2 \
 		-nographic -no-reboot -kernel "$VM/$KERNEL/vmlinuz" \
 		-initrd "$VM/$KERNEL/initramfs.gz" \
-		-append "console=ttyS0 panic=-1 quiet" < /dev/null > "$CONSOLE" 2>&1
+		-append "console=ttyS0 panic=-1 quiet nsl.off=$(scenarios_off "$KERNEL" | paste -sd, -)" \
+		< /dev/null > "$CONSOLE" 2>&1
 	rc=$?
 	BOOT_SECONDS=$((SECONDS - start))
 	[ $rc -eq 124 ] && echo "  the $KERNEL guest was killed after ${VM_TIMEOUT}s"
