@@ -218,7 +218,16 @@ static __always_inline int tcp_head_waited(struct sock *sk)
 	nsl_hol_exclude(st, &in);
 	if (!st->active)
 		return 0;
+	/*
+	 * The head again: the caller read it before the HOL state, and a
+	 * reader on another CPU may have emptied the queue since (the socket
+	 * lock is not held here). An empty sk_buff_head points at itself
+	 * (__skb_queue_head_init()), and its "cb" would be struct sock's own
+	 * bytes: unsure, as for an unreadable head.
+	 */
 	head = sk->sk_receive_queue.next;
+	if (head == (struct sk_buff *)&sk->sk_receive_queue || !head)
+		return 1;
 	if (bpf_probe_read_kernel(&head_end, sizeof(head_end),
 				  (void *)head->cb + 4))
 		return 1;
