@@ -11,7 +11,11 @@
 /*
  * Counts n (an event: 1) in counter c of hook, or of the hook whose
  * histogram hook is (the reads the HOL filter left out are
- * tcp-socket-read's).
+ * tcp-socket-read's). A CPU's own counters, added to as its histograms
+ * are (hist_field_add_ctx() says when a plain add is safe): the standing
+ * hooks count from softirq and from process context on one CPU (their
+ * no_storage, clock_step, negative, map_full), so theirs are locked
+ * adds, as their histograms' are; rare events, so the cost is nil.
  */
 static __always_inline void count_add(__u32 hook, enum nsl_counter c,
 				      __u64 n)
@@ -22,7 +26,11 @@ static __always_inline void count_add(__u32 hook, enum nsl_counter c,
 		hook = NSL_HOOK_TCP_SOCK_READ;
 	v = bpf_map_lookup_elem(&counters, &hook);
 
-	if (v && c < NSL_NR_COUNTERS)
+	if (!v || c >= NSL_NR_COUNTERS)
+		return;
+	if (hook == NSL_HOOK_TCP_STANDING || hook == NSL_HOOK_UDP_STANDING)
+		__sync_fetch_and_add(&v->cnt[c], n);
+	else
 		v->cnt[c] += n;
 }
 
