@@ -17,7 +17,8 @@
  * declared by size, without a BTF value type that would fix it.
  *
  * Ungrouped histograms: one per hook (and NSL_HIST_TCP_READ_HOL), per CPU,
- * so one lookup and no atomics.
+ * so one lookup and no atomics. Under -C they serve every hook but the
+ * read hooks (nsl_hist_grouped()): the others' samples carry no cgroup.
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -27,13 +28,13 @@ struct {
 } hist SEC(".maps");
 
 /*
- * Grouped histograms (-I/-C): a group key gets an id, a free one, the
- * first time it records; group_hist[id] is its histogram, shared by
- * all CPUs (atomic adds). So the kernel memory is max_groups histograms
- * of the schema's size, whatever the number of CPUs (a per-CPU map would
- * multiply it by them: 150 MB for 4096 log2 groups on 128 CPUs). The
- * loader sets max_entries of the three to --max-groups (1 when not
- * grouping) and fills free_ids; group_hist is mmapable, so the reader
+ * Grouped histograms (-I, and the read hooks' under -C): a group key gets
+ * an id, a free one, the first time it records; group_hist[id] is its
+ * histogram, shared by all CPUs (atomic adds). So the kernel memory is
+ * max_groups histograms of the schema's size, whatever the number of
+ * CPUs (a per-CPU map would multiply it by them: 150 MB for 4096 log2
+ * groups on 128 CPUs). The loader sets max_entries of the three to
+ * --max-groups (1 when not grouping) and fills free_ids; group_hist is mmapable, so the reader
  * reads it without a system call. Groups whose cgroup, interface or
  * namespace went away are reclaimed by the reader (src/2-collect/retire.c): it
  * deletes the key, and a report interval later, when no program can

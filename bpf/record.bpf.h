@@ -145,13 +145,8 @@ static __always_inline struct nsl_hist *group_hist_get(__u32 hook,
 		key.netns = nsl_netns_key(net);
 	if (cfg.group_by_ifindex)
 		key.ifindex = ifindex;
-	/*
-	 * only the read hooks run in the context of the reading process,
-	 * and so do the reads the HOL filter left out (tcp-socket-read's)
-	 */
-	if (cfg.group_by_cgroup && (hook == NSL_HOOK_TCP_SOCK_READ ||
-				    hook == NSL_HIST_TCP_READ_HOL ||
-				    hook == NSL_HOOK_UDP_SOCK_READ)) {
+	/* only the read hooks run in the context of the reading process */
+	if (cfg.group_by_cgroup && nsl_hist_in_reader(hook)) {
 		key.cgroup = nsl_task_cgroup_id(nsl_current_task());
 		by_cgroup = 1;
 	}
@@ -199,29 +194,45 @@ static __always_inline struct nsl_hist *group_hist_get(__u32 hook,
 }
 
 /*
- * The histogram a sample of hook goes to: its group's (ifindex, net as
- * for group_hist_get()), shared by all CPUs, or the hook's own on this
- * CPU; NULL where there is none.
+ * Whether hook's samples go to a group's histogram, shared by all CPUs
+ * (nsl_hist_grouped(): every hook under -I, the read hooks under -C), or
+ * to the hook's own on this CPU. cfg is constant to the verifier: where
+ * hook is too, it keeps one of the two ways only.
+ */
+static __always_inline int hist_grouped(__u32 hook)
+{
+	return nsl_hist_grouped(hook, cfg.group_by_ifindex, cfg.group_by_netns,
+				cfg.group_by_cgroup);
+}
+
+/*
+ * The histogram a sample of hook goes to, grouped as hist_grouped(hook)
+ * says: its group's (ifindex, net as for group_hist_get()), or the hook's
+ * own on this CPU; NULL where there is none. Every caller passes net
+ * non-NULL exactly when cfg.group_by_netns (record_rx_fields(), the
+ * reads, the fentry UDP read, the hand-over, standing_add()).
  */
 static __always_inline struct nsl_hist *hook_hist(__u32 hook, __u32 ifindex,
-						  struct net *net)
+						  struct net *net, int grouped)
 {
-	if (cfg.group_by_ifindex || cfg.group_by_cgroup)
+	if (grouped)
 		return group_hist_get(hook, ifindex, net);
 	return bpf_map_lookup_elem(&hist, &hook);
 }
 
 /*
- * Adds n to a field of a histogram of hook_hist(): atomically where
- * shared (grouped: every CPU's), or where nested (a constant): the
- * histogram of a CPU whose writers may interrupt one another there.
+ * Adds n to a field of a histogram of hook_hist(): atomically where the
+ * caller says so (atomic): a group's histogram, shared by every CPU
+ * (grouped), or a histogram whose writers on one CPU may interrupt one
+ * another there (the standing hooks', grouped or not).
  *
- * A CPU's own histogram (the ungrouped hist map) takes a plain load, add
- * and store, safe only while nothing else writes it between the load and
- * the store. A program runs with migration off, not with interrupts off:
- * in process context (a system call's fentry/fexit, the sock_recv_length
- * tracepoint, the reports' iterators) an interrupt may come between the
- * two, and on its way out run softirqs (irq_exit()), whose programs may
+ * A CPU's own histogram (the hist map: a hook that is not grouped, also
+ * under -C) takes a plain load, add and store, safe only while nothing
+ * else writes it between the load and the store. A program runs with
+ * migration off, not with interrupts off: in process context (a system
+ * call's fentry/fexit, the sock_recv_length tracepoint, the reports'
+ * iterators) an interrupt may come between the two, and on its way out
+ * run softirqs (irq_exit()), whose programs may
  * add to the same field; the process's store then writes back the value
  * it loaded, and their add is lost. The kernel keeps a program from
  * nesting in itself on a CPU (prog->active: from 5.12 for fentry/fexit,
@@ -250,26 +261,21 @@ static __always_inline struct nsl_hist *hook_hist(__u32 hook, __u32 ifindex,
  *   program as tcp-socket-read.
  */
 static __always_inline void hist_field_add_ctx(__u64 *field, __u64 n,
-					       int nested)
+					       int atomic)
 {
-	if (nested || cfg.group_by_ifindex || cfg.group_by_cgroup)
+	if (atomic)
 		__sync_fetch_and_add(field, n);
 	else
 		*field += n;
 }
 
-static __always_inline void hist_field_add(__u64 *field, __u64 n)
-{
-	hist_field_add_ctx(field, n, 0);
-}
-
 /*
  * Adds the value v (ns) to the histogram h of hook_hist(), in slot (its
  * nsl_slot(); the standing hooks' own at schema 0, nsl_hook_slot());
- * nested as for hist_field_add_ctx().
+ * atomic as for hist_field_add_ctx().
  */
 static __always_inline void hist_slot_add(struct nsl_hist *h, __u64 slot,
-					  __u64 v, int nested)
+					  __u64 v, int atomic)
 {
 
 	/*
@@ -283,27 +289,25 @@ static __always_inline void hist_slot_add(struct nsl_hist *h, __u64 slot,
 	barrier_var(slot);
 	if (slot >= cfg.nr_slots || slot >= NSL_MAX_SLOTS)
 		return;
-	hist_field_add_ctx(&h->slots[slot], 1, nested);
-	hist_field_add_ctx(&h->sum_ns, v, nested);
-}
-
-/* Adds the value v (ns) of a packet hook to the histogram h of hook_hist(). */
-static __always_inline void hist_value_add(struct nsl_hist *h, __u64 v)
-{
-	hist_slot_add(h, nsl_slot(v, cfg.schema, cfg.schema_thresholds), v, 0);
+	hist_field_add_ctx(&h->slots[slot], 1, atomic);
+	hist_field_add_ctx(&h->sum_ns, v, atomic);
 }
 
 /*
  * Adds the value v (ns) to hook's histogram, or to that of its group
- * (ifindex, net as for group_hist_get()).
+ * (ifindex, net as for group_hist_get()): a packet hook's, whose one
+ * program cannot interrupt itself (hist_field_add_ctx()), so atomic only
+ * where grouped.
  */
 static __always_inline void hist_add(__u32 hook, __u64 v, __u32 ifindex,
 				     struct net *net)
 {
-	struct nsl_hist *h = hook_hist(hook, ifindex, net);
+	int grouped = hist_grouped(hook);
+	struct nsl_hist *h = hook_hist(hook, ifindex, net, grouped);
 
 	if (h)
-		hist_value_add(h, v);
+		hist_slot_add(h, nsl_slot(v, cfg.schema, cfg.schema_thresholds),
+			      v, grouped);
 }
 
 /*

@@ -246,9 +246,10 @@ static __always_inline int may_hold_run(struct sock *sk)
 }
 
 /*
- * What a look gave, into the histogram of hook's group (net: its
- * namespace with -I -n -1, the only grouping these hooks have; else
- * NULL): an ended episode's length, or the standing time and the episode
+ * What a look gave, into the histogram of hook, or of its group under
+ * -I (net: its namespace with -I -n -1, the only key these hooks have
+ * beside the hook; else NULL; under -C alone they have no group, as no
+ * cgroup: hist_grouped()): an ended episode's length, or the standing time and the episode
  * begun, in the histogram's head (struct nsl_hist), so that each group
  * has its own. Where no group can be had (map_full, owner_quota) they are
  * lost, counted as a sample's would be. Atomic adds, grouped or not: the
@@ -259,7 +260,7 @@ static __always_inline void standing_add(__u32 hook,
 					 const struct nsl_standing_out *out,
 					 struct net *net)
 {
-	struct nsl_hist *h = hook_hist(hook, 0, net);
+	struct nsl_hist *h = hook_hist(hook, 0, net, hist_grouped(hook));
 
 	if (!h)
 		return;

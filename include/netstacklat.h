@@ -57,6 +57,37 @@ enum nsl_hook {
 #define NSL_NR_HISTS		(NSL_NR_HOOKS + 1)
 
 /*
+ * Whether histogram hist's programs run in the context of the task that
+ * reads the packet: the read hooks (a read's system call, or its
+ * tracepoint), and the reads the HOL filter left out (tcp-socket-read's
+ * programs). Only there is the current task's cgroup the packet's reader's
+ * (-C); every other hook runs in softirq, or for the standing hooks in
+ * whatever task or softirq looked at the socket.
+ */
+static __always_inline int nsl_hist_in_reader(__u32 hist)
+{
+	return hist == NSL_HOOK_TCP_SOCK_READ || hist == NSL_HIST_TCP_READ_HOL ||
+	       hist == NSL_HOOK_UDP_SOCK_READ;
+}
+
+/*
+ * Whether the samples of histogram hist go to groups (group_hist, one
+ * histogram a group, shared by the CPUs) or to the hook's own per-CPU
+ * histogram (hist), as without -I/-C. The BPF side (hook_hist()) and the
+ * reader (src/2-collect/reader.c) ask this one question. -I and -I -n -1
+ * group every hook (each sample has an interface, a namespace); -C only
+ * those whose samples carry a cgroup: under -C alone every other hook's
+ * key would be {hook}, one group whose histogram every receiving CPU
+ * writes with atomic adds, and that takes an id of --max-groups for
+ * nothing (issue #59).
+ */
+static __always_inline int nsl_hist_grouped(__u32 hist, int by_ifindex,
+					    int by_netns, int by_cgroup)
+{
+	return by_ifindex || by_netns || (by_cgroup && nsl_hist_in_reader(hist));
+}
+
+/*
  * Histograms have slots, one per bucket, in one of two layouts (the
  * resolution, --resolution):
  *

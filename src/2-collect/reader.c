@@ -84,13 +84,26 @@ static struct nsl_report_hist *new_total(struct nsl_reader *r,
 	return h;
 }
 
-/* Ungrouped: one per-CPU histogram per hook (and HOL), summed over the CPUs. */
+/* Whether hist's samples go to groups (the BPF side's hook_hist()). */
+static bool hist_grouped(const struct nsl_reader *r, __u32 hist)
+{
+	return nsl_hist_grouped(hist, r->group_ifindex, r->m.group_netns,
+				r->group_cgroup);
+}
+
+/*
+ * The per-CPU histograms (the hist map) of the enabled histograms that
+ * are not grouped, each summed over the CPUs into a total keyed {hook}:
+ * every one without grouping; under -C all but the read hooks', whose
+ * totals keep the key, and so the output, that their one group {hook}
+ * had before they left the groups (no cgroup, no serial, never gone).
+ */
 static int read_hooks(struct nsl_reader *r)
 {
 	for (__u32 hook = 0; hook < NSL_NR_HISTS; hook++) {
 		struct nsl_group_key key = { .hook = hook };
 
-		if (!r->hook_enabled[hook])
+		if (!r->hook_enabled[hook] || hist_grouped(r, hook))
 			continue;
 		if (bpf_map_lookup_elem(r->m.hist_fd, &hook, r->percpu))
 			return -errno;
@@ -149,14 +162,18 @@ static int add_group(struct nsl_reader *r, const struct nsl_group *gr)
 /*
  * Grouped: the groups of the table (groups.c), their histograms
  * group_hist[id], shared by the CPUs, read straight from the mapping; a
- * reclaimed group's final totals from the table.
+ * reclaimed group's final totals from the table; and the hooks that are
+ * not grouped (-C: read_hooks()), sorted in among them.
  */
 static int read_groups(struct nsl_reader *r)
 {
 	struct nsl_groups *g = r->groups;
 	struct timespec now;
 	size_t n = 0;
+	int err = read_hooks(r);
 
+	if (err)
+		return err;
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	for (uint32_t id = 0; id < g->c.max; id++)
 		if (g->by_id[id] && group_shown(r, g->by_id[id], &now) &&
