@@ -10,7 +10,7 @@ TESTS=(test_group_id_race test_cgroup_churn test_iface_churn test_netns_churn
        test_prom_churn test_gone_capped test_reclaim_fast_interval test_map_full_warns_once
        test_idle_group_yields test_dead_netns_reclaimed test_dead_netns_retired_once
        test_owner_quota test_owner_quota_rootns test_owner_quota_cgroups
-       test_owner_quota_subuids test_evicted_group_returns)
+       test_owner_quota_subuids test_evicted_group_returns test_ungrouped_hooks)
 PROM_TOOL_PORT=$((24000 + ID % 8000))
 PROM_PORT=$((PROM_TOOL_PORT + 1))
 MS=1000000		# ns in a millisecond
@@ -572,6 +572,41 @@ print(count(int(sys.argv[2])), count(int(sys.argv[3])) + full)' \
 	expect "the third cgroup's samples while the first read again" "${got% *}" -eq 0
 	expect "the first cgroup's samples + map_full, reading again" "${got#* }" -eq "$reads"
 	rm -f "$TMP"/cg-*.json "$TMP"/cg-*.id	# not readers of the tests after it
+}
+
+# Issue #59: under -C only the read hooks' samples carry a cgroup; every
+# other hook's go to the hook's per-CPU histogram, as without -C, and take
+# no group id. Under --max-groups 1: 100 datagrams first (udp-start), then
+# a TCP reader in a cgroup of its own. The reader's cgroup gets the one id
+# (map_full 0, each read under it), and udp-start still has every
+# datagram, under no cgroup, in the reports as before. Before, udp-start's
+# group {hook} took the one id and every read was map_full.
+test_ungrouped_hooks() {
+	local out=$TMP/ungrouped.json id reads
+	have_cgroup2 || { skip "no writable cgroup v2"; return; }
+	rm -f "$TMP"/cg-*.json "$TMP"/cg-*.id
+	start_tool "$out" -n "/run/netns/$NS_B" -e udp-start,tcp-socket-read -y -C \
+		--max-groups 1 -r 0.2 || return
+	serve udp 6960 --count 100 --duration-s 10 || return
+	client udp 6960 --count 100 --interval-us 500
+	wait_server
+	sleep 0.4	# udp-start's samples in a report before the reads
+	CHURN_MSGS=20 CHURN_GAP_US=20000
+	cg_reader 960 6961 || fail "the reader did not run"
+	CHURN_MSGS=8 CHURN_GAP_US=50000
+	sleep 0.4
+	stop_tool
+	id=$(cat "$TMP/cg-960.id")
+	reads=$(json_field "$TMP/cg-960.json" reads)
+	expect "udp-start samples (of 100 datagrams)" "$($JQ "$out" count udp-start)" -eq 100
+	expect "udp-start samples under no cgroup, no path" \
+		"$($JQ "$out" count udp-start cgroup=0 cgroup_path=None container=None)" -eq 100
+	expect "udp-start map_full" "$($JQ "$out" counter udp-start map_full)" -eq 0
+	expect "tcp-socket-read map_full" "$($JQ "$out" counter tcp-socket-read map_full)" -eq 0
+	expect "the reader's cgroup: its samples" \
+		"$($JQ "$out" count tcp-socket-read "cgroup=$id")" -eq "$reads"
+	expect "reads" "$reads" -gt 0
+	rm -f "$TMP"/cg-*.json "$TMP"/cg-*.id
 }
 
 # udp_lo N: N UDP datagrams over lo in the calling process's namespace,
