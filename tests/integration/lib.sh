@@ -232,7 +232,13 @@ run_test() {
 	fi
 }
 
-wait_for() {	# wait_for SECONDS COMMAND...: poll until COMMAND succeeds
+# wait_for SECONDS COMMAND...: poll until COMMAND succeeds. COMMAND's
+# words are expanded once, before the first try: a condition on a value
+# that changes ("$($JQ ...)", "$(namer_of ...)") goes in single quotes
+# after eval, or the poll asks the same question of the same answer and
+# waits out its SECONDS (test_standing's waits for an episode did so:
+# 5 to 10 s each).
+wait_for() {
 	local deadline=$((SECONDS + $1)); shift
 	until "$@"; do
 		[ $SECONDS -ge $deadline ] && return 1

@@ -327,7 +327,7 @@ test_namer_shut_in() {
 	[ "$(uname -m)" = x86_64 ] || { skip "syscall_in.py makes the namer's calls on x86-64 only"; return; }
 	for call in "openat -100 0 0x241 0x1a4" "socket 2 1 0" "kill 1 0" "execve 0 0 0"; do
 		start_tool "$TMP/namer.json" -I -n -1 -e udp-socket-enqueued || return
-		wait_for 5 test -n "$(namer_of "$TOOL_PID")" || { fail "the tool has no namer"; return; }
+		wait_for 5 eval '[ -n "$(namer_of "$TOOL_PID")" ]' || { fail "the tool has no namer"; return; }
 		namer=$(namer_of "$TOOL_PID")
 		# a read-only open, of a NULL path: EFAULT
 		expect "openat(O_RDONLY) in the namer" "$(call_in "$namer" openat -100 0 0 0)" = "= -14"
@@ -341,7 +341,7 @@ test_namer_shut_in() {
 			wait_for 5 grep -q "the container namer is gone" "$TMP/tool.err" ||
 				fail "the tool did not say its namer is gone: $(tail -2 "$TMP/tool.err")"
 			ino=$(stat -Lc %i "/run/netns/$NS_B")
-			wait_for 5 test "$($JQ "$TMP/namer.json" count udp-socket-enqueued "netns=$ino")" -ge 20
+			wait_for 5 eval '[ "$($JQ "$TMP/namer.json" count udp-socket-enqueued "netns=$ino")" -ge 20 ] 2> /dev/null'
 			expect "datagrams in B's namespace, grouped with no namer" \
 				"$($JQ "$TMP/namer.json" count udp-socket-enqueued "netns=$ino")" -eq 20
 			first=0
@@ -620,7 +620,7 @@ test_namer_stopped() {
 	dweller "$CG" "$NS_C" || return
 	NSL_TEST_STATE_ROOT=$STATE start_tool "$out" -I -n -1 --user nobody \
 		--listen "127.0.0.1:$port" -e tcp-socket-read || return
-	wait_for 5 test -n "$(namer_of "$TOOL_PID")" || { fail "the tool has no namer"; return; }
+	wait_for 5 eval '[ -n "$(namer_of "$TOOL_PID")" ]' || { fail "the tool has no namer"; return; }
 	namer=$(namer_of "$TOOL_PID")
 	kill -STOP "$namer"
 	AT_EXIT+=("kill -CONT $namer")

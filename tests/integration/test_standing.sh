@@ -78,7 +78,7 @@ test_standing_udp_behind() {
 	serve udp 7101 --read-delay-ms 2 --rcvbuf 16384 --duration-s 4.5 --rx-stamps || return
 	standing_tool udp-standing-queue || return
 	client udp 7101 --interval-us 1000 --count 3000 --msg-size 100
-	wait_for 5 test "$($JQ "$TMP/out.json" count udp-standing-queue)" -ge 1
+	wait_for 5 eval '[ "$($JQ "$TMP/out.json" count udp-standing-queue)" -ge 1 ] 2> /dev/null'
 	wait_server
 	stop_tool
 	expect_episodes udp-standing-queue 1 2900 3500
@@ -107,7 +107,7 @@ stopped_reader() {
 	sleep 2
 	T_CONT=$(date +%s.%N)
 	kill -CONT "$SERVER_PID"
-	wait_for 10 test "$($JQ "$TMP/out.json" count udp-standing-queue)" -ge 1
+	wait_for 10 eval '[ "$($JQ "$TMP/out.json" count udp-standing-queue)" -ge 1 ] 2> /dev/null'
 	wait_server
 	stop_tool
 	DURING=$($JQ "$TMP/out.json" values udp-standing-queue standing_queue_seconds |
@@ -234,7 +234,7 @@ test_standing_per_group() {
 	BG_PIDS+=($!)
 	ip netns exec "$NS_B" "$TG" client --proto udp --connect "$ADDR_A" --port 7106 \
 		--interval-us 1000 --count 1000 --msg-size 100 > /dev/null
-	wait_for 10 test "$($JQ "$TMP/out.json" count udp-standing-queue)" -ge 2
+	wait_for 10 eval '[ "$($JQ "$TMP/out.json" count udp-standing-queue)" -ge 2 ] 2> /dev/null'
 	wait_server
 	sleep 0.6
 	stop_tool
@@ -559,7 +559,7 @@ test_standing_walk_retried() {
 	client udp 7121 --interval-us 1000 --count 100 --msg-size 100
 	t_quiet=$(date +%s.%N)
 	# past the third report (1.5 s after the start), two more in the stop
-	wait_for 10 test "$($JQ "$TMP/out.json" lines)" -ge 5
+	wait_for 10 eval '[ "$($JQ "$TMP/out.json" lines)" -ge 5 ] 2> /dev/null'
 	sleep 0.3
 	t_cont=$(date +%s.%N)
 	kill -CONT "$SERVER_PID"
