@@ -305,6 +305,42 @@ wait_server() {
 	wait "$SERVER_JOB" || fail "server exited with $?"
 }
 
+# udp_queued NS PORT: bytes the UDP socket bound to PORT in NS has charged
+# to its receive memory (ss's Recv-Q, sk_rmem_alloc); "" if none is bound
+udp_queued() {
+	ip netns exec "$1" ss -Huan "sport = :$2" | awk '{ print $2; exit }'
+}
+
+# udp_drained NS PORT: every datagram that came to the socket was read,
+# or the socket is gone (its server ended). A datagram stays charged to
+# sk_rmem_alloc until read, and what reads from the reader_queue free is
+# given back at the latest when that queue runs empty
+# (udp_rmem_release()): 0 only once nothing is queued.
+udp_drained() {
+	local q
+	q=$(udp_queued "$1" "$2")
+	[ -z "$q" ] || [ "$q" = 0 ]
+}
+
+# end_udp_server PORT: serve's UDP server, whose sender is done, ended
+# as soon as it has read all that came and one of the tool's reports
+# ($TMP/out.json, REPORT_EVERY apart) is written after that: datagrams
+# still on their way are read by then, and the report's walk sees the
+# drained queue, as in the idle rest of a longer --duration-s; then
+# SIGTERM (trafficgen writes its report and exits 0) and wait_server.
+# What it saves is that idle rest; --duration-s stays the server's bound
+# (a queue that never drains ends there, as before).
+end_udp_server() {
+	local n
+	if wait_for 30 udp_drained "$NS_B" "$1"; then
+		# (nothing while the tool writes one: asked again)
+		wait_for 5 eval 'n=$(reports_in "$TMP/out.json" 2> /dev/null); [[ "$n" =~ ^[0-9]+$ ]]' &&
+			wait_for 10 more_reports "$TMP/out.json" "$n"
+		kill -TERM "$SERVER_PID" 2> /dev/null
+	fi
+	wait_server
+}
+
 # expect_sampled WHAT S N TOTAL [CPUS [part]]: S samples under --sample N
 # of TOTAL packets (or, with "part", of TOTAL among more packets, the
 # same hook's) are TOTAL/N give or take 5 standard deviations, about one

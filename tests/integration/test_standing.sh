@@ -79,7 +79,7 @@ test_standing_udp_behind() {
 	standing_tool udp-standing-queue || return
 	client udp 7101 --interval-us 1000 --count 3000 --msg-size 100
 	wait_for 5 eval '[ "$($JQ "$TMP/out.json" count udp-standing-queue)" -ge 1 ] 2> /dev/null'
-	wait_server
+	end_udp_server 7101
 	stop_tool
 	expect_episodes udp-standing-queue 1 2900 3500
 }
@@ -90,7 +90,11 @@ test_standing_udp_behind() {
 # most of it (1.3 s of the 1.5 s the reports can see before the resume,
 # one every 0.5 s) in the reports written during the stop. The upstream
 # prototype, which looks at reads only, sees a few milliseconds of reads
-# above target after the resume: at most a short episode.
+# above target after the resume: at most a short episode. The sender's
+# 4 s: a second before the stop, its 2 s, and a second after the resume
+# (the backlog, a full buffer, drained within milliseconds, then a
+# reader that keeps up again); the server ends once it has read them all
+# (end_udp_server).
 # stopped_reader PORT: that scenario, the tool's output in $TMP/out.json;
 # T_STOP and T_CONT, when the reader stopped and went on, and DURING, the
 # standing time (ms) in the reports written between
@@ -98,9 +102,10 @@ stopped_reader() {
 	serve udp "$1" --duration-s 5.5 --rx-stamps || return
 	REPORT_EVERY=0.5 standing_tool udp-standing-queue || return
 	ip netns exec "$NS_A" "$TG" client --proto udp --connect "$ADDR_B" \
-		--port "$1" --interval-us 1000 --count 5000 --msg-size 100 \
+		--port "$1" --interval-us 1000 --count 4000 --msg-size 100 \
 		> "$TMP/client.json" &
 	BG_PIDS+=($!)
+	local cli=$!
 	sleep 1
 	kill -STOP "$SERVER_PID"
 	T_STOP=$(date +%s.%N)
@@ -108,7 +113,8 @@ stopped_reader() {
 	T_CONT=$(date +%s.%N)
 	kill -CONT "$SERVER_PID"
 	wait_for 10 eval '[ "$($JQ "$TMP/out.json" count udp-standing-queue)" -ge 1 ] 2> /dev/null'
-	wait_server
+	wait "$cli" || fail "client failed: $(cat "$TMP/client.json")"
+	end_udp_server "$1"
 	stop_tool
 	DURING=$($JQ "$TMP/out.json" values udp-standing-queue standing_queue_seconds |
 		awk -v a="$T_STOP" -v b="$T_CONT" '$1 > a && $1 <= b { s += $2 }
@@ -273,7 +279,7 @@ test_standing_silent() {
 	sleep 2
 	t_cont=$(date +%s.%N)
 	kill -CONT "$SERVER_PID"
-	wait_server
+	end_udp_server 7107
 	sleep 0.6
 	stop_tool
 	expect "standing time (ms) in the reports written in the silence" \
@@ -366,7 +372,8 @@ burst_quiet() {
 	sleep 2
 	T_CONT=$(date +%s.%N)
 	kill -CONT "$SERVER_PID"
-	wait_server
+	# TCP's server ends at the client's EOF, once it has read it all
+	if [ "$proto" = udp ]; then end_udp_server "$port"; else wait_server; fi
 	sleep 0.6
 	stop_tool
 	read -r DURING LAST < <($JQ "$TMP/out.json" values "$proto-standing-queue" standing_queue_seconds |
@@ -444,7 +451,7 @@ test_standing_udp_unstamped() {
 	sleep 2
 	t_cont=$(date +%s.%N)
 	kill -CONT "$SERVER_PID"
-	wait_server
+	end_udp_server 7111
 	sleep 0.6
 	stop_tool
 	tc -n "$NS_B" qdisc del dev "$IF_B" clsact
@@ -538,7 +545,7 @@ no_storage_stop() {
 	client udp 7120 --interval-us 1000 --count 100 --msg-size 100
 	sleep 1.5
 	kill -CONT "$SERVER_PID"
-	wait_server
+	end_udp_server 7120
 	sleep 0.6
 	stop_tool
 }
@@ -563,7 +570,7 @@ test_standing_walk_retried() {
 	sleep 0.3
 	t_cont=$(date +%s.%N)
 	kill -CONT "$SERVER_PID"
-	wait_server
+	end_udp_server 7121
 	sleep 0.6
 	stop_tool
 	expect "udp-standing-queue: walk_failed" \
@@ -603,7 +610,7 @@ test_standing_udp_spliced() {
 	ip netns exec "$NS_A" chrt -f 20 taskset -c 0 "$TG" client --proto udp \
 		--connect "$ADDR_B" --port 7114 --interval-us 10 --duration-s 2.5 \
 		--msg-size 100 > "$TMP/client.json" || fail "client failed: $(cat "$TMP/client.json")"
-	wait_server
+	end_udp_server 7114
 	sleep 0.6
 	stop_tool
 	dropped=$(( $(json_field "$TMP/client.json" writes) - $(json_field "$TMP/server.json" reads) ))
@@ -673,7 +680,7 @@ test_standing_udp_two_cpus() {
 	ip netns exec "$NS_A" taskset -c 0 "$TG" client --proto udp --connect "$ADDR_B" \
 		--port 7114 --interval-us 0 --duration-s 3 --msg-size 64 > "$TMP/client.json" ||
 		fail "client failed: $(cat "$TMP/client.json")"
-	wait_server
+	end_udp_server 7114
 	stop_tool
 	rate=$(( $(json_field "$TMP/client.json" writes) / 3 ))
 	echo "  sender: $rate datagrams/s; reader: $(( $(json_field "$TMP/server.json" reads) / 3 )) reads/s"
@@ -811,7 +818,7 @@ test_standing_sums_one_cpu() {
 			fail "client failed"
 		sleep 0.6
 	done
-	wait_server
+	end_udp_server 7118
 	sleep 0.3
 	stop_tool
 	ip netns exec "$NS_B" sh -c "echo 0 > $rps"
