@@ -107,14 +107,21 @@ print(eval(sys.argv[2]))' "$1" "$2"
 # none is in flight at start or stop), map_full stays 0, the last report
 # lists no gone group as live, and the tool's memory and descriptors after
 # the churn are those after its first cgroups.
+# The pace: a gone group's id is free again two reports after its rmdir
+# at most (found gone at one, pushed back at the next: docs/hooks.md,
+# "Reclaiming"), 0.5 s at -r 0.25; readers of 8 messages 20 ms apart,
+# 5 at once, make some 15 to 20 cgroups a second here, so some 10 ids
+# wait for their reclaim besides the 5 in use: a third of the 32. (At
+# -r 0.5 and 50 ms apart the churn took 20 s for the same margin.)
 CHURN_CGROUPS=${CHURN_CGROUPS:-200}
 CHURN_AT_ONCE=5
 CHURN_MSGS=8
 CHURN_GAP_US=50000
 test_cgroup_churn() {
 	local out=$TMP/churn.json i j port=6000 before= after samples reads
+	local CHURN_GAP_US=20000
 	[ -n "$CG_ROOT" ] && [ -w "$CG_ROOT/cgroup.procs" ] || { skip "no writable cgroup v2"; return; }
-	start_tool "$out" -n "/run/netns/$NS_B" -e tcp-socket-read -y -C --max-groups 32 -r 0.5 || return
+	start_tool "$out" -n "/run/netns/$NS_B" -e tcp-socket-read -y -C --max-groups 32 -r 0.25 || return
 	for ((i = 0; i < CHURN_CGROUPS; i += CHURN_AT_ONCE)); do
 		for ((j = i; j < i + CHURN_AT_ONCE && j < CHURN_CGROUPS; j++)); do
 			cg_reader "$j" $((port + j)) &
@@ -251,7 +258,10 @@ expect_churn_reads() {
 # Veth interfaces created and destroyed in the tool's own namespace (it
 # runs in NS_B), one TCP reader behind each, under -I --max-groups 16:
 # every read is counted under its interface, which SIOCGIFNAME then finds
-# gone; map_full 0; memory and descriptors stay.
+# gone; map_full 0; memory and descriptors stay. The pace, as
+# test_cgroup_churn's: ids free 0.5 s after a pair goes (two reports at
+# -r 0.25), readers of 8 messages 20 ms apart, 4 at once, some 10 pairs
+# a second: about 5 ids waiting besides the 4 in use, of 16.
 CHURN_IFACES=${CHURN_IFACES:-60}
 # iface_churn_item J: veth pair J into the tool's namespace, a reader
 # behind it, the pair gone again
@@ -278,9 +288,10 @@ churn_start() {
 
 test_iface_churn() {
 	local out=$TMP/ifchurn.json after
+	local CHURN_GAP_US=20000
 	churn_start ifchurn ifindex || return
 	: > "$TMP/tool.err"
-	ip netns exec "$NS_B" "$NSL" -F json -r 0.5 -o "$out" -e tcp-socket-read -y -I \
+	ip netns exec "$NS_B" "$NSL" -F json -r 0.25 -o "$out" -e tcp-socket-read -y -I \
 		--max-groups 16 2> "$TMP/tool.err" &
 	TOOL_PID=$!
 	BG_PIDS+=("$TOOL_PID")
@@ -420,19 +431,21 @@ test_gone_capped() {
 	command -v curl > /dev/null || { skip "curl missing"; return; }
 	[ -n "$CG_ROOT" ] && [ -w "$CG_ROOT/cgroup.procs" ] || { skip "no writable cgroup v2"; return; }
 	rm -f "$TMP"/cg-*.json "$TMP"/cg-*.id
-	start_tool "$out" -n "/run/netns/$NS_B" -e tcp-socket-read -y -C --max-groups 3 -r 0.3 \
+	local CHURN_GAP_US=10000	# 8 reads in 70 ms: the order is what counts
+	start_tool "$out" -n "/run/netns/$NS_B" -e tcp-socket-read -y -C --max-groups 3 -r 0.1 \
 		--series-grace 600 --listen "127.0.0.1:$PROM_TOOL_PORT" || return
 	# a gone group's id is free again two intervals after its rmdir at
 	# most (its key deleted at the first report that finds it gone, the
-	# id pushed back at the next: docs/hooks.md): with 0.7 s between
-	# readers, a reader finds at most its predecessor's id still taken,
-	# so the map is never full (back to back, one reader in two runs
-	# found the three ids taken and counted map_full)
+	# id pushed back at the next: docs/hooks.md): with 0.3 s between
+	# readers (two intervals of 0.1 s, and 0.1 s for a late tick, as
+	# 0.7 s was at -r 0.3), a reader finds at most its predecessor's id
+	# still taken, so the map is never full (back to back, one reader in
+	# two runs found the three ids taken and counted map_full)
 	for ((i = 0; i < n; i++)); do
 		cg_reader "$i" $((6500 + i)) || fail "reader $i did not run"
-		sleep 0.7
+		sleep 0.3
 	done
-	sleep 0.8	# the last ones found gone and reclaimed
+	sleep 0.4	# the last ones found gone and reclaimed (0.8 s at -r 0.3)
 	curl -s --max-time 10 "http://127.0.0.1:$PROM_TOOL_PORT/metrics" > "$TMP/capped.prom"
 	stop_tool
 	listed=$(grep -o '^netstacklat_latency_seconds_count{[^}]*cgroup="[^"]*"' "$TMP/capped.prom" |
