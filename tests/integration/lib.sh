@@ -322,20 +322,20 @@ udp_drained() {
 	[ -z "$q" ] || [ "$q" = 0 ]
 }
 
-# end_udp_server PORT: serve's UDP server, whose sender is done, ended
-# as soon as it has read all that came and one of the tool's reports
-# ($TMP/out.json, REPORT_EVERY apart) is written after that: datagrams
-# still on their way are read by then, and the report's walk sees the
-# drained queue, as in the idle rest of a longer --duration-s; then
-# SIGTERM (trafficgen writes its report and exits 0) and wait_server.
-# What it saves is that idle rest; --duration-s stays the server's bound
-# (a queue that never drains ends there, as before).
+# end_udp_server PORT [OUT]: serve's UDP server, whose sender is done,
+# ended as soon as it has read all that came and one of the tool's
+# reports (to OUT, default $TMP/out.json) is written after that:
+# datagrams still on their way are read by then, and the report's walk
+# sees the drained queue, as in the idle rest of a longer --duration-s;
+# then SIGTERM (trafficgen writes its report and exits 0) and
+# wait_server. What it saves is that idle rest; --duration-s stays the
+# server's bound (a queue that never drains ends there, as before).
 end_udp_server() {
-	local n
+	local out=${2:-$TMP/out.json} n
 	if wait_for 30 udp_drained "$NS_B" "$1"; then
 		# (nothing while the tool writes one: asked again)
-		wait_for 5 eval 'n=$(reports_in "$TMP/out.json" 2> /dev/null); [[ "$n" =~ ^[0-9]+$ ]]' &&
-			wait_for 10 more_reports "$TMP/out.json" "$n"
+		wait_for 5 eval 'n=$(reports_in "$out" 2> /dev/null); [[ "$n" =~ ^[0-9]+$ ]]' &&
+			wait_for 10 more_reports "$out" "$n"
 		kill -TERM "$SERVER_PID" 2> /dev/null
 	fi
 	wait_server
