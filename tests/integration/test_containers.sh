@@ -376,9 +376,10 @@ test_container_pod_veth() {
 		else
 			NSL_TEST_STATE_ROOT=$STATE start_tool "$out" -n "/run/netns/$NS_B" -I -e netns-handover || return
 		fi
-		# the pod's reader, in the pod's cgroup as every process of the pod
+		# the pod's reader, in the pod's cgroup as every process of the pod;
+		# it ends once it has read the 100 datagrams (or at its 4 s)
 		sh -c 'echo $$ > "$1/cgroup.procs" && exec ip netns exec "$2" "$3" server --proto udp \
-			--bind "$4" --port 5702 --duration-s 4' sh "$CG" "$NS_P" "$TG" "$PADDR_P" > /dev/null &
+			--bind "$4" --port 5702 --count 100 --duration-s 4' sh "$CG" "$NS_P" "$TG" "$PADDR_P" > /dev/null &
 		BG_PIDS+=($!)
 		sleep 0.3
 		ip netns exec "$NS_A" "$TG" client --proto udp --connect "$PADDR_P" --port 5702 \

@@ -99,9 +99,11 @@ pod_udp() {
 		sock:sk_data_ready "protocol == 17" skb:kfree_skb "protocol == 2048"
 	# the reader last, once everything above is up: its 4 s are the
 	# traffic's (three instances attaching took most of them on a loaded
-	# machine, and it stopped before the last datagrams came)
+	# machine, and it stopped before the last datagrams came). It ends
+	# as soon as it has read all COUNT (the traffic was 0.1 to 0.4 s of
+	# its 4 s); where some were dropped (tbf), at its 4 s, as before
 	rm -f "$TMP/ready" "$TMP/server.json"
-	ip netns exec "$pod" "$TG" server --proto udp --bind "$addr" --port 5301 \
+	ip netns exec "$pod" "$TG" server --proto udp --bind "$addr" --port 5301 --count "$count" \
 		--duration-s 4 ${POD_RCVBUF:+--rcvbuf $POD_RCVBUF} --ready-file "$TMP/ready" --report "$TMP/server.json" > /dev/null &
 	srv=$!
 	BG_PIDS+=("$srv")
@@ -308,11 +310,12 @@ test_handover_other_tx_ignored() {
 	local out=$TMP/other.json srv lo
 	handover_available || { skip "netns-handover cannot attach here"; return; }
 	rm -f "$TMP/ready" "$TMP/ready-lo"
-	ip netns exec "$NS_A" "$TG" server --proto udp --bind $TADDR_A --port 5302 \
+	# each reader ends once it has read its 200 datagrams, or at its 4 s
+	ip netns exec "$NS_A" "$TG" server --proto udp --bind $TADDR_A --port 5302 --count 200 \
 		--duration-s 4 --ready-file "$TMP/ready" --report "$TMP/a.json" > /dev/null &
 	BG_PIDS+=($!)
 	srv=$!
-	ip netns exec "$NS_B" "$TG" server --proto udp --bind 127.0.0.1 --port 5303 \
+	ip netns exec "$NS_B" "$TG" server --proto udp --bind 127.0.0.1 --port 5303 --count 200 \
 		--duration-s 4 --ready-file "$TMP/ready-lo" --report "$TMP/lo.json" > /dev/null &
 	BG_PIDS+=($!)
 	lo=$!

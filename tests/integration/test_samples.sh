@@ -60,7 +60,8 @@ test_unstamped_counted() {
 	tc -n "$NS_B" qdisc add dev "$IF_B" clsact &&
 	tc -n "$NS_B" filter add dev "$IF_B" ingress bpf direct-action obj "$UNSTAMP_OBJ" sec tc ||
 		{ fail "cannot attach the unstamp program (tc clsact, cls_bpf)"; return; }
-	serve udp 5401 --duration-s 3 || return
+	# it ends once it has read the 100 (or at its 3 s, short of them)
+	serve udp 5401 --count 100 --duration-s 3 || return
 	# -i: only the packets the unstamp program saw (not lo's)
 	start_tool "$out" -n "/run/netns/$NS_B" -i "$IF_B" \
 		-e ip-start,udp-start,udp-socket-enqueued,udp-socket-read || return
