@@ -431,7 +431,11 @@ test_gone_capped() {
 	command -v curl > /dev/null || { skip "curl missing"; return; }
 	[ -n "$CG_ROOT" ] && [ -w "$CG_ROOT/cgroup.procs" ] || { skip "no writable cgroup v2"; return; }
 	rm -f "$TMP"/cg-*.json "$TMP"/cg-*.id
-	local CHURN_GAP_US=10000	# 8 reads in 70 ms: the order is what counts
+	# 8 reads in 0.21 s: two ticks at -r 0.1, so that the tool sees each
+	# group while its cgroup exists and names it by its path, which the
+	# check of the newest looks for (a cgroup gone before the tool saw
+	# its group has no path: 70 ms readers failed so)
+	local CHURN_GAP_US=30000
 	start_tool "$out" -n "/run/netns/$NS_B" -e tcp-socket-read -y -C --max-groups 3 -r 0.1 \
 		--series-grace 600 --listen "127.0.0.1:$PROM_TOOL_PORT" || return
 	# a gone group's id is free again two intervals after its rmdir at
