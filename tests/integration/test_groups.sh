@@ -812,7 +812,9 @@ owner_quota_netns() {
 	start_tool "$out" -n -1 -I -e udp-socket-enqueued --max-groups 64 -r 0.2 || return
 	grep -q "network namespaces of an unprivileged user: 8 groups at most" "$TMP/tool.err" ||
 		fail "the tool does not say the quota: $(grep unprivileged "$TMP/tool.err")"
-	"$@" "$PYTHON" "$dir/tenant_netns.py" "$TENANT_NETNS" 4 0.1 "$dir/ready" \
+	# busy for 2 s from when all exist (ready): root's datagrams 1 s
+	# into them, with a second to spare each way
+	"$@" "$PYTHON" "$dir/tenant_netns.py" "$TENANT_NETNS" 2 0.1 "$dir/ready" \
 		> "$dir/sent" 2> "$dir/err" &
 	pid=$!
 	if ! wait_for 30 test -s "$dir/ready"; then
