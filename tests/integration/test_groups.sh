@@ -394,8 +394,11 @@ test_prom_churn() {
 		done
 		wait $(jobs -p | grep -vx "$TOOL_PID" | grep -vx "$prom") 2>/dev/null
 	done
-	# grace, a tick, and scrapes that see the series gone
-	sleep 6
+	# grace (3 s), a tick (0.5 s), and a scrape (1 s) that sees the
+	# series gone: asked until then, 6 s at most (as the sleep of 6 s
+	# was); they cannot go before the grace has passed, and the checks
+	# below judge the same state
+	wait_for 6 eval '[ "$(prom_query "count(netstacklat_latency_seconds_count) or vector(0)")" = 0 ]'
 	reads=$(sum_reads)
 	expect "readers that ran" "$(ls "$TMP"/cg-*.json | wc -l)" -eq "$n"
 	expect "sum of the groups' last _count = reads" "$(prom_query \
