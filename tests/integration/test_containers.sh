@@ -46,6 +46,13 @@ state() {
 	chmod "${3:-0600}" "$STATE/$1"
 }
 
+# The tool's report interval in these tests (EVERY), and the wait for a
+# report after their traffic (AFTER): a group is named at the first tick
+# that sees it, by the namer, while that report waits (docs/containers.md),
+# so a tick after the last read is the state the checks read; an interval
+# and 0.2 s for a late tick, as the 1.2 s were at -r 1.
+EVERY=0.25 AFTER=0.45
+
 # served_in_cgroup OUT FORMAT [ARGS...]: a TCP reader in $CG (its reads
 # in READS), 50 messages, the tool with ARGS (-C in B's namespace if none;
 # FORMAT: json or prometheus) around them
@@ -55,7 +62,7 @@ served_in_cgroup() {
 	serve tcp 5701 || return 1
 	echo "$SERVER_PID" > "$CG/cgroup.procs" || { fail "cannot move the reader into $CG"; return 1; }
 	: > "$TMP/tool.err"
-	NSL_TEST_STATE_ROOT=$STATE "$NSL" -F "$fmt" -r 1 -o "$out" "$@" \
+	NSL_TEST_STATE_ROOT=$STATE "$NSL" -F "$fmt" -r "$EVERY" -o "$out" "$@" \
 		-e tcp-socket-read 2> "$TMP/tool.err" &
 	TOOL_PID=$!
 	BG_PIDS+=("$TOOL_PID")
@@ -64,7 +71,7 @@ served_in_cgroup() {
 	client tcp 5701 --count 50 --interval-us 1000
 	wait_server
 	READS=$(json_field "$TMP/server.json" reads)
-	sleep 1.2	# a report after the reads
+	sleep "$AFTER"	# a report after the reads
 	stop_tool
 }
 
@@ -231,7 +238,7 @@ test_container_netns_cni() {
 		{"name":"veth'"$ID"'"},{"name":"eth0","sandbox":"/var/run/netns/'"$NS_B"'"}]}}'
 	serve tcp 5701 || return
 	: > "$TMP/tool.err"
-	NSL_TEST_STATE_ROOT=$STATE unshare --pid --fork --mount-proc "$NSL" -F json -r 1 -o "$out" \
+	NSL_TEST_STATE_ROOT=$STATE unshare --pid --fork --mount-proc "$NSL" -F json -r "$EVERY" -o "$out" \
 		-I -n -1 -e tcp-socket-read 2> "$TMP/tool.err" &
 	unshare=$!
 	BG_PIDS+=("$unshare")
@@ -241,7 +248,7 @@ test_container_netns_cni() {
 		"$(nsenter -t "$tool" -p -m sh -c 'cat /proc/[0-9]*/comm' | grep -c trafficgen)" -eq 0
 	client tcp 5701 --count 50 --interval-us 1000
 	wait_server
-	sleep 1.2
+	sleep "$AFTER"
 	kill -INT "$tool"
 	wait "$unshare" || fail "the tool (in its PID namespace) exited with $?"
 	expect "JSON container of B's namespace, from the CNI cache" "$(netns_container_of "$out")" = \
@@ -372,9 +379,9 @@ test_container_pod_veth() {
 	want='{"container": null, "id": null, "name": null, "namespace": "shop", "pod": "web-0", "pod_uid": "'"$POD_UID"'", "runtime": "containerd"}'
 	for how in in-node -n; do
 		if [ $how = in-node ]; then
-			NSL_TEST_STATE_ROOT=$STATE NSL=$TMP/nsl-node start_tool "$out" -I -e netns-handover || return
+			REPORT_EVERY=$EVERY NSL_TEST_STATE_ROOT=$STATE NSL=$TMP/nsl-node start_tool "$out" -I -e netns-handover || return
 		else
-			NSL_TEST_STATE_ROOT=$STATE start_tool "$out" -n "/run/netns/$NS_B" -I -e netns-handover || return
+			REPORT_EVERY=$EVERY NSL_TEST_STATE_ROOT=$STATE start_tool "$out" -n "/run/netns/$NS_B" -I -e netns-handover || return
 		fi
 		# the pod's reader, in the pod's cgroup as every process of the pod;
 		# it ends once it has read the 100 datagrams (or at its 4 s)
@@ -384,7 +391,7 @@ test_container_pod_veth() {
 		sleep 0.3
 		ip netns exec "$NS_A" "$TG" client --proto udp --connect "$PADDR_P" --port 5702 \
 			--count 100 --interval-us 2000 > /dev/null || fail "client to the pod failed"
-		sleep 1.2	# a report after the datagrams
+		sleep "$AFTER"	# a report after the datagrams
 		stop_tool
 		wait "${BG_PIDS[-1]}"
 		expect "JSON container of the hand-over through $IF_HN ($how)" \
@@ -448,10 +455,10 @@ test_container_netns_hooks() {
 	want='{"container": null, "id": null, "name": null, "namespace": "shop", "pod": "web-2", "pod_uid": "'"$POD_UID"'", "runtime": "containerd"}'
 	pod_sandbox web-2 || return
 	serve tcp 5701 || return
-	NSL_TEST_STATE_ROOT=$STATE start_tool "$out" -I -n -1 || return
+	REPORT_EVERY=$EVERY NSL_TEST_STATE_ROOT=$STATE start_tool "$out" -I -n -1 || return
 	client tcp 5701 --count 50 --interval-us 1000
 	wait_server
-	sleep 1.2	# a report after the reads
+	sleep "$AFTER"	# a report after the reads
 	stop_tool
 	dwellers_gone
 	groups=$(netns_groups_of "$out")
@@ -494,11 +501,11 @@ test_container_private_cgroupns() {
 	expect "cgroup2 mounts in the tool's mount namespace" \
 		"$("$TMP/in-node" awk '$3 == "cgroup2" { print $2 }' /proc/self/mounts)" = /sys/fs/cgroup
 	serve tcp 5701 || return
-	NSL_TEST_STATE_ROOT=$STATE NSL=$TMP/nsl-node start_tool "$out" -I -n -1 -e tcp-socket-read \
-		--user nobody || return
+	REPORT_EVERY=$EVERY NSL_TEST_STATE_ROOT=$STATE NSL=$TMP/nsl-node start_tool "$out" -I -n -1 \
+		-e tcp-socket-read --user nobody || return
 	client tcp 5701 --count 50 --interval-us 1000
 	wait_server
-	sleep 1.2
+	sleep "$AFTER"
 	stop_tool
 	dwellers_gone
 	expect "JSON container of B's namespace, the tool in its own cgroup namespace" \
@@ -731,7 +738,7 @@ test_namer_landlocked_netns() {
 		"ifName":"eth0","networkName":"mynet","netns":"/var/run/netns/'"$NS_B"'"}'
 	serve tcp 5701 || return
 	: > "$TMP/tool.err"
-	NSL_TEST_STATE_ROOT=$STATE unshare --pid --fork --mount-proc "$NSL" -F json -r 1 -o "$out" \
+	NSL_TEST_STATE_ROOT=$STATE unshare --pid --fork --mount-proc "$NSL" -F json -r "$EVERY" -o "$out" \
 		-I -n -1 -e tcp-socket-read 2> "$TMP/tool.err" &
 	unshare=$!
 	BG_PIDS+=("$unshare")
@@ -739,7 +746,7 @@ test_namer_landlocked_netns() {
 	tool=$(pgrep -P "$unshare" | head -1)
 	client tcp 5701 --count 50 --interval-us 1000
 	wait_server
-	sleep 1.2
+	sleep "$AFTER"
 	kill -INT "$tool"
 	wait "$unshare" || fail "the tool (in its PID namespace) exited with $?"
 	expect "JSON container of B's namespace, by the CNI cache, its sandbox's bundle through a link outside" \
