@@ -284,8 +284,9 @@ while time.monotonic() < end:
 # - samples + counters <= datagrams read: every datagram sampled must
 #   also be read, so the server outlives the client: it starts right
 #   before it (after the tool and perf, whatever they take to start) and
-#   reads for 3 s after the client's 5 s, for what tbf still holds (50 ms
-#   of data) and the socket's queue.
+#   reads until its queue is empty once the load is done (0.5 s after
+#   the client's 5 s: what tbf held, 50 ms of data, has come by then),
+#   at most 3 s after the client (end_udp_server).
 # - datagrams <= samples + ...: perf counts in the threads PID 1 has when
 #   perf starts (its filter names them). PID 1's threads here were all
 #   started at boot, but one it started later would run sk_data_ready
@@ -315,7 +316,7 @@ recursion_attempt() {
 	serve udp 5204 --duration-s 8 || return 1
 	client udp 5204 --count 1000000 --msg-size 1000 --interval-us 700 --duration-s 5
 	wait "${pids[@]}"
-	wait_server
+	end_udp_server 5204 "$out"
 	init_ctx_stop
 	init=${INIT_CTX[0]:-0}
 	# PID 1's threads now that were not there before perf started
