@@ -246,10 +246,12 @@ test_standing_per_group() {
 		-e udp-standing-queue || return
 	client udp 7105 --interval-us 1000 --count 2000 --msg-size 100 &
 	BG_PIDS+=($!)
+	local cli=$!
 	ip netns exec "$NS_B" "$TG" client --proto udp --connect "$ADDR_A" --port 7106 \
 		--interval-us 1000 --count 1000 --msg-size 100 > /dev/null
 	wait_for 10 eval '[ "$($JQ "$TMP/out.json" count udp-standing-queue)" -ge 2 ] 2> /dev/null'
-	wait_server
+	wait "$cli"
+	end_udp_server 7105
 	sleep 0.6
 	stop_tool
 	expect_episodes udp-standing-queue 1 1900 2500 "netns=$ino_b"
