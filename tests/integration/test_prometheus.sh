@@ -619,10 +619,12 @@ dashboard_check() {
 	serve udp 5307 --count 300 --duration-s 10 || return
 	client udp 5307 --count 300 --interval-us 2000
 	wait_server
-	# a reader behind for 0.3 s: a standing queue, for its panel
+	# a reader behind for 0.3 s: a standing queue, for its panel; it
+	# ends once it has read what its buffer held (end_udp_server), at
+	# its 1.5 s at the latest
 	serve udp 5309 --read-delay-ms 2 --rcvbuf 16384 --duration-s 1.5 || return
 	client udp 5309 --count 300 --interval-us 1000
-	wait_server
+	end_udp_server 5309 "$TMP/dash.json"
 	# and a TCP reader that falls behind (test_standing_tcp_slow_reader's,
 	# shorter): the panel shows each standing hook that attaches
 	serve tcp 5310 --read-delay-ms 5 --read-size 1000 || return
