@@ -329,7 +329,9 @@ udp_drained() {
 # sees the drained queue, as in the idle rest of a longer --duration-s;
 # then SIGTERM (trafficgen writes its report and exits 0) and
 # wait_server. What it saves is that idle rest; --duration-s stays the
-# server's bound (a queue that never drains ends there, as before).
+# server's bound (a queue that never drains ends there, as before). The
+# tool's report at its SIGINT (stop_tool) is then a whole tick after the
+# server's close, its walks included: no need to wait for another.
 end_udp_server() {
 	local out=${2:-$TMP/out.json} n
 	if wait_for 30 udp_drained "$NS_B" "$1"; then

@@ -252,7 +252,6 @@ test_standing_per_group() {
 	wait_for 10 eval '[ "$($JQ "$TMP/out.json" count udp-standing-queue)" -ge 2 ] 2> /dev/null'
 	wait "$cli"
 	end_udp_server 7105
-	sleep 0.6
 	stop_tool
 	expect_episodes udp-standing-queue 1 1900 2500 "netns=$ino_b"
 	SERVER_JSON=$TMP/server_a.json STANDING_MAX=$in_a \
@@ -290,7 +289,6 @@ test_standing_silent() {
 	t_cont=$(date +%s.%N)
 	kill -CONT "$SERVER_PID"
 	end_udp_server 7107
-	sleep 0.6
 	stop_tool
 	expect "standing time (ms) in the reports written in the silence" \
 		"$($JQ "$TMP/out.json" values udp-standing-queue standing_queue_seconds |
@@ -384,7 +382,6 @@ burst_quiet() {
 	kill -CONT "$SERVER_PID"
 	# TCP's server ends at the client's EOF, once it has read it all
 	if [ "$proto" = udp ]; then end_udp_server "$port"; else wait_server; fi
-	sleep 0.6
 	stop_tool
 	read -r DURING LAST < <($JQ "$TMP/out.json" values "$proto-standing-queue" standing_queue_seconds |
 		awk -v a="$T_QUIET" -v b="$T_CONT" '$1 > a && $1 <= b { s += $2; l = $1 }
@@ -462,7 +459,6 @@ test_standing_udp_unstamped() {
 	t_cont=$(date +%s.%N)
 	kill -CONT "$SERVER_PID"
 	end_udp_server 7111
-	sleep 0.6
 	stop_tool
 	tc -n "$NS_B" qdisc del dev "$IF_B" clsact
 	read -r during last < <($JQ "$TMP/out.json" values udp-standing-queue standing_queue_seconds |
@@ -556,7 +552,6 @@ no_storage_stop() {
 	sleep 1.5
 	kill -CONT "$SERVER_PID"
 	end_udp_server 7120
-	sleep 0.6
 	stop_tool
 }
 
@@ -581,7 +576,6 @@ test_standing_walk_retried() {
 	t_cont=$(date +%s.%N)
 	kill -CONT "$SERVER_PID"
 	end_udp_server 7121
-	sleep 0.6
 	stop_tool
 	expect "udp-standing-queue: walk_failed" \
 		"$($JQ "$TMP/out.json" counter udp-standing-queue walk_failed)" -eq 3
@@ -621,7 +615,6 @@ test_standing_udp_spliced() {
 		--connect "$ADDR_B" --port 7114 --interval-us 10 --duration-s 2.5 \
 		--msg-size 100 > "$TMP/client.json" || fail "client failed: $(cat "$TMP/client.json")"
 	end_udp_server 7114
-	sleep 0.6
 	stop_tool
 	dropped=$(( $(json_field "$TMP/client.json" writes) - $(json_field "$TMP/server.json" reads) ))
 	echo "  $(json_field "$TMP/client.json" writes) sent, $(json_field "$TMP/server.json" reads) read," \
