@@ -168,9 +168,10 @@ scenarios_off() {
 	done <<< "$VM_SCENARIOS"
 }
 
-# scenario_tests SCENARIO: the tests it feeds
+# scenario_tests [SCENARIO]: the tests it feeds; without one, every
+# scenario's
 scenario_tests() {
-	awk -v s="$1" '$1 == s { sub(/^[^:]*: */, ""); print }' <<< "$VM_SCENARIOS"
+	awk -v s="${1:-}" 's == "" || $1 == s { sub(/^[^:]*: */, ""); print }' <<< "$VM_SCENARIOS"
 }
 
 kernel_tests() {	# kernel_tests KERNEL: its test names, vm61_boot ...
@@ -181,7 +182,7 @@ kernel_tests() {	# kernel_tests KERNEL: its test names, vm61_boot ...
 		# the table's scenarios' tests, but for those not on KERNEL
 		for s in $(scenarios_off "$1"); do off+="$(scenario_tests "$s") "; done
 		# shellcheck disable=SC2207	# names without blanks
-		tests+=($(awk '{ sub(/^[^:]*: */, ""); print }' <<< "$VM_SCENARIOS"))
+		tests+=($(scenario_tests))
 	fi
 	has_fallback "$1" tcp-socket-read && tests+=("${VM_FALLBACK_TESTS[@]}")
 	has_fallback "$1" udp-socket-read && tests+=("${VM_UDP_READ_FALLBACK_TESTS[@]}")
