@@ -34,10 +34,10 @@ struct {
  * max_groups histograms of the schema's size, whatever the number of
  * CPUs (a per-CPU map would multiply it by them: 150 MB for 4096 log2
  * groups on 128 CPUs). The loader sets max_entries of the three to
- * --max-groups (1 when not grouping) and fills free_ids; group_hist is mmapable, so the reader
- * reads it without a system call. Groups whose cgroup, interface or
- * namespace went away are reclaimed by the reader (src/2-collect/retire.c): it
- * deletes the key, and a report interval later, when no program can
+ * --max-groups (1 when not grouping) and fills free_ids; group_hist is
+ * mmapable, so the reader reads it without a system call. Groups whose
+ * cgroup, interface or namespace went away are reclaimed by the reader
+ * (src/2-collect/retire.c): it deletes the key, and a report interval later, when no program can
  * still hold the old id, zeroes the histogram and pushes the id back.
  */
 struct {

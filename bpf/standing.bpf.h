@@ -249,12 +249,13 @@ static __always_inline int may_hold_run(struct sock *sk)
  * What a look gave, into the histogram of hook, or of its group under
  * -I (net: its namespace with -I -n -1, the only key these hooks have
  * beside the hook; else NULL; under -C alone they have no group, as no
- * cgroup: hist_grouped()): an ended episode's length, or the standing time and the episode
- * begun, in the histogram's head (struct nsl_hist), so that each group
- * has its own. Where no group can be had (map_full, owner_quota) they are
- * lost, counted as a sample's would be. Atomic adds, grouped or not: the
- * looks come from softirq and from process context (reads, closes, the
- * walks), several programs on one CPU's histogram (hist_field_add_ctx()).
+ * cgroup: hist_grouped()): an ended episode's length, or the standing
+ * time and the episode begun, in the histogram's head (struct
+ * nsl_hist), so that each group has its own. Where no group can be had
+ * (map_full, owner_quota) they are lost, counted as a sample's would be.
+ * Atomic adds, grouped or not: the looks come from softirq and from
+ * process context (reads, closes, the walks), several programs on one
+ * CPU's histogram (hist_field_add_ctx()).
  */
 static __always_inline void standing_add(__u32 hook,
 					 const struct nsl_standing_out *out,
